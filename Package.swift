@@ -1,0 +1,89 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "fingerlock",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "fingerlock", targets: ["fingerlock"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // C libraries: module maps and thin shims only, no logic.
+        .systemLibrary(
+            name: "CFprint",
+            pkgConfig: "libfprint-2",
+            providers: [.apt(["libfprint-2-dev", "libglib2.0-dev"])]
+        ),
+        .systemLibrary(
+            name: "CKeyutils",
+            providers: [.apt(["libkeyutils-dev"])]
+        ),
+
+        // Private files done right: 0700/0600, atomic durable writes, flock.
+        .target(
+            name: "SafeFiles",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "Fingerprint",
+            dependencies: ["CFprint", "SafeFiles"],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "Vault",
+            dependencies: [
+                "SafeFiles",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "Auth",
+            dependencies: ["Fingerprint", "Vault", "CKeyutils"],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "FingerlockCLI",
+            dependencies: [
+                "Fingerprint", "Vault", "Auth", "SafeFiles",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "fingerlock",
+            dependencies: ["FingerlockCLI"],
+            swiftSettings: upcoming
+        ),
+
+        .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
+        .testTarget(
+            name: "FingerprintTests",
+            dependencies: ["Fingerprint"],
+            resources: [],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "VaultTests", dependencies: ["Vault"], swiftSettings: upcoming),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "Fingerprint", "Vault"], swiftSettings: upcoming),
+        .testTarget(
+            name: "FingerlockCLITests",
+            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint"],
+            swiftSettings: upcoming
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+// The Auth layer: see ../shared/docs/design.md.

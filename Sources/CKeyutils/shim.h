@@ -1,0 +1,4 @@
+#ifndef FINGERLOCK_CKEYUTILS_SHIM_H
+#define FINGERLOCK_CKEYUTILS_SHIM_H
+#include <keyutils.h>
+#endif

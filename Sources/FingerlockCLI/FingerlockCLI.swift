@@ -1,0 +1,1 @@
+// The FingerlockCLI layer: see ../shared/docs/design.md.

@@ -1,0 +1,56 @@
+/// A fingerprint reader: real (libfprint) or simulated.
+///
+/// The reader persists nothing: enrolling returns an ``EnrolledPrint`` and verifying takes the prints
+/// to match against. Every scan operation waits at most `timeout` for a finger and ends promptly when
+/// its task is cancelled (throwing `CancellationError`).
+public protocol FingerprintReader: Sendable {
+    /// What the reader is and what it can do.
+    var info: ReaderInfo { get }
+
+    /// Enrolls `finger`: one event per stage or retry hint, ending with `.enrolled(print)`.
+    /// `timeout` bounds the wait for each touch.
+    func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error>
+
+    /// One touch checked against one print.
+    func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult
+
+    /// One touch checked against several prints (readers with ``ReaderFeatures/identify``).
+    func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult
+
+    /// Prints kept on the reader's own storage (readers with ``ReaderFeatures/storageList``).
+    func storedPrints() async throws -> [EnrolledPrint]
+
+    /// Deletes one print from the reader's own storage (``ReaderFeatures/storageDelete``).
+    func deleteStoredPrint(_ print: EnrolledPrint) async throws
+
+    /// Empties the reader's own storage (``ReaderFeatures/storageClear``).
+    func clearStorage() async throws
+}
+
+extension FingerprintReader {
+    public var identity: ReaderIdentity { info.identity }
+
+    /// Enrolls and returns the final print, reporting each event to `progress`.
+    public func enroll(
+        _ finger: Finger, username: String, timeout: Duration,
+        progress: (EnrollEvent) -> Void
+    ) async throws -> EnrolledPrint {
+        for try await event in enroll(finger, username: username, timeout: timeout) {
+            progress(event)
+            if case .enrolled(let print) = event { return print }
+        }
+        try Task.checkCancellation()
+        throw FingerprintError(.deviceError, "Enrollment ended without a print.")
+    }
+
+    /// Verifies with `identify` where the reader can, otherwise against the first print.
+    public func match(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+        guard let first = prints.first else {
+            throw FingerprintError(.printNotFound, "No finger is enrolled on \(identity).")
+        }
+        if prints.count > 1 && info.canIdentify {
+            return try await identify(prints, timeout: timeout)
+        }
+        return try await verify(first, timeout: timeout)
+    }
+}

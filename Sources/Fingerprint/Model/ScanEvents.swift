@@ -1,0 +1,37 @@
+/// Why the reader asks for another touch. Not a failure: the scan or stage did not count.
+public enum RetryReason: String, Codable, Sendable, CaseIterable {
+    case general
+    case tooShort = "short"
+    case centerFinger = "center"
+    case removeFinger = "remove"
+
+    /// The hint to show the user.
+    public var hint: String {
+        switch self {
+        case .general: "The scan did not work, try again."
+        case .tooShort: "The swipe was too short, try again."
+        case .centerFinger: "Center your finger on the sensor and try again."
+        case .removeFinger: "Lift your finger and touch the sensor again."
+        }
+    }
+}
+
+/// What happens while a finger is being enrolled.
+public enum EnrollEvent: Sendable, Equatable {
+    /// Stage `completed` of `total` has been captured.
+    case stage(completed: Int, total: Int)
+    /// The last touch did not count; the hint says what to do.
+    case retry(RetryReason)
+    /// Enrollment finished; this is the print to keep.
+    case enrolled(EnrolledPrint)
+}
+
+/// The result of one touch checked against one or more enrolled prints.
+public enum ScanResult: Sendable, Equatable {
+    /// The touch matched this print.
+    case match(EnrolledPrint)
+    /// The finger was read, and it matched none of the prints.
+    case noMatch
+    /// The touch could not be read; nothing was decided.
+    case retry(RetryReason)
+}

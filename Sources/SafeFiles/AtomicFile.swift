@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Durable, atomic, private file writes.
+///
+/// Foundation's atomic write on Linux neither fsyncs the directory nor keeps 0600, so: a 0600 temp
+/// file created with `O_EXCL` next to the target, write, fsync, rename over the target, fsync the
+/// directory. A crash leaves either the old or the new content, never a mix, and never a file
+/// others can read.
+public enum AtomicFile {
+    public static func write(_ bytes: [UInt8], to path: String) throws(SafeFilesError) {
+        let directory = parentDirectory(of: path)
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            temp = "\(path).tmp-\(UInt64.random(in: 0...UInt64.max))"
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw .io("create", path: temp, errno: errno) }
+        var succeeded = false
+        defer {
+            if !succeeded {
+                close(fd)
+                unlink(temp)
+            }
+        }
+        _ = fchmod(fd, 0o600)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer in
+                Glibc.write(fd, buffer.baseAddress! + offset, bytes.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .io("write", path: path, errno: errno)
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw .io("write", path: path, errno: errno) }
+        guard close(fd) == 0 else {
+            fd = -1
+            throw .io("write", path: path, errno: errno)
+        }
+        guard rename(temp, path) == 0 else {
+            let error = errno
+            unlink(temp)
+            succeeded = true
+            throw .io("replace", path: path, errno: error)
+        }
+        succeeded = true
+        try syncDirectory(directory)
+    }
+
+    /// Reads a whole file.
+    public static func read(_ path: String) throws(SafeFilesError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw .io("read", path: path, errno: errno) }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .io("read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    /// Removes a file and makes the removal durable. Returns whether it existed.
+    @discardableResult
+    public static func remove(_ path: String) throws(SafeFilesError) -> Bool {
+        if unlink(path) != 0 {
+            if errno == ENOENT { return false }
+            throw .io("remove", path: path, errno: errno)
+        }
+        try syncDirectory(parentDirectory(of: path))
+        return true
+    }
+
+    public static func syncDirectory(_ path: String) throws(SafeFilesError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("open directory", path: path, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .io("sync directory", path: path, errno: errno) }
+    }
+
+    static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -1,0 +1,38 @@
+/// A file-system failure, with the path and what the user can do about it.
+public struct SafeFilesError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case tooOpen
+        case notOwned
+        case notADirectory
+        case io
+        case diskFull
+        case lockTimeout
+    }
+
+    public var code: Code
+    public var path: String
+    public var message: String
+
+    public init(_ code: Code, path: String, _ message: String) {
+        self.code = code
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func io(_ operation: String, path: String, errno: Int32) -> SafeFilesError {
+        if errno == ENOSPC || errno == EDQUOT {
+            return SafeFilesError(.diskFull, path: path, "Cannot \(operation) \(path): the disk is full. Nothing was changed.")
+        }
+        return SafeFilesError(.io, path: path, "Cannot \(operation) \(path): \(String(cString: strerror(errno))).")
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

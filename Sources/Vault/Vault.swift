@@ -1,0 +1,1 @@
+// The Vault layer: see ../shared/docs/design.md.
