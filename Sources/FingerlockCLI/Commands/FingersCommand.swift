@@ -1,0 +1,41 @@
+import ArgumentParser
+import Fingerprint
+import Foundation
+
+struct FingersCommand: FingerlockCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fingers", abstract: "List the enrolled fingers, per reader.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(name: .long, help: "Print a JSON array of {reader, finger, enrolled}.") var json = false
+
+    var jsonOutput: Bool { json }
+
+    struct Entry: Encodable {
+        var reader: String
+        var finger: String
+        var enrolled: Date
+    }
+
+    func run(with dependencies: CLIDependencies) async throws {
+        let store = FilePrintStore(dataDirectory: try global.dataDirectory(dependencies.environment))
+        let prints = try store.allPrints()
+        let console = dependencies.console
+        if json {
+            try console.printJSON(prints.map { Entry(reader: $0.reader.description, finger: $0.finger.rawValue, enrolled: $0.enrolled) })
+            return
+        }
+        guard !prints.isEmpty else {
+            console.print("No finger is enrolled. Run `fingerlock enroll` to add one.")
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        for (reader, group) in Dictionary(grouping: prints, by: \.reader).sorted(by: { $0.key < $1.key }) {
+            console.print(console.bold(reader.description))
+            for print in group {
+                console.print("  \(print.finger)  \(console.dim("enrolled \(formatter.string(from: print.enrolled))"))")
+            }
+        }
+    }
+}

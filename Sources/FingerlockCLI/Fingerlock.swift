@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// `fingerlock`: private notes unlocked by a fingerprint, with a passcode fallback.
+struct Fingerlock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fingerlock",
+        abstract: "Private notes in an encrypted store, unlocked with a USB fingerprint reader.",
+        discussion: """
+            Exit codes: 0 success, 1 auth_failed, 2 cancelled, 3 locked_out, 4 reader_error, \
+            5 not_found, 6 data_error, 7 not_set_up, 8 needs_passcode, 64 usage.
+            """,
+        subcommands: [
+            ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
+        ]
+    )
+}

@@ -1,1 +1,0 @@
-// The FingerlockCLI layer: see ../shared/docs/design.md.

@@ -1,0 +1,67 @@
+import ArgumentParser
+
+/// A command that runs with injected dependencies instead of ArgumentParser's own `run()`.
+protocol FingerlockCommand: ParsableCommand {
+    /// Whether errors are reported as JSON objects.
+    var jsonOutput: Bool { get }
+    func run(with dependencies: CLIDependencies) async throws
+}
+
+extension FingerlockCommand {
+    var jsonOutput: Bool { false }
+}
+
+/// The entry point the executable calls with the real dependencies.
+public enum FingerlockMain {
+    /// Parses `arguments` (without the program name), runs the command and returns the exit status.
+    public static func run(arguments: [String], dependencies: CLIDependencies) async -> Int32 {
+        let console = dependencies.console
+        let command: any ParsableCommand
+        do {
+            command = try Fingerlock.parseAsRoot(hoistingGlobalOptions(arguments))
+        } catch {
+            let code = Fingerlock.exitCode(for: error)
+            if code == .success {
+                console.print(Fingerlock.fullMessage(for: error))
+                return 0
+            }
+            // One line, as every error: the usage text is one `--help` away.
+            let message = Fingerlock.message(for: error).split(separator: "\n").joined(separator: " ")
+            console.report(CLIError(.usage, message + " (see `fingerlock --help`)"), json: arguments.contains("--json"))
+            return ExitStatus.usage.rawValue
+        }
+        guard let runnable = command as? any FingerlockCommand else {
+            console.print(Fingerlock.helpMessage())
+            return 0
+        }
+        do {
+            try await runnable.run(with: dependencies)
+            return 0
+        } catch {
+            let failure = CLIError.from(error)
+            console.report(failure, json: runnable.jsonOutput)
+            return failure.status.rawValue
+        }
+    }
+
+    /// `--reader` and `--data-dir` are global: accept them before the subcommand too, by moving
+    /// them after the command path (ahead of any `--`), where each subcommand declares them.
+    static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
+        var hoisted: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first.hasPrefix("--") {
+            let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
+            guard name == "--reader" || name == "--data-dir" else { break }
+            hoisted.append(rest.removeFirst())
+            if !first.contains("="), let value = rest.first {
+                hoisted.append(value)
+                rest.removeFirst()
+            }
+        }
+        guard !hoisted.isEmpty else { return arguments }
+        var result = Array(rest)
+        let insertAt = result.firstIndex(of: "--") ?? result.endIndex
+        result.insert(contentsOf: hoisted, at: insertAt)
+        return result
+    }
+}

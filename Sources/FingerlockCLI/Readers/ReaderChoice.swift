@@ -1,0 +1,33 @@
+import Fingerprint
+
+/// The `--reader` value: `auto`, `simulated`, `DRIVER` or `DRIVER:DEVICE-ID`.
+enum ReaderChoice: Equatable, CustomStringConvertible {
+    case auto
+    case simulated
+    case driver(String)
+    case exact(ReaderIdentity)
+
+    init(_ text: String) throws(CLIError) {
+        switch text {
+        case "", "auto": self = .auto
+        case SimulatedReaderIdentity.driver, SimulatedReaderIdentity.identity.description: self = .simulated
+        default:
+            if let identity = ReaderIdentity(text) {
+                self = .exact(identity)
+            } else if text.contains(":") {
+                throw CLIError(.usage, "--reader \(text): expected auto, simulated, DRIVER or DRIVER:DEVICE-ID.")
+            } else {
+                self = .driver(text)
+            }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .auto: "auto"
+        case .simulated: "simulated"
+        case .driver(let driver): driver
+        case .exact(let identity): identity.description
+        }
+    }
+}

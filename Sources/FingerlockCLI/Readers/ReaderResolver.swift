@@ -1,0 +1,78 @@
+import Fingerprint
+import Foundation
+
+/// Turns `--reader` (or `FINGERLOCK_READER`) into a reader.
+struct ReaderResolver {
+    let choice: ReaderChoice
+    let dependencies: CLIDependencies
+
+    init(option: String?, dependencies: CLIDependencies) throws(CLIError) {
+        self.choice = try ReaderChoice(option ?? dependencies.environment["FINGERLOCK_READER"] ?? "auto")
+        self.dependencies = dependencies
+    }
+
+    /// Every reader `readers` lists: libfprint's, plus the simulated one when it was asked for.
+    func listedReaders() async throws -> [any FingerprintReader] {
+        switch choice {
+        case .simulated:
+            return try simulatedReader().map { [$0] } ?? []
+        case .auto:
+            return try await dependencies.hardwareReaders()
+        case .driver, .exact:
+            return try await dependencies.hardwareReaders().filter(matches)
+        }
+    }
+
+    /// The reader to use; nil when none is connected (biometrics "not available").
+    func reader() async throws -> (any FingerprintReader)? {
+        switch choice {
+        case .simulated: return try simulatedReader()
+        default: return try await dependencies.hardwareReaders().first(where: matches)
+        }
+    }
+
+    /// The reader, or a reader error naming what was looked for.
+    func requiredReader() async throws -> any FingerprintReader {
+        if let reader = try await reader() { return reader }
+        switch choice {
+        case .auto:
+            throw FingerprintError.noReader()
+        case .simulated:
+            throw FingerprintError.noReader("The simulated reader is absent (FINGERLOCK_SIMULATED_TOUCHES starts with 'absent').")
+        case .driver, .exact:
+            throw FingerprintError.noReader("No fingerprint reader \(choice) was found; `fingerlock readers` lists the connected ones.")
+        }
+    }
+
+    private func matches(_ reader: any FingerprintReader) -> Bool {
+        switch choice {
+        case .auto: reader.identity.driver != SimulatedReaderIdentity.driver
+        case .simulated: reader.identity.driver == SimulatedReaderIdentity.driver
+        case .driver(let driver): reader.identity.driver == driver
+        case .exact(let identity): reader.identity == identity
+        }
+    }
+
+    private func simulatedReader() throws -> SimulatedReader? {
+        let environment = dependencies.environment
+        var stages = 5
+        if let text = environment["FINGERLOCK_SIMULATED_STAGES"] {
+            guard let value = Int(text), (1...20).contains(value) else {
+                throw CLIError(.usage, "FINGERLOCK_SIMULATED_STAGES must be a whole number from 1 to 20, not '\(text)'.")
+            }
+            stages = value
+        }
+        let source: any SimulatedTouchSource
+        if let scriptText = environment["FINGERLOCK_SIMULATED_TOUCHES"] {
+            let script = try SimulatedScript(parsing: scriptText)
+            if script.readerAbsent { return nil }
+            source = ScriptedTouchSource(script.touches)
+        } else if let terminal = dependencies.openTerminal() {
+            source = TerminalTouchSource(terminal: terminal)
+        } else {
+            // No script and nobody at a terminal: every scan times out, as an empty script does.
+            source = ScriptedTouchSource([])
+        }
+        return SimulatedReader(touches: source, enrollStages: stages, now: dependencies.now)
+    }
+}

@@ -1,0 +1,30 @@
+public import Fingerprint
+public import Foundation
+
+/// Everything a command needs from the outside world. Only the executable assembles the real ones;
+/// tests hand in their own.
+public struct CLIDependencies: Sendable {
+    /// The process environment (for `FINGERLOCK_*`, `XDG_*`, `NO_COLOR`, …).
+    public var environment: [String: String]
+    public var console: Console
+    /// Enumerates the libfprint readers. Called only by commands that need a reader.
+    public var hardwareReaders: @Sendable () async throws -> [any FingerprintReader]
+    /// Opens the controlling terminal; nil when there is none.
+    public var openTerminal: @Sendable () -> Terminal?
+    public var now: @Sendable () -> Date
+    /// The name recorded on enrolled templates.
+    public var username: String
+
+    public init(
+        environment: [String: String], console: Console,
+        hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
+        openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String
+    ) {
+        self.environment = environment
+        self.console = console
+        self.hardwareReaders = hardwareReaders
+        self.openTerminal = openTerminal
+        self.now = now
+        self.username = username
+    }
+}

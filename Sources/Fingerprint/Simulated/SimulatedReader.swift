@@ -1,0 +1,147 @@
+import Crypto
+public import Foundation
+
+/// A fingerprint reader without hardware, for tests, demos and scripted CI runs.
+///
+/// Matching is real: a template records (salted and hashed) which finger was enrolled, and a touch
+/// matches only a template made from the same finger. Templates are opaque bytes, stored and checked
+/// exactly like a real reader's.
+public struct SimulatedReader: FingerprintReader {
+    public let info: ReaderInfo
+    private let touches: any SimulatedTouchSource
+    private let now: @Sendable () -> Date
+
+    static let templateMagic = Array("FLSIM1".utf8)
+    static let saltLength = 16
+    static let digestLength = 32
+
+    /// - Parameters:
+    ///   - touches: where each scan's touch comes from.
+    ///   - enrollStages: touches needed to enroll a finger (at least 1).
+    ///   - now: the clock that dates enrolled prints.
+    public init(touches: any SimulatedTouchSource, enrollStages: Int = 5, now: @escaping @Sendable () -> Date) {
+        self.touches = touches
+        self.now = now
+        self.info = ReaderInfo(
+            name: "Simulated fingerprint reader", driver: SimulatedReaderIdentity.driver,
+            deviceID: SimulatedReaderIdentity.deviceID, scanType: .press, enrollStages: max(1, enrollStages),
+            features: [.verify, .identify])
+    }
+
+    public func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: EnrollEvent.self)
+        let task = Task {
+            do {
+                var completed = 0
+                let total = info.enrollStages
+                while completed < total {
+                    let touch = try await touches.nextTouch(
+                        for: .enroll(finger, stage: completed + 1, of: total), timeout: timeout)
+                    switch touch {
+                    case .finger(let touched) where touched == finger:
+                        completed += 1
+                        continuation.yield(.stage(completed: completed, total: total))
+                    case .finger, .unknown:
+                        // Another finger mid-enrollment does not count, as on a real reader.
+                        continuation.yield(.retry(.general))
+                    case .retry(let reason):
+                        continuation.yield(.retry(reason))
+                    default:
+                        throw try failure(for: touch, timeout: timeout)
+                    }
+                }
+                let print = EnrolledPrint(
+                    finger: finger, reader: identity, template: Self.makeTemplate(for: finger), enrolled: now())
+                continuation.yield(.enrolled(print))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
+        try checkCompatible(print)
+        let touch = try await touches.nextTouch(for: .verify(print.finger), timeout: timeout)
+        return try result(of: touch, against: [print], timeout: timeout)
+    }
+
+    public func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+        for print in prints { try checkCompatible(print) }
+        let touch = try await touches.nextTouch(for: .identify(prints.map(\.finger)), timeout: timeout)
+        return try result(of: touch, against: prints, timeout: timeout)
+    }
+
+    public func storedPrints() async throws -> [EnrolledPrint] { throw notSupported("keep prints on the device") }
+    public func deleteStoredPrint(_ print: EnrolledPrint) async throws { throw notSupported("keep prints on the device") }
+    public func clearStorage() async throws { throw notSupported("keep prints on the device") }
+
+    private func result(of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration) throws -> ScanResult {
+        switch touch {
+        case .finger(let finger):
+            return prints.first { Self.template($0.template, matches: finger) }.map(ScanResult.match) ?? .noMatch
+        case .unknown:
+            return .noMatch
+        case .retry(let reason):
+            return .retry(reason)
+        default:
+            throw try failure(for: touch, timeout: timeout)
+        }
+    }
+
+    private func failure(for touch: SimulatedTouch, timeout: Duration) throws -> FingerprintError {
+        try Task.checkCancellation()
+        switch touch {
+        case .timeout: return .timedOut(after: Double(timeout.components.seconds))
+        case .unplug: return FingerprintError(.unplugged, "The fingerprint reader was unplugged.")
+        case .busy:
+            return FingerprintError(.busy, "The fingerprint reader is busy: another program, such as fprintd, may be using it.")
+        case .error: return FingerprintError(.deviceError, "The fingerprint reader reported a device error.")
+        case .fallback: return .userFallback
+        case .finger, .unknown, .retry: return FingerprintError(.deviceError, "Unexpected touch \(touch).")
+        }
+    }
+
+    private func checkCompatible(_ print: EnrolledPrint) throws {
+        guard print.reader == identity else { throw FingerprintError.incompatible(print, reader: identity) }
+        guard Self.isWellFormed(print.template) else {
+            throw FingerprintError(.invalidPrint, "The \(print.finger) template is not a simulated reader's; enroll it again.")
+        }
+    }
+
+    private func notSupported(_ what: String) -> FingerprintError {
+        FingerprintError(.notSupported, "The simulated reader does not \(what).")
+    }
+
+    // Template: magic, random salt, SHA-256(salt ‖ finger name). Opaque like a real template, and
+    // two enrollments of the same finger give different bytes, as on real hardware.
+    static func makeTemplate(for finger: Finger) -> Data {
+        var salt = [UInt8](repeating: 0, count: saltLength)
+        var generator = SystemRandomNumberGenerator()
+        for index in salt.indices { salt[index] = generator.next() }
+        return Data(templateMagic + salt + digest(salt: salt, finger: finger))
+    }
+
+    static func isWellFormed(_ template: Data) -> Bool {
+        template.count == templateMagic.count + saltLength + digestLength && template.starts(with: templateMagic)
+    }
+
+    static func template(_ template: Data, matches finger: Finger) -> Bool {
+        guard isWellFormed(template) else { return false }
+        let bytes = [UInt8](template)
+        let salt = Array(bytes[templateMagic.count..<(templateMagic.count + saltLength)])
+        let stored = bytes[(templateMagic.count + saltLength)...]
+        let touched = digest(salt: salt, finger: finger)
+        // Constant time, as for any secret-derived comparison.
+        return zip(stored, touched).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private static func digest(salt: [UInt8], finger: Finger) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: salt)
+        hasher.update(data: Array("fingerlock-simulated-finger:\(finger.rawValue)".utf8))
+        return Array(hasher.finalize())
+    }
+}
