@@ -1,0 +1,119 @@
+import Foundation
+import SafeFiles
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func makeTemporaryDirectory() -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("fl-\(UUID().uuidString)").path
+    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    chmod(path, 0o700)
+    return path
+}
+
+func mode(of path: String) -> mode_t {
+    var info = stat()
+    stat(path, &info)
+    return info.st_mode & 0o777
+}
+
+@Suite struct PrivateDirectoryTests {
+    @Test func createsMissingDirectoriesWithMode0700() throws {
+        let root = makeTemporaryDirectory()
+        let directory = try PrivateDirectory(creating: root + "/a/b/")
+        #expect(directory.path == root + "/a/b")
+        #expect(mode(of: root + "/a") == 0o700)
+        #expect(mode(of: root + "/a/b") == 0o700)
+    }
+
+    @Test func refusesADirectoryOthersCanRead() throws {
+        let root = makeTemporaryDirectory()
+        chmod(root, 0o755)
+        let error = #expect(throws: SafeFilesError.self) { try PrivateDirectory(creating: root) }
+        #expect(error?.code == .tooOpen)
+        #expect(error?.message.contains("chmod 700") == true)
+    }
+
+    @Test func refusesAFileOthersCanRead() throws {
+        let root = makeTemporaryDirectory()
+        try AtomicFile.write(Array("x".utf8), to: root + "/f")
+        try PrivateDirectory.checkFile(root + "/f")
+        chmod(root + "/f", 0o644)
+        let error = #expect(throws: SafeFilesError.self) { try PrivateDirectory.checkFile(root + "/f") }
+        #expect(error?.code == .tooOpen)
+    }
+
+    @Test func refusesAPlainFileWhereADirectoryBelongs() throws {
+        let root = makeTemporaryDirectory()
+        try AtomicFile.write([1], to: root + "/file")
+        let error = #expect(throws: SafeFilesError.self) { try PrivateDirectory(creating: root + "/file") }
+        #expect(error?.code == .notADirectory)
+    }
+}
+
+@Suite struct AtomicFileTests {
+    @Test func writesPrivatelyAndReplacesWholeContent() throws {
+        let root = makeTemporaryDirectory()
+        let path = root + "/data"
+        try AtomicFile.write(Array(repeating: 7, count: 100_000), to: path)
+        #expect(mode(of: path) == 0o600)
+        try AtomicFile.write([1, 2, 3], to: path)
+        #expect(try AtomicFile.read(path) == [1, 2, 3])
+        #expect(mode(of: path) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["data"])
+    }
+
+    @Test func keepsModePrivateEvenWithAPermissiveUmask() throws {
+        let root = makeTemporaryDirectory()
+        let old = umask(0)
+        defer { umask(old) }
+        try AtomicFile.write([9], to: root + "/f")
+        #expect(mode(of: root + "/f") == 0o600)
+    }
+
+    @Test func failedWriteLeavesOldContentAndNoTemporaryFile() throws {
+        let root = makeTemporaryDirectory()
+        let path = root + "/data"
+        try AtomicFile.write([1], to: path)
+        // Renaming a file over a non-empty directory fails after the temp file was written.
+        try FileManager.default.createDirectory(atPath: root + "/dir/sub", withIntermediateDirectories: true)
+        #expect(throws: SafeFilesError.self) { try AtomicFile.write([2], to: root + "/dir") }
+        #expect(try AtomicFile.read(path) == [1])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root).sorted() == ["data", "dir"])
+    }
+
+    @Test func removeReportsWhetherTheFileExisted() throws {
+        let root = makeTemporaryDirectory()
+        try AtomicFile.write([1], to: root + "/f")
+        #expect(try AtomicFile.remove(root + "/f"))
+        #expect(try !AtomicFile.remove(root + "/f"))
+    }
+
+    @Test func readOfAMissingFileNamesIt() {
+        let error = #expect(throws: SafeFilesError.self) { try AtomicFile.read("/nonexistent/fingerlock-file") }
+        #expect(error?.message.contains("/nonexistent/fingerlock-file") == true)
+    }
+}
+
+@Suite struct FileLockTests {
+    @Test(.timeLimit(.minutes(1))) func secondHolderWaitsThenTimesOutWithAMessage() throws {
+        let root = makeTemporaryDirectory()
+        let first = try FileLock(path: root + "/lock")
+        let started = ContinuousClock.now
+        let error = #expect(throws: SafeFilesError.self) {
+            try FileLock(path: root + "/lock", timeout: .milliseconds(200))
+        }
+        #expect(error?.code == .lockTimeout)
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
+        _ = first
+    }
+
+    @Test(.timeLimit(.minutes(1))) func lockIsFreeAgainOnceReleased() throws {
+        let root = makeTemporaryDirectory()
+        do { _ = try FileLock(path: root + "/lock") }
+        _ = try FileLock(path: root + "/lock", timeout: .milliseconds(100))
+        #expect(mode(of: root + "/lock") == 0o600)
+    }
+}
