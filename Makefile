@@ -18,8 +18,14 @@ build:
 release:
 	$(SWIFT) build -c release --static-swift-stdlib
 
-test:
-	$(SWIFT) test
+# The whole test suite (installs the Debian packages first when missing).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Enroll and verify a finger: on the connected reader, else on the simulated one.
+demo: deps release
+	@bash scripts/demo.sh
 
 clean:
 	rm -rf .build

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `fingerlock` binary as a user would: in a new session without a controlling
+/// terminal (`setsid`), with an explicit environment (nothing inherited, no `SSH_*`).
+struct BinaryRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    let dataDirectory: String
+    var environment: [String: String]
+
+    init(extraEnvironment: [String: String] = [:]) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-e2e-\(UUID().uuidString)").path
+        dataDirectory = directory + "/data"
+        environment = [
+            "PATH": "/usr/bin:/bin",
+            "HOME": directory,
+            "FINGERLOCK_DATA_DIR": dataDirectory,
+            "LANG": "C.UTF-8",
+        ].merging(extraEnvironment) { $1 }
+        try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The `fingerlock` executable built next to this test bundle.
+    static var binaryPath: String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // The test binary sits inside `fingerlockPackageTests.xctest` on some layouts.
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("fingerlock").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.appendingPathComponent("fingerlock").path
+    }
+
+    /// Runs `fingerlock ARGUMENTS` with `stdin` as standard input; gives up after `timeout`.
+    func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(30)) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--wait", Self.binaryPath] + arguments
+        process.environment = environment.merging(extra) { $1 }
+        let input = Pipe()
+        let output = Pipe()
+        let error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let collected = Collector(output: output, error: error)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(-process.processIdentifier, SIGKILL)
+                process.terminate()
+                Issue.record("fingerlock \(arguments) did not finish within \(timeout)")
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        let (out, err) = collected.finish()
+        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+    }
+}
+
+/// Drains both pipes on background threads so a chatty child never blocks on a full pipe.
+final class Collector: @unchecked Sendable {
+    // Invariant: each buffer is written by exactly one reader thread and read only after `finish`
+    // has joined that thread through the group.
+    private var out = Data()
+    private var err = Data()
+    private let group = DispatchGroup()
+
+    init(output: Pipe, error: Pipe) {
+        group.enter()
+        Thread.detachNewThread { [self] in
+            out = output.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        group.enter()
+        Thread.detachNewThread { [self] in
+            err = error.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+    }
+
+    func finish() -> (String, String) {
+        group.wait()
+        return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}

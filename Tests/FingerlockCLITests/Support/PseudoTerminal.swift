@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built binary with a pseudo-terminal as its controlling terminal, so prompts on
+/// `/dev/tty` can be read and answered (and Ctrl-C sent) as a person at a keyboard would.
+final class PseudoTerminalSession {
+    let process = Process()
+    private let master: Int32
+    private var transcript = ""
+
+    init(arguments: [String], environment: [String: String]) throws {
+        // posix_openpt and friends are hidden from Swift's Glibc module; these are the ioctls they use.
+        master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        var unlock: CInt = 0
+        var number: CUnsignedInt = 0
+        let TIOCSPTLCK: UInt = 0x4004_5431
+        let TIOCGPTN: UInt = 0x8004_5430
+        guard master >= 0, ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
+            throw POSIXError(.EIO)
+        }
+        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard slave >= 0 else { throw POSIXError(.EIO) }
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
+        // `setsid --ctty` makes the pty (our stdin) the child's controlling terminal.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+        process.arguments = ["--ctty", "--wait", BinaryRunner.binaryPath] + arguments
+        process.environment = environment
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try handle.close()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        close(master)
+    }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
+    }
+
+    /// Reads until `text` has appeared in the output (or fails after `timeout`).
+    @discardableResult
+    func expect(_ text: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !transcript.contains(text) {
+            guard ContinuousClock.now < deadline, readSome() else {
+                Issue.record("expected \(text.debugDescription) in the terminal; got \(transcript.debugDescription)", sourceLocation: sourceLocation)
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Waits for the process to end, collecting the rest of its output; returns its status.
+    func waitForExit(timeout: Duration = .seconds(10)) -> Int32 {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while process.isRunning && ContinuousClock.now < deadline { _ = readSome(milliseconds: 20) }
+        if process.isRunning {
+            Issue.record("the process did not exit; output: \(transcript.debugDescription)")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        while readSome(milliseconds: 10) {}
+        return process.terminationStatus
+    }
+
+    var output: String { transcript }
+
+    private func readSome(milliseconds: Int32 = 100) -> Bool {
+        var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, milliseconds) > 0 else { return process.isRunning }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(master, &buffer, buffer.count)
+        guard count > 0 else { return false }
+        transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+        return true
+    }
+}
