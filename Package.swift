@@ -54,7 +54,10 @@ let package = Package(
         ),
         .target(
             name: "Auth",
-            dependencies: ["Fingerprint", "Vault", "CKeyutils"],
+            dependencies: [
+                "Fingerprint", "Vault", "CKeyutils", "SafeFiles",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .target(
@@ -79,7 +82,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(name: "VaultTests", dependencies: ["Vault"], swiftSettings: upcoming),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "Fingerprint", "Vault"], swiftSettings: upcoming),
+        .testTarget(
+            name: "AuthTests",
+            dependencies: ["Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint"],

@@ -1,0 +1,65 @@
+import Foundation
+import SafeFiles
+
+/// The counters as a 0600 JSON file beside the vault, changed under a `flock`.
+///
+/// Counters must be written before the passcode is known, so they cannot be sealed with the vault's
+/// key; deleting the file resets them, which needs a shell as the user — outside what user mode
+/// protects against (see the threat model).
+public struct FileAttemptStore: AttemptStore {
+    let path: String
+    let lockPath: String
+
+    public init(dataDirectory: String) {
+        path = dataDirectory + "/attempts.json"
+        lockPath = dataDirectory + "/attempts.lock"
+    }
+
+    public func read() throws -> AttemptState {
+        try withLock { try load() }
+    }
+
+    @discardableResult
+    public func update<T>(_ body: (inout AttemptState) throws -> T) throws -> T {
+        try withLock {
+            var state = try load()
+            let before = state
+            let result = try body(&state)
+            if state != before { try save(state) }
+            return result
+        }
+    }
+
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        let directory = try PrivateDirectory(creating: AtomicFileDirectory.parent(of: path))
+        _ = directory
+        let lock = try FileLock(path: lockPath, timeout: .seconds(30))
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
+    private func load() throws -> AttemptState {
+        guard FileManager.default.fileExists(atPath: path) else { return AttemptState() }
+        try PrivateDirectory.checkFile(path)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let state = try? decoder.decode(AttemptState.self, from: Data(try AtomicFile.read(path))) else {
+            throw AuthError(.dataError, "The attempt counters in \(path) are damaged; fingerlock will not guess them.")
+        }
+        return state
+    }
+
+    private func save(_ state: AttemptState) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        try AtomicFile.write(Array(try encoder.encode(state)), to: path)
+    }
+}
+
+enum AtomicFileDirectory {
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

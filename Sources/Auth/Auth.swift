@@ -1,1 +1,0 @@
-// The Auth layer: see ../shared/docs/design.md.

@@ -1,0 +1,21 @@
+public import Crypto
+
+/// Where an unlocked store master key waits for a fingerprint to release it: the kernel keyring in
+/// user mode, a privileged service in a later system mode, memory in tests.
+public protocol KeyCache: Sendable {
+    /// Whether the cache can be used at all; nil when it can, else the reason it cannot.
+    func unavailableReason() -> String?
+    /// Stores `key` under `name`, replacing any earlier entry; it disappears after `lifetime`.
+    func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError)
+    /// The key stored under `name`, or nil when there is none (never stored, expired, invalidated).
+    func load(name: String) throws(KeyCacheError) -> SymmetricKey?
+    /// Forgets the entry; returns whether there was one.
+    @discardableResult
+    func invalidate(name: String) throws(KeyCacheError) -> Bool
+}
+
+public struct KeyCacheError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,47 @@
+/// Why an evaluation did not succeed — LocalAuthentication's `LAError`, for Linux — with the
+/// sentence the user needs.
+public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        /// The finger matched no enrolled print, or the passcode / recovery key was wrong.
+        case authenticationFailed
+        /// The user cancelled (Ctrl-C at the passcode prompt).
+        case userCancel
+        /// The user chose the passcode (biometrics-only policy).
+        case userFallback
+        /// Something else ended the evaluation (the process is shutting down).
+        case systemCancel
+        /// No vault exists yet: there is no passcode to fall back to.
+        case passcodeNotSet
+        /// No usable reader: none, no permission, busy, unplugged, wrong kind, no keyring, remote session.
+        case biometryNotAvailable
+        /// No finger is enrolled on this reader.
+        case biometryNotEnrolled
+        /// Too many failed touches: the passcode is required.
+        case biometryLockout
+        /// No finger arrived in time.
+        case timeout
+        /// A passcode delay is still running after repeated wrong passcodes.
+        case passcodeDelay
+        /// The passcode is required but nothing can ask for it (no terminal, no passcode source).
+        case passcodeRequired
+        /// The stored state is damaged or tampered with.
+        case dataError
+    }
+
+    /// Why biometrics cannot be used, when `code` is `.biometryNotAvailable`.
+    public enum Unavailability: String, Sendable, Equatable {
+        case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey
+    }
+
+    public var code: Code
+    public var message: String
+    public var unavailability: Unavailability?
+
+    public init(_ code: Code, _ message: String, unavailability: Unavailability? = nil) {
+        self.code = code
+        self.message = message
+        self.unavailability = unavailability
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,67 @@
+import Auth
+import Foundation
+import Testing
+
+@Suite struct PasscodeDelayTests {
+    @Test(arguments: [
+        (0, 0), (1, 0), (4, 0), (5, 60), (6, 300), (7, 900), (8, 900), (9, 3600), (10, 3600), (50, 3600),
+    ])
+    func delaysEscalateAsDesigned(failures: Int, seconds: Int64) {
+        #expect(PasscodeDelays.delay(afterFailures: failures) == .seconds(seconds))
+    }
+
+    @Test func remainingTimeCountsFromTheLastFailure() {
+        let last = Date(timeIntervalSince1970: 1_000_000)
+        let state = AttemptState(failedPasscodes: 6, lastPasscodeFailure: last)
+        #expect(PasscodeDelays.remaining(in: state, now: last.addingTimeInterval(10)) == .seconds(290))
+        #expect(PasscodeDelays.remaining(in: state, now: last.addingTimeInterval(300)) == nil)
+        #expect(PasscodeDelays.remaining(in: AttemptState(failedPasscodes: 4, lastPasscodeFailure: last), now: last) == nil)
+    }
+
+    @Test(arguments: [(0, "0 s"), (59, "59 s"), (60, "1 min"), (290, "4 min 50 s"), (3600, "1 h"), (3725, "1 h 2 min 5 s")])
+    func durationsReadNaturally(seconds: Int64, text: String) {
+        #expect(PasscodeDelays.describe(.seconds(seconds)) == text)
+    }
+}
+
+@Suite struct FileAttemptStoreTests {
+    let directory: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fl-attempts-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return path
+    }()
+
+    @Test func countersPersistAcrossStoreInstances() throws {
+        let when = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileAttemptStore(dataDirectory: directory).update {
+            $0.failedPasscodes = 3
+            $0.failedTouches = 2
+            $0.lastPasscodeFailure = when
+        }
+        let state = try FileAttemptStore(dataDirectory: directory).read()
+        #expect(state == AttemptState(failedTouches: 2, failedPasscodes: 3, lastPasscodeFailure: when))
+        var info = stat()
+        stat(directory + "/attempts.json", &info)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func concurrentIncrementsAreNeverLost() async throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<25 { try? store.update { $0.failedTouches += 1 } }
+                }
+            }
+        }
+        #expect(try store.read().failedTouches == 100)
+    }
+
+    @Test func aDamagedFileIsAnErrorNotAReset() throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        try store.update { $0.failedPasscodes = 7 }
+        try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory + "/attempts.json"))
+        let error = #expect(throws: AuthError.self) { try store.read() }
+        #expect(error?.code == .dataError)
+    }
+}

@@ -1,0 +1,85 @@
+import Auth
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+
+final class FakeClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    func now() -> Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
+
+@Suite struct InMemoryKeyCacheTests {
+    @Test func keysExpireOnTheInjectedClock() throws {
+        let clock = FakeClock()
+        let cache = InMemoryKeyCache(now: clock.now)
+        let key = SymmetricKey(size: .bits256)
+        try cache.store(key, name: "store", lifetime: .seconds(60))
+        clock.advance(59)
+        #expect(try cache.load(name: "store").map(bytes) == bytes(key))
+        clock.advance(2)
+        #expect(try cache.load(name: "store") == nil)
+    }
+
+    @Test func invalidateForgetsAndUnavailableCachesSayWhy() throws {
+        let cache = InMemoryKeyCache(now: Date.init)
+        try cache.store(SymmetricKey(size: .bits256), name: "a", lifetime: .seconds(60))
+        #expect(try cache.invalidate(name: "a"))
+        #expect(try !cache.invalidate(name: "a"))
+        let broken = InMemoryKeyCache(now: Date.init, unavailableReason: "no keyring here")
+        #expect(broken.unavailableReason() == "no keyring here")
+        #expect(throws: KeyCacheError("no keyring here")) { try broken.load(name: "a") }
+    }
+}
+
+/// The real kernel keyring (`@u`), as the CLI uses it.
+@Suite(.serialized) struct KernelKeyringCacheTests {
+    let cache = KernelKeyringCache(prefix: "fingerlock-test-\(UUID().uuidString)")
+
+    @Test func isUsableHere() {
+        #expect(cache.unavailableReason() == nil)
+    }
+
+    @Test func storesLoadsAndInvalidates() throws {
+        let key = SymmetricKey(size: .bits256)
+        try cache.store(key, name: "store", lifetime: .seconds(60))
+        #expect(try cache.load(name: "store").map(bytes) == bytes(key))
+        // A second store replaces the first (same description).
+        let newer = SymmetricKey(size: .bits256)
+        try cache.store(newer, name: "store", lifetime: .seconds(60))
+        #expect(try cache.load(name: "store").map(bytes) == bytes(newer))
+        #expect(try cache.invalidate(name: "store"))
+        #expect(try cache.load(name: "store") == nil)
+        #expect(try !cache.invalidate(name: "store"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theKernelExpiresKeys() async throws {
+        try cache.store(SymmetricKey(size: .bits256), name: "short", lifetime: .seconds(1))
+        #expect(try cache.load(name: "short") != nil)
+        try await Task.sleep(for: .milliseconds(2100))
+        #expect(try cache.load(name: "short") == nil)
+    }
+
+    @Test func anotherProcessOfTheSameUserCanReadTheKey() throws {
+        let key = SymmetricKey(size: .bits256)
+        try cache.store(key, name: "shared", lifetime: .seconds(60))
+        defer { _ = try? cache.invalidate(name: "shared") }
+        // keyctl(1) in a new session keyring: found through @u with the user permissions we set.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "keyctl session - sh -c 'keyctl pipe $(keyctl search @u user \"$0\")' \"$DESC\""]
+        process.environment = ["DESC": "\(cache.prefix):shared", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(Array(data) == bytes(key))
+    }
+}
