@@ -241,6 +241,22 @@ public final class Vault: Sendable {
     /// A write transaction under the process lock, with the current keys and the manifest to
     /// update; the manifest is resealed in the same transaction as the rows it counts.
     func write<T>(_ body: (Database, KeyHierarchy, inout Manifest) throws -> T) throws(VaultError) -> T {
+        try writeChecked { db, keys, meta in
+            let original = try Manifest.open(meta.manifest, with: keys)
+            var manifest = original
+            let result = try body(db, keys, &manifest)
+            if manifest != original {
+                try db.execute(
+                    sql: "UPDATE meta SET manifest = ? WHERE singleton = 1",
+                    arguments: [try manifest.sealed(with: keys)])
+            }
+            return result
+        }
+    }
+
+    /// A write transaction under the process lock, after checking that the vault on disk is still
+    /// the one our keys belong to (so a key that is not the vault's never encrypts new data).
+    func writeChecked<T>(_ body: (Database, KeyHierarchy, MetaRow) throws -> T) throws(VaultError) -> T {
         let keys = try unlocked().keys
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
@@ -248,15 +264,7 @@ public final class Vault: Sendable {
             try database.write { db in
                 let meta = try MetaRow.read(db)
                 try Self.checkStillOurs(meta, keys)
-                let original = try Manifest.open(meta.manifest, with: keys)
-                var manifest = original
-                let result = try body(db, keys, &manifest)
-                if manifest != original {
-                    try db.execute(
-                        sql: "UPDATE meta SET manifest = ? WHERE singleton = 1",
-                        arguments: [try manifest.sealed(with: keys)])
-                }
-                return result
+                return try body(db, keys, meta)
             }
         }
     }

@@ -74,6 +74,15 @@ struct VaultFiles: Sendable {
     }
 }
 
+extension VaultFiles {
+    static func syncFile(_ path: String) throws(VaultError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw VaultError.fromErrno(errno, "open \(path)") }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw VaultError.fromErrno(errno, "sync \(path)") }
+    }
+}
+
 extension VaultError {
     static func fromErrno(_ code: Int32, _ operation: String) -> VaultError {
         if code == ENOSPC || code == EDQUOT { return .diskFull("cannot \(operation)") }
