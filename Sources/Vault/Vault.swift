@@ -278,3 +278,18 @@ public final class Vault: Sendable {
 
     func now() -> Date { configuration.now() }
 }
+
+extension Vault {
+    /// The connection's durability and privacy pragmas, for tests to check what is really in force.
+    package func connectionSettings() throws(VaultError) -> [String: String] {
+        try guarded {
+            try database.read { db in
+                var result: [String: String] = [:]
+                for name in ["journal_mode", "synchronous", "secure_delete", "temp_store"] {
+                    result[name] = try String.fetchOne(db, sql: "PRAGMA \(name)")
+                }
+                return result
+            }
+        }
+    }
+}

@@ -3,7 +3,7 @@ import SafeFiles
 
 extension VaultError {
     /// Maps whatever a lower layer threw to the one error type the vault's callers see.
-    static func from(_ error: any Error) -> VaultError {
+    package static func from(_ error: any Error) -> VaultError {
         switch error {
         case let error as VaultError:
             return error
