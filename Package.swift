@@ -74,6 +74,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
 
+        // Vault test helper (child process for crash and concurrency tests) and benchmark:
+        // `swift run -c release vault-bench`.
+        .executableTarget(name: "vault-stress", dependencies: ["Vault"], swiftSettings: upcoming),
+        .executableTarget(name: "vault-bench", dependencies: ["Vault"], swiftSettings: upcoming),
+
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
@@ -81,7 +86,7 @@ let package = Package(
             resources: [],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "VaultTests", dependencies: ["Vault"], swiftSettings: upcoming),
+        .testTarget(name: "VaultTests", dependencies: ["Vault", "vault-stress"], swiftSettings: upcoming),
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto")],

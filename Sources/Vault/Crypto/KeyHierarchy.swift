@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+
+/// The store master key (SMK) and the purpose keys derived from it with HKDF-SHA256 (salt: the
+/// store id). One key per purpose means a ciphertext or MAC made for one purpose can never be
+/// accepted for another, even before the associated data is compared.
+struct KeyHierarchy: Sendable {
+    static let formatVersion: UInt32 = 1
+
+    let master: SymmetricKey
+    let storeID: UUID
+    let noteHeaderKey: SymmetricKey
+    let noteBodyKey: SymmetricKey
+    let templateKey: SymmetricKey
+    let settingKey: SymmetricKey
+    let manifestKey: SymmetricKey
+    let slotTableKey: SymmetricKey
+    let tallyKey: SymmetricKey
+    /// The key-check value: proves a key belongs to this vault without decrypting anything.
+    let keyCheck: Data
+
+    init(master: SymmetricKey, storeID: UUID) {
+        self.master = master
+        self.storeID = storeID
+        let salt = storeID.bytes
+        func derive(_ purpose: String) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: master, salt: salt, info: Array("fingerlock/vault/v1/\(purpose)".utf8),
+                outputByteCount: 32)
+        }
+        noteHeaderKey = derive("note-header")
+        noteBodyKey = derive("note-body")
+        templateKey = derive("template")
+        settingKey = derive("setting")
+        manifestKey = derive("manifest")
+        slotTableKey = derive("slot-table")
+        tallyKey = derive("tally")
+        var check = ByteWriter()
+        check.raw(Array("fingerlock key check".utf8))
+        check.u32(Self.formatVersion)
+        check.raw(salt)
+        keyCheck = Data(HMAC<SHA256>.authenticationCode(for: check.bytes, using: derive("key-check")))
+    }
+
+    static func randomMaster() -> SymmetricKey { SymmetricKey(size: .bits256) }
+
+    /// Constant-time comparison of a stored key-check value with ours.
+    func matches(keyCheck stored: Data) -> Bool {
+        guard stored.count == keyCheck.count else { return false }
+        var difference: UInt8 = 0
+        for (a, b) in zip(stored, keyCheck) { difference |= a ^ b }
+        return difference == 0
+    }
+
+    /// Associated data: a purpose label, the format version and the store id, then the fields
+    /// that pin a ciphertext to its place (note id and revision, reader and finger, ...).
+    static func associatedData(_ purpose: String, storeID: UUID, _ fields: [[UInt8]], revision: UInt64? = nil)
+        -> [UInt8]
+    {
+        var writer = ByteWriter(capacity: 96)
+        writer.string("fingerlock/" + purpose)
+        writer.u32(formatVersion)
+        writer.raw(storeID.bytes)
+        for field in fields { writer.field(field) }
+        if let revision { writer.u64(revision) }
+        return writer.bytes
+    }
+
+    func associatedData(_ purpose: String, _ fields: [[UInt8]], revision: UInt64? = nil) -> [UInt8] {
+        Self.associatedData(purpose, storeID: storeID, fields, revision: revision)
+    }
+}
+
+/// AES-256-GCM with a fresh random 96-bit nonce per seal; stored as nonce ‖ ciphertext ‖ tag.
+enum Sealer {
+    static func seal<P: DataProtocol, A: DataProtocol>(_ plaintext: P, key: SymmetricKey, ad: A) throws -> Data {
+        // `combined` is nil only for non-standard nonce sizes; we always use the 12-byte default.
+        guard let combined = try AES.GCM.seal(plaintext, using: key, nonce: AES.GCM.Nonce(), authenticating: ad).combined
+        else { throw VaultError(.io, "Could not seal data.") }
+        return combined
+    }
+
+    /// nil when the blob does not authenticate under this key and associated data.
+    static func open<C: DataProtocol, A: DataProtocol>(_ combined: C, key: SymmetricKey, ad: A) -> Data? {
+        guard combined.count >= 28, let box = try? AES.GCM.SealedBox(combined: combined) else { return nil }
+        return try? AES.GCM.open(box, using: key, authenticating: ad)
+    }
+}
+
+extension UUID {
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: uuid) { Array($0) }
+    }
+
+    /// The canonical form stored in the database and bound into associated data.
+    var storageKey: String { uuidString.lowercased() }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// How a note is sealed: a small header (title, tags, dates) and the body, each its own AES-GCM
+/// blob, each bound to store id, note id and revision, so neither can be swapped between notes,
+/// between a note's revisions, or with each other.
+enum NoteSealing {
+    static func headerAD(_ keys: KeyHierarchy, id: String, revision: UInt64) -> [UInt8] {
+        keys.associatedData("note-header", [Array(id.utf8)], revision: revision)
+    }
+
+    static func bodyAD(_ keys: KeyHierarchy, id: String, revision: UInt64) -> [UInt8] {
+        keys.associatedData("note-body", [Array(id.utf8)], revision: revision)
+    }
+
+    static func sealHeader(_ note: Note, keys: KeyHierarchy, revision: UInt64) throws -> Data {
+        var writer = ByteWriter(capacity: 64 + note.title.utf8.count)
+        writer.u8(1)
+        writer.string(note.title)
+        writer.u32(UInt32(note.tags.count))
+        for tag in note.tags { writer.string(tag) }
+        writer.date(note.created)
+        writer.date(note.modified)
+        return try Sealer.seal(
+            writer.bytes, key: keys.noteHeaderKey, ad: headerAD(keys, id: note.id.storageKey, revision: revision))
+    }
+
+    static func sealBody(_ note: Note, keys: KeyHierarchy, revision: UInt64) throws -> Data {
+        try Sealer.seal(
+            Array(note.body.utf8), key: keys.noteBodyKey, ad: bodyAD(keys, id: note.id.storageKey, revision: revision))
+    }
+
+    /// Opens a header read from row `id`; any failure is tampering with that note.
+    static func openHeader(_ sealed: Data, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError)
+        -> NoteSummary
+    {
+        guard let uuid = UUID(uuidString: id), uuid.storageKey == id,
+            let plain = Sealer.open(sealed, key: keys.noteHeaderKey, ad: headerAD(keys, id: id, revision: revision))
+        else { throw .tampered("note \(id)") }
+        var reader = ByteReader(plain)
+        guard reader.u8() == 1, let title = reader.string(), let tagCount = reader.u32(), tagCount < 1 << 20 else {
+            throw .tampered("note \(id)")
+        }
+        var tags: [String] = []
+        for _ in 0..<tagCount {
+            guard let tag = reader.string() else { throw .tampered("note \(id)") }
+            tags.append(tag)
+        }
+        guard let created = reader.date(), let modified = reader.date(), reader.isAtEnd else {
+            throw .tampered("note \(id)")
+        }
+        return NoteSummary(id: uuid, title: title, tags: tags, created: created, modified: modified)
+    }
+
+    static func openBody(_ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError) -> Data {
+        guard let sealed, let plain = Sealer.open(sealed, key: keys.noteBodyKey, ad: bodyAD(keys, id: id, revision: revision))
+        else { throw .tampered("note \(id)") }
+        return plain
+    }
+
+    static func bodyString(_ plain: Data, id: String) throws(VaultError) -> String {
+        guard let text = String(validating: plain, as: UTF8.self) else { throw .tampered("note \(id)") }
+        return text
+    }
+}

@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+
+/// A keyed multiset hash: the sum, modulo 2^256, of HMAC(tallyKey, element) over a set of
+/// elements, plus their count. Adding, removing or replacing one element updates it in O(1), and
+/// without the key nobody can compute the sum for a set with a row deleted or rolled back.
+struct Tally: Equatable, Sendable {
+    /// Little-endian 64-bit limbs of the 256-bit sum.
+    var sum: [UInt64] = [0, 0, 0, 0]
+    var count: UInt64 = 0
+
+    mutating func add(_ h: [UInt64]) {
+        var carry: UInt64 = 0
+        for i in 0..<4 {
+            let (s1, o1) = sum[i].addingReportingOverflow(h[i])
+            let (s2, o2) = s1.addingReportingOverflow(carry)
+            sum[i] = s2
+            carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
+        }
+        count &+= 1
+    }
+
+    mutating func remove(_ h: [UInt64]) {
+        var borrow: UInt64 = 0
+        for i in 0..<4 {
+            let (d1, o1) = sum[i].subtractingReportingOverflow(h[i])
+            let (d2, o2) = d1.subtractingReportingOverflow(borrow)
+            sum[i] = d2
+            borrow = (o1 ? 1 : 0) + (o2 ? 1 : 0)
+        }
+        count &-= 1
+    }
+
+    func write(to writer: inout ByteWriter) {
+        writer.u64(count)
+        for limb in sum { writer.u64(limb) }
+    }
+
+    static func read(from reader: inout ByteReader) -> Tally? {
+        guard let count = reader.u64() else { return nil }
+        var tally = Tally()
+        tally.count = count
+        for i in 0..<4 {
+            guard let limb = reader.u64() else { return nil }
+            tally.sum[i] = limb
+        }
+        return tally
+    }
+
+    /// Constant-time enough: both sides are recomputed by us; the sum is not a secret to compare
+    /// against attacker guesses (a mismatch ends the operation).
+    func matches(_ other: Tally) -> Bool {
+        var difference = count ^ other.count
+        for i in 0..<4 { difference |= sum[i] ^ other.sum[i] }
+        return difference == 0
+    }
+}
+
+/// The three kinds of rows the manifest counts; the kind is the first byte of every element, so an
+/// element of one kind can never stand in for another.
+enum TallyKind: UInt8, Sendable {
+    case note = 1
+    case template = 2
+    case setting = 3
+}
+
+/// Computes the elements H(kind, key, revision). Keeps the keyed HMAC state and copies it per
+/// element, so 100k elements cost 100k short hashes rather than 100k key schedules.
+struct TallyHasher {
+    private let keyed: HMAC<SHA256>
+
+    init(key: SymmetricKey) { keyed = HMAC<SHA256>(key: key) }
+
+    func element(_ kind: TallyKind, _ key: [[UInt8]], revision: UInt64) -> [UInt64] {
+        var writer = ByteWriter(capacity: 80)
+        writer.u8(kind.rawValue)
+        for part in key { writer.field(part) }
+        writer.u64(revision)
+        var mac = keyed
+        mac.update(data: writer.bytes)
+        let code = mac.finalize()
+        return code.withUnsafeBytes { raw in
+            (0..<4).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+        }
+    }
+
+    func note(_ id: String, revision: UInt64) -> [UInt64] { element(.note, [Array(id.utf8)], revision: revision) }
+
+    func template(reader: String, finger: String, revision: UInt64) -> [UInt64] {
+        element(.template, [Array(reader.utf8), Array(finger.utf8)], revision: revision)
+    }
+
+    func setting(_ key: String, revision: UInt64) -> [UInt64] {
+        element(.setting, [Array(key.utf8)], revision: revision)
+    }
+}
+
+/// The sealed manifest: one tally per kind of row. Sealed (not just MACed) so its counts do not
+/// leak either; bound to the store id and format version.
+struct Manifest: Equatable, Sendable {
+    var notes = Tally()
+    var templates = Tally()
+    var settings = Tally()
+
+    func sealed(with keys: KeyHierarchy) throws -> Data {
+        var writer = ByteWriter(capacity: 128)
+        writer.u8(1)
+        notes.write(to: &writer)
+        templates.write(to: &writer)
+        settings.write(to: &writer)
+        return try Sealer.seal(writer.bytes, key: keys.manifestKey, ad: keys.associatedData("manifest", []))
+    }
+
+    static func open(_ sealed: Data, with keys: KeyHierarchy) throws(VaultError) -> Manifest {
+        guard let plain = Sealer.open(sealed, key: keys.manifestKey, ad: keys.associatedData("manifest", [])) else {
+            throw .tampered("manifest")
+        }
+        var reader = ByteReader(plain)
+        guard reader.u8() == 1, let notes = Tally.read(from: &reader), let templates = Tally.read(from: &reader),
+            let settings = Tally.read(from: &reader), reader.isAtEnd
+        else { throw .tampered("manifest") }
+        return Manifest(notes: notes, templates: templates, settings: settings)
+    }
+}

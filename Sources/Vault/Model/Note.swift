@@ -1,0 +1,58 @@
+public import Foundation
+
+/// A note as the user sees it. Everything here is sealed at rest; only `id` is stored in the clear
+/// (it names the row and lets the CLI accept an abbreviated id).
+public struct Note: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var title: String
+    public var body: String
+    public var tags: [String]
+    public var created: Date
+    public var modified: Date
+
+    public init(id: UUID = UUID(), title: String, body: String, tags: [String] = [], created: Date, modified: Date) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.tags = tags
+        self.created = created
+        self.modified = modified
+    }
+
+    /// The listing view of this note.
+    public var summary: NoteSummary {
+        NoteSummary(id: id, title: title, tags: tags, created: created, modified: modified)
+    }
+}
+
+/// What a listing shows: everything but the body. Listing decrypts only these small headers, never
+/// the bodies, so it stays fast with many notes. Matches the CLI's `notes list --json` shape.
+public struct NoteSummary: Codable, Sendable, Hashable, Identifiable {
+    public var id: UUID
+    public var title: String
+    public var tags: [String]
+    public var created: Date
+    public var modified: Date
+
+    public init(id: UUID, title: String, tags: [String], created: Date, modified: Date) {
+        self.id = id
+        self.title = title
+        self.tags = tags
+        self.created = created
+        self.modified = modified
+    }
+}
+
+extension NoteSummary {
+    /// Newest change first, then by title and id so the order is total and stable.
+    static func listingOrder(_ a: NoteSummary, _ b: NoteSummary) -> Bool {
+        if a.modified != b.modified { return a.modified > b.modified }
+        if a.title != b.title { return a.title < b.title }
+        return a.id.uuidString < b.id.uuidString
+    }
+
+    func hasTag(_ tag: String) -> Bool {
+        let wanted = tag.lowercased()
+        return tags.contains { $0.lowercased() == wanted }
+    }
+}

@@ -1,0 +1,67 @@
+/// Everything the vault can refuse, with the sentence a user needs. `part` names what was found
+/// damaged or tampered with (a note id, "manifest", "slot table", ...), when that is known.
+public struct VaultError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Equatable, CaseIterable {
+        case wrongPasscode
+        case wrongRecoveryKey
+        /// A master key handed in (e.g. from the key cache) does not belong to this vault.
+        case wrongKey
+        /// Authenticated data failed to verify: something changed the vault behind our back.
+        case tampered
+        /// The database itself is unreadable (not an authentication failure).
+        case corrupt
+        /// The data directory or a vault file is accessible to others or owned by someone else.
+        case permissions
+        case notFound
+        /// An abbreviated note id matches more than one note.
+        case ambiguous
+        /// Another process holds the vault for longer than we wait.
+        case busy
+        case diskFull
+        /// Made by a newer (or unknown) version of fingerlock.
+        case unsupportedFormat
+        case notAVault
+        case alreadyExists
+        case invalidInput
+        /// The vault was closed; open it again.
+        case closed
+        case io
+    }
+
+    public var code: Code
+    public var part: String?
+    public var message: String
+
+    public init(_ code: Code, part: String? = nil, _ message: String) {
+        self.code = code
+        self.part = part
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+extension VaultError {
+    static let wrongPasscode = VaultError(.wrongPasscode, "Wrong passcode.")
+    static let wrongRecoveryKey = VaultError(.wrongRecoveryKey, "Wrong recovery key: it does not open this vault.")
+    static let closed = VaultError(.closed, "The vault is closed; open it again.")
+
+    static func tampered(_ part: String) -> VaultError {
+        VaultError(
+            .tampered, part: part,
+            "The vault's \(part) failed its integrity check: it was changed outside fingerlock or is damaged. "
+                + "Nothing was read from it; restore a backup.")
+    }
+
+    static func corrupt(_ part: String, _ detail: String) -> VaultError {
+        VaultError(.corrupt, part: part, "The vault's \(part) is damaged (\(detail)); restore a backup.")
+    }
+
+    static func notFound(_ what: String) -> VaultError {
+        VaultError(.notFound, "\(what) not found.")
+    }
+
+    static func diskFull(_ detail: String) -> VaultError {
+        VaultError(.diskFull, "The disk is full (\(detail)). Nothing was changed.")
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+
+/// The database layout, versioned by GRDB migrations from the first release. Only ciphertext and
+/// the few clear identifiers listed here ever reach the file:
+/// - note ids (so an abbreviated id can be resolved without the key), revisions,
+/// - template reader identities and finger names, setting names.
+enum VaultSchema {
+    static let formatVersion: Int64 = 1
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE meta (
+                        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                        format_version INTEGER NOT NULL,
+                        store_id TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        key_check BLOB NOT NULL,
+                        slot_mac BLOB NOT NULL,
+                        manifest BLOB NOT NULL
+                    );
+                    CREATE TABLE slots (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        parameters BLOB NOT NULL,
+                        wrapped BLOB NOT NULL
+                    );
+                    -- Headers (title, tags, dates) and bodies are sealed separately so a listing
+                    -- reads and decrypts only the small headers.
+                    CREATE TABLE notes (
+                        seq INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL UNIQUE,
+                        revision INTEGER NOT NULL,
+                        header BLOB NOT NULL
+                    );
+                    CREATE TABLE note_bodies (
+                        note INTEGER PRIMARY KEY,
+                        body BLOB NOT NULL
+                    );
+                    CREATE TABLE templates (
+                        reader TEXT NOT NULL,
+                        finger TEXT NOT NULL,
+                        revision INTEGER NOT NULL,
+                        sealed BLOB NOT NULL,
+                        PRIMARY KEY (reader, finger)
+                    );
+                    CREATE TABLE settings (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        revision INTEGER NOT NULL,
+                        sealed BLOB NOT NULL
+                    );
+                    """)
+        }
+        return migrator
+    }
+
+    enum State {
+        /// No tables at all: a file we may turn into a vault.
+        case empty
+        /// Our schema but no meta row: an interrupted creation, safe to create again.
+        case incomplete
+        case vault
+    }
+
+    /// Refuses foreign databases and newer formats before anything is written.
+    static func inspect(_ db: Database, path: String) throws -> State {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        if tables.isEmpty { return .empty }
+        guard tables.contains("meta"), tables.contains("grdb_migrations") else {
+            throw VaultError(.notAVault, "\(path) is not a fingerlock vault.")
+        }
+        if try migrator.hasBeenSuperseded(db) {
+            throw VaultError(
+                .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
+        }
+        guard try migrator.hasCompletedMigrations(db) else { return .incomplete }
+        let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
+        return rows == 0 ? .incomplete : .vault
+    }
+}
+
+/// The single meta row: format, store id, kind, key-check value, slot-table MAC, sealed manifest.
+struct MetaRow: Sendable {
+    var formatVersion: Int64
+    var storeID: UUID
+    var kind: VaultKind
+    var keyCheck: Data
+    var slotMAC: Data
+    var manifest: Data
+
+    static func read(_ db: Database) throws -> MetaRow {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE singleton = 1") else {
+            throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+        }
+        let version: Int64? = row["format_version"]
+        guard let version else { throw VaultError.corrupt("header", "no format version") }
+        guard version == VaultSchema.formatVersion else {
+            throw VaultError(
+                .unsupportedFormat,
+                "This vault has format version \(version); this fingerlock reads version \(VaultSchema.formatVersion).")
+        }
+        guard let storeText: String = row["store_id"], let storeID = UUID(uuidString: storeText),
+            storeID.storageKey == storeText
+        else { throw VaultError.tampered("header") }
+        guard let kindText: String = row["kind"], let kind = VaultKind(rawValue: kindText) else {
+            throw VaultError.tampered("slot table")
+        }
+        guard let keyCheck: Data = row["key_check"], let slotMAC: Data = row["slot_mac"],
+            let manifest: Data = row["manifest"]
+        else { throw VaultError.corrupt("header", "missing fields") }
+        return MetaRow(
+            formatVersion: version, storeID: storeID, kind: kind, keyCheck: keyCheck, slotMAC: slotMAC,
+            manifest: manifest)
+    }
+
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO meta (singleton, format_version, store_id, kind, key_check, slot_mac, manifest)
+                VALUES (1, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [formatVersion, storeID.storageKey, kind.rawValue, keyCheck, slotMAC, manifest])
+    }
+}
+
+extension KeySlot {
+    static func readAll(_ db: Database) throws -> [KeySlot] {
+        try Row.fetchAll(db, sql: "SELECT name, parameters, wrapped FROM slots").map { row in
+            guard let name: String = row[0], let parameters: Data = row[1], let wrapped: Data = row[2] else {
+                throw VaultError.tampered("slot table")
+            }
+            return KeySlot(name: name, parameters: Array(parameters), wrapped: wrapped)
+        }
+    }
+
+    static func replaceAll(_ slots: [KeySlot], _ db: Database) throws {
+        try db.execute(sql: "DELETE FROM slots")
+        for slot in slots {
+            try db.execute(
+                sql: "INSERT INTO slots (name, parameters, wrapped) VALUES (?, ?, ?)",
+                arguments: [slot.name, Data(slot.parameters), slot.wrapped])
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Crypto
+import Foundation
+import GRDB
+import Synchronization
+
+extension Vault {
+    /// Rewraps the passcode slot for `newPasscode`; notes are untouched. The vault may have been
+    /// opened with any credential (the recovery key for a reset). Slot and slot-table MAC change in
+    /// one transaction: after a crash either the old or the new passcode works.
+    public func changePasscode(to newPasscode: String, cost: KDFCost = .calibrated) throws(VaultError) {
+        let keys = try unlocked().keys
+        let slot = try guarded { try KeySlot.makePasscode(newPasscode, cost: cost, keys: keys) }
+        try writeChecked { db, keys, meta in
+            var slots = try KeySlot.readAll(db)
+            guard KeySlot.verifyTableMAC(meta.slotMAC, slots, kind: meta.kind, keys: keys) else {
+                throw VaultError.tampered("slot table")
+            }
+            slots.removeAll { $0.name == KeySlot.passcode }
+            slots.append(slot)
+            try KeySlot.replaceAll(slots, db)
+            try db.execute(
+                sql: "UPDATE meta SET slot_mac = ? WHERE singleton = 1",
+                arguments: [KeySlot.tableMAC(slots, kind: meta.kind, keys: keys)])
+        }
+    }
+
+    /// Rotates the store master key: every note, template and setting is re-sealed under a new
+    /// SMK, the passcode slot is rewrapped (same passcode, fresh salt and cost), a new recovery key
+    /// replaces the old one, and the old slots are destroyed — all in one transaction. Old copies
+    /// of the slots, old cached keys and the old recovery key no longer open this vault.
+    public func rekey(passcode: String, cost: KDFCost = .calibrated) throws(VaultError) -> RecoveryKey {
+        let current = try unlocked()
+        let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
+        guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
+        let master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
+        guard KeyHierarchy(master: master, storeID: meta.storeID).matches(keyCheck: current.keys.keyCheck) else {
+            throw .tampered("slot table")
+        }
+        let newKeys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: current.keys.storeID)
+        let recoveryKey = RecoveryKey.random()
+        let newSlots = try guarded {
+            [try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys), try KeySlot.makeRecovery(recoveryKey, keys: newKeys)]
+        }
+        try writeChecked { db, oldKeys, meta in
+            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, keys: oldKeys) else {
+                throw VaultError.tampered("slot table")
+            }
+            let oldManifest = try Manifest.open(meta.manifest, with: oldKeys)
+            let oldHasher = TallyHasher(key: oldKeys.tallyKey)
+            let newHasher = TallyHasher(key: newKeys.tallyKey)
+            var seen = Manifest()
+            var manifest = Manifest()
+
+            // Notes in batches, so a large vault is never held in memory at once.
+            var lastSeq: Int64 = 0
+            while true {
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT n.seq, n.id, n.revision, n.header, b.body FROM notes n
+                        LEFT JOIN note_bodies b ON b.note = n.seq WHERE n.seq > ? ORDER BY n.seq LIMIT 500
+                        """, arguments: [lastSeq])
+                guard !rows.isEmpty else { break }
+                for row in rows {
+                    let seq: Int64 = row[0]
+                    lastSeq = seq
+                    guard let id: String = row[1] else { throw VaultError.tampered("note table") }
+                    let revision = try Self.revision(row[2], part: "note \(id)")
+                    guard let header = Data.fromDatabaseValue(row[3]),
+                        let plainHeader = Sealer.open(
+                            header, key: oldKeys.noteHeaderKey,
+                            ad: NoteSealing.headerAD(oldKeys, id: id, revision: revision))
+                    else { throw VaultError.tampered("note \(id)") }
+                    let plainBody = try NoteSealing.openBody(
+                        Data.fromDatabaseValue(row[4]), keys: oldKeys, id: id, revision: revision)
+                    try db.execute(
+                        sql: "UPDATE notes SET header = ? WHERE seq = ?",
+                        arguments: [
+                            try Sealer.seal(
+                                plainHeader, key: newKeys.noteHeaderKey,
+                                ad: NoteSealing.headerAD(newKeys, id: id, revision: revision)), seq,
+                        ])
+                    try db.execute(
+                        sql: "UPDATE note_bodies SET body = ? WHERE note = ?",
+                        arguments: [
+                            try Sealer.seal(
+                                plainBody, key: newKeys.noteBodyKey,
+                                ad: NoteSealing.bodyAD(newKeys, id: id, revision: revision)), seq,
+                        ])
+                    seen.notes.add(oldHasher.note(id, revision: revision))
+                    manifest.notes.add(newHasher.note(id, revision: revision))
+                }
+            }
+
+            for row in try Row.fetchAll(db, sql: "SELECT reader, finger, revision, sealed FROM templates") {
+                guard let reader: String = row[0], let finger: String = row[1] else {
+                    throw VaultError.tampered("template table")
+                }
+                let revision = try Self.revision(row[2], part: "template \(finger) on \(reader)")
+                let data = try Self.openTemplate(row[3], keys: oldKeys, reader: reader, finger: finger, revision: revision)
+                try db.execute(
+                    sql: "UPDATE templates SET sealed = ? WHERE reader = ? AND finger = ?",
+                    arguments: [
+                        try Sealer.seal(
+                            data, key: newKeys.templateKey,
+                            ad: newKeys.associatedData(
+                                "template", [Array(reader.utf8), Array(finger.utf8)], revision: revision)),
+                        reader, finger,
+                    ])
+                seen.templates.add(oldHasher.template(reader: reader, finger: finger, revision: revision))
+                manifest.templates.add(newHasher.template(reader: reader, finger: finger, revision: revision))
+            }
+
+            for row in try Row.fetchAll(db, sql: "SELECT key, revision, sealed FROM settings") {
+                guard let key: String = row[0] else { throw VaultError.tampered("setting table") }
+                let revision = try Self.revision(row[1], part: "setting \(key)")
+                let value = try Self.openSetting(row[2], keys: oldKeys, key: key, revision: revision)
+                try db.execute(
+                    sql: "UPDATE settings SET sealed = ? WHERE key = ?",
+                    arguments: [
+                        try Sealer.seal(
+                            value, key: newKeys.settingKey,
+                            ad: newKeys.associatedData("setting", [Array(key.utf8)], revision: revision)),
+                        key,
+                    ])
+                seen.settings.add(oldHasher.setting(key, revision: revision))
+                manifest.settings.add(newHasher.setting(key, revision: revision))
+            }
+
+            // Never carry a tampered set over into a freshly keyed vault.
+            guard seen.notes.matches(oldManifest.notes) else { throw VaultError.tampered("note set") }
+            guard seen.templates.matches(oldManifest.templates) else { throw VaultError.tampered("template set") }
+            guard seen.settings.matches(oldManifest.settings) else { throw VaultError.tampered("setting set") }
+
+            try KeySlot.replaceAll(newSlots, db)
+            try db.execute(
+                sql: "UPDATE meta SET key_check = ?, slot_mac = ?, manifest = ? WHERE singleton = 1",
+                arguments: [
+                    newKeys.keyCheck, KeySlot.tableMAC(newSlots, kind: meta.kind, keys: newKeys),
+                    try manifest.sealed(with: newKeys),
+                ])
+        }
+        state.withLock { $0?.keys = newKeys }
+        // Pages that held the old ciphertext are zeroed by secure_delete; nothing else to wipe.
+        return recoveryKey
+    }
+
+    /// Reads and authenticates everything: the slot table, every note, template and setting, and
+    /// each set against the manifest. Throws `.tampered` naming the first bad part.
+    public func verifyIntegrity() throws(VaultError) {
+        try read { db, keys, _ in
+            let meta = try MetaRow.read(db)
+            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, keys: keys) else {
+                throw VaultError.tampered("slot table")
+            }
+        }
+        try scanAll { _, _ in }
+        _ = try templates()
+        _ = try settings()
+    }
+}

@@ -1,0 +1,222 @@
+public import Foundation
+import GRDB
+
+extension Vault {
+    /// The number of notes, from the sealed manifest (no scan).
+    public func noteCount() throws(VaultError) -> Int {
+        try read { _, _, manifest in Int(manifest.notes.count) }
+    }
+
+    /// Adds a note stamped with the configured clock.
+    @discardableResult
+    public func add(title: String, body: String, tags: [String] = []) throws(VaultError) -> Note {
+        let stamp = now()
+        let note = Note(title: title, body: body, tags: tags, created: stamp, modified: stamp)
+        try add([note])
+        return note
+    }
+
+    /// Adds whole notes (ids and dates as given) in one transaction: imports, restores from an
+    /// export, benchmarks. Fails with `.alreadyExists`, adding nothing, if an id is taken.
+    public func add(_ notes: [Note]) throws(VaultError) {
+        try write { db, keys, manifest in
+            let hasher = TallyHasher(key: keys.tallyKey)
+            let insertNote = try db.makeStatement(sql: "INSERT INTO notes (id, revision, header) VALUES (?, ?, ?)")
+            let insertBody = try db.makeStatement(sql: "INSERT INTO note_bodies (note, body) VALUES (?, ?)")
+            for note in notes {
+                let id = note.id.storageKey
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [id]) == true {
+                    throw VaultError(.alreadyExists, "A note with id \(id) already exists.")
+                }
+                try insertNote.execute(arguments: [id, 1, try NoteSealing.sealHeader(note, keys: keys, revision: 1)])
+                try insertBody.execute(arguments: [
+                    db.lastInsertedRowID, try NoteSealing.sealBody(note, keys: keys, revision: 1),
+                ])
+                manifest.notes.add(hasher.note(id, revision: 1))
+            }
+        }
+    }
+
+    /// Replaces a note's title, body and tags; keeps its id and creation date, stamps `modified`.
+    @discardableResult
+    public func update(_ note: Note) throws(VaultError) -> Note {
+        let stamp = now()
+        return try write { db, keys, manifest in
+            let id = note.id.storageKey
+            guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
+            else { throw VaultError.notFound("Note \(id)") }
+            let seq: Int64 = row[0]
+            let revision = try Self.revision(row[1], part: "note \(id)")
+            let stored = try NoteSealing.openHeader(row[2], keys: keys, id: id, revision: revision)
+            var updated = note
+            updated.created = stored.created
+            updated.modified = stamp
+            let next = revision + 1
+            try db.execute(
+                sql: "UPDATE notes SET revision = ?, header = ? WHERE seq = ?",
+                arguments: [next, try NoteSealing.sealHeader(updated, keys: keys, revision: next), seq])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO note_bodies (note, body) VALUES (?, ?)",
+                arguments: [seq, try NoteSealing.sealBody(updated, keys: keys, revision: next)])
+            let hasher = TallyHasher(key: keys.tallyKey)
+            manifest.notes.remove(hasher.note(id, revision: revision))
+            manifest.notes.add(hasher.note(id, revision: next))
+            return updated
+        }
+    }
+
+    /// Deletes a note; `.notFound` if there is none with this id.
+    public func deleteNote(id noteID: UUID) throws(VaultError) {
+        try write { db, keys, manifest in
+            let id = noteID.storageKey
+            guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
+            else { throw VaultError.notFound("Note \(id)") }
+            let seq: Int64 = row[0]
+            let revision = try Self.revision(row[1], part: "note \(id)")
+            // Only an authentic row is counted out of the manifest.
+            _ = try NoteSealing.openHeader(row[2], keys: keys, id: id, revision: revision)
+            try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [seq])
+            try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [seq])
+            manifest.notes.remove(TallyHasher(key: keys.tallyKey).note(id, revision: revision))
+        }
+    }
+
+    /// One note, decrypted and authenticated (bound to its id and revision). A single read does not
+    /// scan the whole set, so a rolled-back revision of this one note is caught by the next listing,
+    /// search, export or `verifyIntegrity()`, not here.
+    public func note(id noteID: UUID) throws(VaultError) -> Note {
+        try read { db, keys, _ in
+            let id = noteID.storageKey
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT n.revision, n.header, b.body FROM notes n
+                        LEFT JOIN note_bodies b ON b.note = n.seq WHERE n.id = ?
+                        """, arguments: [id])
+            else { throw VaultError.notFound("Note \(id)") }
+            let revision = try Self.revision(row[0], part: "note \(id)")
+            let summary = try NoteSealing.openHeader(row[1], keys: keys, id: id, revision: revision)
+            let body = try NoteSealing.openBody(row[2], keys: keys, id: id, revision: revision)
+            return Note(summary, body: try NoteSealing.bodyString(body, id: id))
+        }
+    }
+
+    /// Ids starting with `prefix` (hex digits and dashes, any case), at most `limit` of them.
+    public func noteIDs(matchingPrefix prefix: String, limit: Int = 10) throws(VaultError) -> [UUID] {
+        let lowered = prefix.lowercased()
+        guard !lowered.isEmpty, lowered.count <= 36, lowered.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw VaultError(.invalidInput, "\"\(prefix)\" is not a note id or the start of one.")
+        }
+        return try read { db, _, _ in
+            // Ids are lowercase hex and dashes, all below "g": this range is exactly the prefix.
+            try String.fetchAll(
+                db, sql: "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                arguments: [lowered, lowered + "g", max(limit, 1)]
+            ).compactMap(UUID.init(uuidString:))
+        }
+    }
+
+    /// The one note id that starts with `prefix`: `.notFound` if none, `.ambiguous` if several.
+    public func resolveNoteID(_ prefix: String) throws(VaultError) -> UUID {
+        let matches = try noteIDs(matchingPrefix: prefix, limit: 2)
+        switch matches.count {
+        case 0: throw VaultError.notFound("Note \(prefix)")
+        case 1: return matches[0]
+        default:
+            throw VaultError(.ambiguous, "\"\(prefix)\" matches more than one note; type more of the id.")
+        }
+    }
+
+    /// Every note's title, tags and dates, newest change first, optionally only those with `tag`
+    /// (case-insensitive). Reads the whole set, so a deleted or rolled-back note is reported as
+    /// tampering. Bodies are not decrypted.
+    public func list(tag: String? = nil) throws(VaultError) -> [NoteSummary] {
+        var summaries = try read { db, keys, manifest in
+            let hasher = TallyHasher(key: keys.tallyKey)
+            var tally = Tally()
+            var result: [NoteSummary] = []
+            result.reserveCapacity(Int(min(manifest.notes.count, 1 << 20)))
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, header FROM notes")
+            while let row = try rows.next() {
+                let id: String = row[0]
+                let revision = try Self.revision(row[1], part: "note \(id)")
+                let summary = try row.withUnsafeData(atIndex: 2) { sealed in
+                    guard let sealed else { throw VaultError.tampered("note \(id)") }
+                    return try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
+                }
+                tally.add(hasher.note(id, revision: revision))
+                if let tag, !summary.hasTag(tag) { continue }
+                result.append(summary)
+            }
+            guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
+            return result
+        }
+        summaries.sort(by: NoteSummary.listingOrder)
+        return summaries
+    }
+
+    /// Notes whose title, body or a tag contains `query`, ignoring case; newest change first.
+    /// Reads and verifies the whole set like `list`.
+    public func search(_ query: String) throws(VaultError) -> [NoteSummary] {
+        var matcher = TextMatcher(query)
+        var found: [NoteSummary] = []
+        try scanAll { summary, body in
+            if matcher.matches(summary.title) || summary.tags.contains(where: { matcher.matches($0) })
+                || matcher.matches(utf8: body)
+            {
+                found.append(summary)
+            }
+        }
+        found.sort(by: NoteSummary.listingOrder)
+        return found
+    }
+
+    /// Every note in full, oldest first (for export). Reads and verifies the whole set.
+    public func allNotes() throws(VaultError) -> [Note] {
+        var notes: [Note] = []
+        try scanAll { summary, body in
+            notes.append(Note(summary, body: try NoteSealing.bodyString(body, id: summary.id.storageKey)))
+        }
+        notes.sort { ($0.created, $0.id.uuidString) < ($1.created, $1.id.uuidString) }
+        return notes
+    }
+
+    /// Streams every note (header and decrypted body bytes) and checks the set against the manifest.
+    func scanAll(_ visit: (NoteSummary, Data) throws -> Void) throws(VaultError) {
+        try read { db, keys, manifest in
+            let hasher = TallyHasher(key: keys.tallyKey)
+            var tally = Tally()
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT n.id, n.revision, n.header, b.body FROM notes n LEFT JOIN note_bodies b ON b.note = n.seq")
+            while let row = try rows.next() {
+                let id: String = row[0]
+                let revision = try Self.revision(row[1], part: "note \(id)")
+                let summary = try row.withUnsafeData(atIndex: 2) { header in
+                    guard let header else { throw VaultError.tampered("note \(id)") }
+                    return try NoteSealing.openHeader(header, keys: keys, id: id, revision: revision)
+                }
+                let body = try row.withUnsafeData(atIndex: 3) { sealed in
+                    try NoteSealing.openBody(sealed, keys: keys, id: id, revision: revision)
+                }
+                tally.add(hasher.note(id, revision: revision))
+                try visit(summary, body)
+            }
+            guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
+        }
+    }
+
+    /// A stored revision: a positive integer, anything else is tampering with `part`.
+    static func revision(_ value: DatabaseValue, part: String) throws(VaultError) -> UInt64 {
+        guard case .int64(let number) = value.storage, number > 0 else { throw .tampered(part) }
+        return UInt64(number)
+    }
+}
+
+extension Note {
+    init(_ summary: NoteSummary, body: String) {
+        self.init(
+            id: summary.id, title: summary.title, body: body, tags: summary.tags, created: summary.created,
+            modified: summary.modified)
+    }
+}

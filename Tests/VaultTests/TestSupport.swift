@@ -1,0 +1,83 @@
+import Crypto
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+import Vault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The cheap KDF cost every test vault uses (through the clearly named test-only API).
+let testCost = KDFCost.insecureForTestsOnly(log2N: 10)
+let passcode = "correct horse"
+
+/// A clock that advances one second per reading, so every change gets a distinct, known date.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSinceReferenceDate: 700_000_000))
+
+    func now() -> Date {
+        current.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}
+
+/// A private scratch directory, removed when the test's closure returns.
+func withScratch<T>(_ body: (String) throws -> T) throws -> T {
+    let path = FileManager.default.temporaryDirectory.path + "/vault-tests-\(UUID().uuidString)"
+    #expect(mkdir(path, 0o700) == 0)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try body(path)
+}
+
+func configuration(pageSize: Int? = nil) -> VaultConfiguration {
+    let clock = TestClock()
+    var configuration = VaultConfiguration(lockTimeout: .seconds(20), now: { clock.now() })
+    configuration.pageSize = pageSize
+    return configuration
+}
+
+/// A fresh test vault in `directory/vault`.
+func makeVault(_ directory: String, kind: VaultKind = .test, pageSize: Int? = nil) throws -> (Vault, RecoveryKey) {
+    try Vault.create(
+        in: directory + "/vault", passcode: passcode, kind: kind, cost: testCost,
+        configuration: configuration(pageSize: pageSize))
+}
+
+/// Asserts that `body` throws a VaultError with `code`, and returns it.
+@discardableResult
+func expectVaultError<T>(
+    _ code: VaultError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) -> VaultError? {
+    do {
+        _ = try body()
+        Issue.record("expected VaultError.\(code), but it succeeded", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as VaultError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected VaultError.\(code), got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Direct SQL access to a closed vault's file, to play the attacker.
+func withRawDatabase<T>(_ directory: String, _ body: (Database) throws -> T) throws -> T {
+    let queue = try DatabaseQueue(path: directory + "/vault/vault.sqlite")
+    defer { try? queue.close() }
+    return try queue.writeWithoutTransaction { db in try body(db) }
+}
+
+func hex(_ key: SymmetricKey) -> String {
+    key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+}
+
+func sampleNotes(_ count: Int, marker: String = "") -> [(title: String, body: String, tags: [String])] {
+    (0..<count).map { index in
+        ("Note \(index) \(marker)", "Body \(index): Straße, naïve café 🍰 \(marker)\nsecond line", ["tag\(index % 3)", "all"])
+    }
+}
