@@ -1,3 +1,5 @@
+import Vault
+
 /// Why an evaluation did not succeed — LocalAuthentication's `LAError`, for Linux — with the
 /// sentence the user needs.
 public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -26,6 +28,10 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case passcodeRequired
         /// The stored state is damaged or tampered with.
         case dataError
+        /// A value given by the user is not acceptable (a setting out of range).
+        case invalidInput
+        /// A note or finger that does not exist.
+        case notFound
     }
 
     /// Why biometrics cannot be used, when `code` is `.biometryNotAvailable`.
@@ -33,14 +39,29 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey
     }
 
+    /// Extra facts some codes carry.
+    public enum Detail: Sendable, Equatable {
+        /// What the user typed during the scan before asking for the passcode.
+        case userFallbackTyped(String)
+    }
+
     public var code: Code
     public var message: String
     public var unavailability: Unavailability?
+    public var detail: Detail?
+    /// The vault's own error, when the vault reported it (its code tells tampering from corruption).
+    public var vaultErrorCode: String?
 
-    public init(_ code: Code, _ message: String, unavailability: Unavailability? = nil) {
+    public init(_ code: Code, _ message: String, unavailability: Unavailability? = nil, detail: Detail? = nil) {
         self.code = code
         self.message = message
         self.unavailability = unavailability
+        self.detail = detail
+    }
+
+    init(_ code: Code, _ message: String, vaultError: VaultError) {
+        self.init(code, message)
+        vaultErrorCode = vaultError.code.rawValue
     }
 
     public var description: String { message }

@@ -1,0 +1,414 @@
+import Crypto
+public import Fingerprint
+public import Foundation
+public import Vault
+
+/// Decides who may open the vault and hands it its key — LocalAuthentication's `LAContext` for
+/// fingerlock. Every collaborator is injected; the CLI assembles the real ones.
+public final class AuthContext: Sendable {
+    public struct Dependencies: Sendable {
+        public var dataDirectory: String
+        /// The reader in effect, or nil when none is connected.
+        public var reader: (any FingerprintReader)?
+        /// Why no reader could be had, when enumerating failed (no permission, busy…).
+        public var readerProblem: FingerprintError?
+        public var keyCache: any KeyCache
+        public var attempts: any AttemptStore
+        public var interaction: any AuthInteraction
+        public var environment: [String: String]
+        public var now: @Sendable () -> Date
+        public var vaultConfiguration: VaultConfiguration
+        /// The passcode KDF cost for new slots: `.calibrated` outside tests.
+        public var kdfCost: KDFCost
+
+        public init(
+            dataDirectory: String, reader: (any FingerprintReader)?, readerProblem: FingerprintError? = nil,
+            keyCache: any KeyCache, attempts: any AttemptStore, interaction: any AuthInteraction,
+            environment: [String: String], now: @escaping @Sendable () -> Date,
+            vaultConfiguration: VaultConfiguration = .init(), kdfCost: KDFCost = .calibrated
+        ) {
+            self.dataDirectory = dataDirectory
+            self.reader = reader
+            self.readerProblem = readerProblem
+            self.keyCache = keyCache
+            self.attempts = attempts
+            self.interaction = interaction
+            self.environment = environment
+            self.now = now
+            self.vaultConfiguration = vaultConfiguration
+            self.kdfCost = kdfCost
+        }
+    }
+
+    /// Consecutive failed touches, across invocations, that lock biometrics until a passcode unlock.
+    public static let lockoutThreshold = 5
+    /// Wrong passcodes accepted in one evaluation at a terminal before giving up.
+    public static let passcodePromptsPerEvaluation = 3
+    /// Retry hints tolerated in one evaluation (they do not count as tries).
+    static let maximumRetryHints = 10
+
+    let dependencies: Dependencies
+    var interaction: any AuthInteraction { dependencies.interaction }
+
+    public init(_ dependencies: Dependencies) {
+        self.dependencies = dependencies
+    }
+
+    // MARK: - Availability
+
+    /// Nil when `policy` can run now; otherwise why not (as `LAContext.canEvaluatePolicy`).
+    /// Checks what can be known without unlocking: a vault, remote session, reader, keyring, a
+    /// cached key, lockout.
+    public func canEvaluate(_ policy: AuthPolicy) -> AuthError? {
+        guard Vault.exists(in: dependencies.dataDirectory) else { return passcodeNotSet }
+        do {
+            try biometricPreconditions()
+            let storeID = try Vault.storeID(in: dependencies.dataDirectory)
+            guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
+            if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+            return nil
+        } catch {
+            let authError = Self.authError(error)
+            if policy == .biometricsOrPasscode && interaction.canAskPasscode { return nil }
+            if policy == .biometricsOrPasscode { return AuthError(.passcodeRequired, authError.message + " " + Self.noTerminal) }
+            return authError
+        }
+    }
+
+    // MARK: - Evaluation
+
+    /// Runs `policy` and returns the unlocked vault. `reason` is shown at the passcode prompt.
+    public func evaluate(_ policy: AuthPolicy, reason: String) async throws -> Vault {
+        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        if policy == .biometricsOrPasscode && interaction.passcodeFromScript {
+            return try await unlockWithPasscode(reason: reason)
+        }
+        do {
+            return try await unlockWithFinger()
+        } catch let error as AuthError where policy == .biometricsOrPasscode && Self.fallsBack(error.code) {
+            var typedAhead = ""
+            if case .userFallbackTyped(let typed) = error.detail { typedAhead = typed }
+            if error.code != .userFallback { interaction.notify(error.message) }
+            return try await unlockWithPasscode(reason: reason, typedAhead: typedAhead, why: error)
+        }
+    }
+
+    /// Always asks for the passcode (enrolling or forgetting a finger, rekey, `unlock`), then caches
+    /// the key for fingerprint unlocks.
+    public func unlockWithPasscode(reason: String, typedAhead: String = "", why: AuthError? = nil) async throws -> Vault {
+        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard interaction.canAskPasscode else {
+            let because = why.map { $0.message + " " } ?? ""
+            throw AuthError(.passcodeRequired, because + "The passcode is required. " + Self.noTerminal)
+        }
+        let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
+        var typed = typedAhead
+        for _ in 0..<prompts {
+            try refuseDuringPasscodeDelay()
+            let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
+            typed = ""
+            if let vault = try openCountingFailure(.passcode(passcode)) {
+                try cacheKey(of: vault)
+                return vault
+            }
+            interaction.notify("Wrong passcode.")
+        }
+        throw AuthError(.authenticationFailed, "Wrong passcode.")
+    }
+
+    /// Opens with the recovery key (for `passcode reset`), counted like a passcode attempt.
+    func openWithRecoveryKey(_ text: String) throws -> Vault? {
+        try openWithRecoveryKeyOrPasscode(.recoveryKey(text))
+    }
+
+    func openWithRecoveryKeyOrPasscode(_ credential: VaultCredential) throws -> Vault? {
+        try refuseDuringPasscodeDelay()
+        return try openCountingFailure(credential)
+    }
+
+    /// One touch against the sealed templates (`fingerlock verify`): the vault key comes from the
+    /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
+    /// lockout and throws `.authenticationFailed`.
+    public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: any FingerprintReader, identified: Bool) {
+        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        let reader = try requireReader()
+        let vault = try await vaultForBiometrics(reason: "read the enrolled fingers")
+        defer { vault.close() }
+        try checkReaderKind(reader, vault: vault)
+        if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+        var prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+        guard !prints.isEmpty else { throw notEnrolled(reader) }
+        if let finger {
+            prints = prints.filter { $0.finger == finger }
+            guard !prints.isEmpty else {
+                throw AuthError(.notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")
+            }
+        }
+        let identified = prints.count == 1 || reader.info.canIdentify
+        if !identified {
+            interaction.notify("This reader cannot identify among fingers; checking \(prints[0].finger).")
+            prints = [prints[0]]
+        }
+        let settings = try SecuritySettings(vault: vault)
+        let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout)
+        return (matched, reader, identified)
+    }
+
+    /// Forgets the cached key: the passcode is needed again (`fingerlock lock`).
+    @discardableResult
+    public func lock() throws -> Bool {
+        guard Vault.exists(in: dependencies.dataDirectory) else { return false }
+        let storeID = try Vault.storeID(in: dependencies.dataDirectory).uuidString
+        let cache = dependencies.keyCache
+        guard cache.unavailableReason() == nil else { return false }
+        let removed = try cache.invalidate(name: storeID)
+        _ = try cache.invalidate(name: storeID + ":reuse")
+        return removed
+    }
+
+    // MARK: - Fingerprint unlock
+
+    private func unlockWithFinger() async throws -> Vault {
+        let reader = try requireReader()
+        let vault = try vaultFromCache()
+        do {
+            try checkReaderKind(reader, vault: vault)
+            if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+            let settings = try SecuritySettings(vault: vault)
+            let storeID = try vault.storeID.uuidString
+            if settings.reuseWindow > .zero, try dependencies.keyCache.load(name: storeID + ":reuse") != nil {
+                return vault
+            }
+            let prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+            guard !prints.isEmpty else { throw notEnrolled(reader) }
+            _ = try await touches(prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
+            if settings.reuseWindow > .zero {
+                try? dependencies.keyCache.store(.init(size: .bits256), name: storeID + ":reuse", lifetime: settings.reuseWindow)
+            }
+            return vault
+        } catch {
+            vault.close()
+            throw error
+        }
+    }
+
+    /// Up to `tries` touches. Each is counted as a failure before it is evaluated (so a crash or a
+    /// parallel run cannot skip one) and uncounted when it turns out not to be a no-match.
+    private func touches(_ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration) async throws -> EnrolledPrint {
+        var noMatches = 0
+        var hints = 0
+        let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
+        while noMatches < tries {
+            let failures = try dependencies.attempts.update { state -> Int in
+                state.failedTouches += 1
+                return state.failedTouches
+            }
+            guard failures <= Self.lockoutThreshold else {
+                try uncountTouch()
+                throw lockout
+            }
+            let outcome: ScanOutcome
+            do {
+                outcome = try await interaction.scan(prompt: "\(verb) the fingerprint reader (or press Enter to type your passcode)") {
+                    try await reader.match(prints, timeout: timeout)
+                }
+            } catch {
+                try uncountTouch()
+                throw Self.authError(error)
+            }
+            switch outcome {
+            case .scanned(.match(let print)):
+                try dependencies.attempts.update { $0.failedTouches = 0 }
+                return print
+            case .scanned(.noMatch):
+                noMatches += 1
+                if failures >= Self.lockoutThreshold { throw lockout }
+                if noMatches < tries { interaction.notify("No match. Try again.") }
+            case .scanned(.retry(let reason)):
+                try uncountTouch()
+                hints += 1
+                guard hints <= Self.maximumRetryHints else {
+                    throw AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
+                }
+                interaction.notify(reason.hint)
+            case .passcodeRequested(let typed):
+                try uncountTouch()
+                throw AuthError(.userFallback, "The passcode was chosen.", detail: .userFallbackTyped(typed))
+            }
+        }
+        throw AuthError(
+            .authenticationFailed, tries == 1 ? "No match." : "No match after \(tries) tries.")
+    }
+
+    private func uncountTouch() throws {
+        try dependencies.attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+    }
+
+    /// The vault key for a biometric operation: from the cache, else from the passcode.
+    private func vaultForBiometrics(reason: String) async throws -> Vault {
+        do {
+            return try vaultFromCache(checkingSession: false)
+        } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
+            return try await unlockWithPasscode(reason: reason, why: error)
+        }
+    }
+
+    private func biometricPreconditions() throws {
+        if let remote = RemoteSession.reason(environment: dependencies.environment) {
+            throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
+        }
+        _ = try requireReader()
+        if let reason = dependencies.keyCache.unavailableReason() {
+            throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
+        }
+    }
+
+    private func requireReader() throws -> any FingerprintReader {
+        if let reader = dependencies.reader { return reader }
+        if let problem = dependencies.readerProblem { throw Self.authError(problem) }
+        throw AuthError(.biometryNotAvailable, "No fingerprint reader is connected.", unavailability: .noReader)
+    }
+
+    private func vaultFromCache(checkingSession: Bool = true) throws -> Vault {
+        if checkingSession { try biometricPreconditions() }
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() {
+            throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
+        }
+        let storeID = try Self.vaultCall { try Vault.storeID(in: dependencies.dataDirectory) }
+        guard let key = try cache.load(name: storeID.uuidString) else { throw noCachedKey }
+        do {
+            return try Vault.open(in: dependencies.dataDirectory, using: .masterKey(key), configuration: dependencies.vaultConfiguration)
+        } catch where error.code == .wrongKey {
+            // A planted or stale key: never use it, and remove it so it cannot be tried again.
+            _ = try? cache.invalidate(name: storeID.uuidString)
+            throw AuthError(
+                .biometryNotAvailable, "The cached key does not open this vault; it was removed, so the passcode is needed.",
+                unavailability: .noCachedKey)
+        } catch {
+            throw Self.authError(error)
+        }
+    }
+
+    func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
+        let kind = try vault.kind
+        let isTest = reader.identity.isTestReader
+        if kind == .hardware && isTest {
+            throw AuthError(
+                .biometryNotAvailable,
+                "This vault was set up with real hardware; it does not accept the test reader \(reader.identity).",
+                unavailability: .wrongReaderKind)
+        }
+        if kind == .test && !isTest {
+            throw AuthError(
+                .biometryNotAvailable,
+                "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader.identity).",
+                unavailability: .wrongReaderKind)
+        }
+    }
+
+    // MARK: - Passcode
+
+    private func refuseDuringPasscodeDelay() throws {
+        let state = try dependencies.attempts.read()
+        if let left = PasscodeDelays.remaining(in: state, now: dependencies.now()) {
+            throw AuthError(
+                .passcodeDelay,
+                "Too many wrong passcodes (\(state.failedPasscodes)): try again in \(PasscodeDelays.describe(left)).")
+        }
+    }
+
+    /// Counts the attempt first, then opens; a success clears every counter (and lockout).
+    private func openCountingFailure(_ credential: VaultCredential) throws -> Vault? {
+        let now = dependencies.now()
+        try dependencies.attempts.update {
+            $0.failedPasscodes += 1
+            $0.lastPasscodeFailure = now
+        }
+        do {
+            let vault = try Vault.open(in: dependencies.dataDirectory, using: credential, configuration: dependencies.vaultConfiguration)
+            try dependencies.attempts.update { $0 = AttemptState() }
+            return vault
+        } catch let error as VaultError where error.code == .wrongPasscode || error.code == .wrongRecoveryKey {
+            return nil
+        } catch {
+            throw Self.authError(error)
+        }
+    }
+
+    /// Caches the key after a passcode or recovery-key unlock; without a keyring, says why once.
+    func cacheKey(of vault: Vault) throws {
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() {
+            interaction.notify(reason)
+            return
+        }
+        let settings = try SecuritySettings(vault: vault)
+        do {
+            try cache.store(try vault.exportMasterKey(), name: try vault.storeID.uuidString, lifetime: settings.cacheExpiry)
+        } catch let error as KeyCacheError {
+            interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
+        }
+    }
+
+    // MARK: - Errors
+
+    private var passcodeNotSet: AuthError {
+        AuthError(.passcodeNotSet, "No passcode is set yet: run `fingerlock passcode set` to create the vault.")
+    }
+    private var noCachedKey: AuthError {
+        AuthError(
+            .biometryNotAvailable,
+            "The passcode is needed first (after a reboot, `fingerlock lock`, or when the cached key expires).",
+            unavailability: .noCachedKey)
+    }
+    private var lockout: AuthError {
+        AuthError(.biometryLockout, "Too many failed touches: fingerprint unlock is off until the passcode is entered.")
+    }
+    private func notEnrolled(_ reader: any FingerprintReader) -> AuthError {
+        AuthError(.biometryNotEnrolled, "No finger is enrolled on \(reader.identity); run `fingerlock enroll`.")
+    }
+    static let noTerminal = "There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N."
+
+    static func fallsBack(_ code: AuthError.Code) -> Bool {
+        switch code {
+        case .authenticationFailed, .userFallback, .timeout, .biometryNotAvailable, .biometryNotEnrolled, .biometryLockout:
+            true
+        default:
+            false
+        }
+    }
+
+    /// Maps the layers below onto `AuthError`.
+    static func authError(_ error: any Error) -> AuthError {
+        switch error {
+        case let error as AuthError:
+            return error
+        case is CancellationError:
+            return AuthError(.userCancel, "Cancelled.")
+        case let error as FingerprintError:
+            switch error.code {
+            case .timedOut: return AuthError(.timeout, error.message)
+            case .userFallback: return AuthError(.userFallback, error.message, detail: .userFallbackTyped(""))
+            case .noReader: return AuthError(.biometryNotAvailable, error.message, unavailability: .noReader)
+            case .permissionDenied: return AuthError(.biometryNotAvailable, error.message, unavailability: .noPermission)
+            case .busy: return AuthError(.biometryNotAvailable, error.message, unavailability: .busy)
+            case .unplugged: return AuthError(.biometryNotAvailable, error.message, unavailability: .unplugged)
+            default: return AuthError(.biometryNotAvailable, error.message, unavailability: .deviceError)
+            }
+        case let error as VaultError:
+            switch error.code {
+            case .notFound: return AuthError(.passcodeNotSet, error.message)
+            default: return AuthError(.dataError, error.message, vaultError: error)
+            }
+        case let error as KeyCacheError:
+            return AuthError(.biometryNotAvailable, error.message, unavailability: .noKeyring)
+        default:
+            return AuthError(.dataError, String(describing: error))
+        }
+    }
+
+    static func vaultCall<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw authError(error) }
+    }
+}

@@ -1,0 +1,395 @@
+import Auth
+import Crypto
+import Fingerprint
+import Foundation
+import Testing
+import Vault
+
+/// One fingerlock installation for a test: data directory, clock, key cache, counters.
+struct Installation {
+    let directory: String
+    let clock = FakeClock()
+    let cache: InMemoryKeyCache
+    let attempts: FileAttemptStore
+    static let passcode = "plum tree 42"
+
+    init() {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-auth-\(UUID().uuidString)").path
+        cache = InMemoryKeyCache(now: clock.now)
+        attempts = FileAttemptStore(dataDirectory: directory)
+    }
+
+    func context(
+        reader: (any FingerprintReader)?, interaction: any AuthInteraction, environment: [String: String] = [:],
+        cache: (any KeyCache)? = nil, readerProblem: FingerprintError? = nil
+    ) -> AuthContext {
+        AuthContext(.init(
+            dataDirectory: directory, reader: reader, readerProblem: readerProblem, keyCache: cache ?? self.cache,
+            attempts: attempts, interaction: interaction, environment: environment, now: clock.now,
+            vaultConfiguration: VaultConfiguration(now: clock.now), kdfCost: .insecureForTestsOnly()))
+    }
+
+    static func reader(_ touches: [SimulatedTouch]) -> SimulatedReader {
+        SimulatedReader(touches: ScriptedTouchSource(touches), enrollStages: 1, now: Date.init)
+    }
+
+    /// Creates the vault (a test vault unless `hardware`) and enrolls `fingers` on the simulated reader.
+    @discardableResult
+    func setUp(fingers: [Finger] = [.rightIndex], hardware: Bool = false) async throws -> RecoveryKey {
+        let setup = context(
+            reader: hardware ? nil : Self.reader([]),
+            interaction: ScriptedInteraction(secrets: [Self.passcode, Self.passcode]))
+        let (vault, recovery) = try await setup.setPasscode()
+        defer { vault.close() }
+        let enrolling = Self.reader(fingers.map(SimulatedTouch.finger))
+        for finger in fingers {
+            let print = try await enrolling.enroll(finger, username: "t", timeout: .seconds(1)) { _ in }
+            try VaultPrintStore(vault: vault).save(print)
+        }
+        return recovery
+    }
+}
+
+/// Every (policy × situation) the design names, with the simulated reader, an in-memory key cache
+/// and a fake clock. Each asserts the outcome, the counters and what the user was told.
+@Suite(.timeLimit(.minutes(1))) struct AuthContextTests {
+    let install = Installation()
+
+    // MARK: biometrics-or-passcode
+
+    @Test func matchOnTheFirstTryReleasesTheCachedKey() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction()
+        let vault = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "test")
+        #expect(try vault.noteCount() == 0)
+        #expect(interaction.prompts.isEmpty)
+        #expect(interaction.scans == 1)
+        #expect(try install.attempts.read() == AttemptState())
+    }
+
+    @Test func aRetryHintDoesNotCountAsATry() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.retry(.centerFinger), .finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "test")
+        #expect(interaction.notices == [RetryReason.centerFinger.hint])
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func threeNoMatchesFallBackToThePasscode() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.unknown, .finger(.leftThumb), .unknown]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "open notes")
+        #expect(interaction.scans == 3)
+        #expect(interaction.notices == ["No match. Try again.", "No match. Try again.", "No match after 3 tries."])
+        #expect(interaction.prompts == ["Passcode (open notes): "])
+        // The passcode clears the failed touches.
+        #expect(try install.attempts.read() == AttemptState())
+    }
+
+    @Test func askingForThePasscodeDuringTheScanKeepsWhatWasTyped() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode], scanActions: [.askPasscode(typed: "plum")])
+        _ = try await install.context(reader: Installation.reader([]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.typedAhead == ["plum"])
+        #expect(interaction.notices.isEmpty)
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test(arguments: [
+        (SimulatedTouch.timeout, "No finger was detected within 30 s."),
+        (.unplug, "The fingerprint reader was unplugged."),
+        (.busy, "The fingerprint reader is busy: another program, such as fprintd, may be using it."),
+        (.error, "The fingerprint reader reported a device error."),
+    ])
+    func readerFailuresFallBackSayingWhy(touch: SimulatedTouch, message: String) async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([touch]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.notices == [message])
+        #expect(interaction.prompts.count == 1)
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func userFallbackFromTheSimulatedPromptGoesStraightToThePasscode() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let reader = SimulatedReader(touches: ScriptedTouchSource([.fallback]), now: Date.init)
+        _ = try await install.context(reader: reader, interaction: interaction).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.notices.isEmpty)
+        #expect(interaction.prompts.count == 1)
+    }
+
+    @Test func noReaderFallsBack() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: nil, interaction: interaction).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.notices == ["No fingerprint reader is connected."])
+        #expect(interaction.scans == 0)
+    }
+
+    @Test func nothingEnrolledFallsBack() async throws {
+        try await install.setUp(fingers: [])
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.notices == ["No finger is enrolled on simulated:0; run `fingerlock enroll`."])
+        #expect(interaction.scans == 0)
+    }
+
+    @Test func noCachedKeyNeedsThePasscodeAndThenCachesIt() async throws {
+        try await install.setUp()
+        let context = install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: ScriptedInteraction())
+        #expect(try context.lock())
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.notices == ["The passcode is needed first (after a reboot, `fingerlock lock`, or when the cached key expires)."])
+        // Cached again: the next evaluation is a touch.
+        let next = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: next).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(next.prompts.isEmpty)
+    }
+
+    @Test func anExpiredKeyNeedsThePasscode() async throws {
+        try await install.setUp()
+        install.clock.advance(8 * 3600 + 1)
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.prompts.count == 1)
+    }
+
+    @Test func aPlantedWrongKeyIsRefusedRemovedAndNeverUsed() async throws {
+        try await install.setUp()
+        let storeID = try Vault.storeID(in: install.directory).uuidString
+        try install.cache.store(SymmetricKey(size: .bits256), name: storeID, lifetime: .seconds(3600))
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let vault = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.notices == ["The cached key does not open this vault; it was removed, so the passcode is needed."])
+        // The passcode unlock put the right key back.
+        let cached = try #require(try install.cache.load(name: storeID))
+        #expect(bytes(cached) == bytes(try vault.exportMasterKey()))
+    }
+
+    @Test func fiveFailedTouchesAcrossContextsLockOutUntilThePasscode() async throws {
+        try await install.setUp()
+        // Two evaluations of 3 and 2 no-matches, each rescued by the passcode... would reset; so use verify-style single touches.
+        for _ in 0..<5 {
+            let interaction = ScriptedInteraction()
+            await #expect(throws: AuthError.self) {
+                _ = try await install.context(reader: Installation.reader([.unknown]), interaction: interaction).verifyTouch(finger: nil)
+            }
+        }
+        #expect(try install.attempts.read().failedTouches == 5)
+        let locked = ScriptedInteraction()
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: locked).verifyTouch(finger: nil)
+        }
+        #expect(error?.code == .biometryLockout)
+        #expect(locked.scans == 0)
+
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.notices == ["Too many failed touches: fingerprint unlock is off until the passcode is entered."])
+        #expect(interaction.scans == 0)
+        #expect(try install.attempts.read().failedTouches == 0)
+        let after = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: after).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(after.prompts.isEmpty)
+    }
+
+    @Test func theFifthFailureMidEvaluationLocksOutAtOnce() async throws {
+        try await install.setUp()
+        try install.attempts.update { $0.failedTouches = 3 }
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.unknown, .unknown, .finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 2)
+        #expect(interaction.notices.last == "Too many failed touches: fingerprint unlock is off until the passcode is entered.")
+    }
+
+    @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {
+        try await install.setUp()
+        try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        func attempt(_ passcode: String) async throws {
+            let interaction = ScriptedInteraction(answers: [.secret(passcode)], passcodeFromScript: true)
+            _ = try await install.context(reader: nil, interaction: interaction).unlockWithPasscode(reason: "r")
+        }
+        for _ in 0..<5 {
+            let error = await #expect(throws: AuthError.self) { try await attempt("wrong passcode") }
+            #expect(error?.code == .authenticationFailed)
+        }
+        let early = await #expect(throws: AuthError.self) { try await attempt(Installation.passcode) }
+        #expect(early?.code == .passcodeDelay)
+        #expect(early?.message == "Too many wrong passcodes (5): try again in 1 min.")
+        install.clock.advance(61)
+        _ = await #expect(throws: AuthError.self) { try await attempt("wrong again") }
+        install.clock.advance(60)
+        let second = await #expect(throws: AuthError.self) { try await attempt(Installation.passcode) }
+        #expect(second?.message == "Too many wrong passcodes (6): try again in 4 min.")
+        install.clock.advance(240)
+        try await attempt(Installation.passcode)
+        #expect(try install.attempts.read() == AttemptState())
+    }
+
+    @Test func aTemplatePlantedOutsideFingerlockIsIgnored() async throws {
+        try await install.setUp(fingers: [])
+        // The plain-file store of earlier versions is not consulted: a print planted there unlocks nothing.
+        let planted = try await Installation.reader([.finger(.leftThumb)]).enroll(.leftThumb, username: "x", timeout: .seconds(1)) { _ in }
+        try FilePrintStore(dataDirectory: install.directory).save(planted)
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.leftThumb)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.prompts.count == 1)
+    }
+
+    @Test func aHardwareVaultRefusesSimulatedTouches() async throws {
+        try await install.setUp(fingers: [], hardware: true)
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.notices == ["This vault was set up with real hardware; it does not accept the test reader simulated:0."])
+    }
+
+    @Test func aRemoteSessionSkipsTheFingerprint() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await install.context(
+            reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction,
+            environment: ["SSH_CONNECTION": "192.0.2.1 50000 192.0.2.2 22"]
+        ).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+        #expect(interaction.notices.first?.contains("remote (SSH) session") == true)
+    }
+
+    @Test func withoutATerminalThePasscodeIsRequiredNotAsked() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(canAskPasscode: false)
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: nil, interaction: interaction).evaluate(.biometricsOrPasscode, reason: "r")
+        }
+        #expect(error?.code == .passcodeRequired)
+        #expect(error?.message.contains("--passcode-stdin") == true)
+        #expect(interaction.prompts.isEmpty)
+        #expect(install.context(reader: nil, interaction: interaction).canEvaluate(.biometricsOrPasscode)?.code == .passcodeRequired)
+    }
+
+    @Test func ctrlCAtThePasscodePromptCancels() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(answers: [.cancel])
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: nil, interaction: interaction).evaluate(.biometricsOrPasscode, reason: "r")
+        }
+        #expect(error?.code == .userCancel)
+    }
+
+    @Test func aScriptedPasscodeSkipsTheReader() async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(answers: [.secret(Installation.passcode)], passcodeFromScript: true)
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+            .evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(interaction.scans == 0)
+    }
+
+    @Test func theReuseWindowSkipsTheTouchForAWhile() async throws {
+        try await install.setUp()
+        let setup = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        var settings = try SecuritySettings(vault: setup)
+        try settings.set(.reuseWindow, to: "2m")
+        try settings.save(.reuseWindow, to: setup)
+        let first = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: first).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(first.scans == 1)
+        let second = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([]), interaction: second).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(second.scans == 0)
+        install.clock.advance(121)
+        let third = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: third).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(third.scans == 1)
+    }
+
+    // MARK: biometrics only
+
+    @Test(arguments: [
+        ([SimulatedTouch.unknown, .unknown, .unknown], AuthError.Code.authenticationFailed),
+        ([.timeout], .timeout),
+        ([.unplug], .biometryNotAvailable),
+        ([.fallback], .userFallback),
+    ])
+    func biometricsOnlyReturnsErrorsInsteadOfPrompting(touches: [SimulatedTouch], code: AuthError.Code) async throws {
+        try await install.setUp()
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: Installation.reader(touches), interaction: interaction).evaluate(.biometrics, reason: "r")
+        }
+        #expect(error?.code == code)
+        #expect(interaction.prompts.isEmpty)
+    }
+
+    @Test func canEvaluateSaysWhyBiometricsAreUnavailable() async throws {
+        let fresh = install.context(reader: nil, interaction: ScriptedInteraction())
+        #expect(fresh.canEvaluate(.biometrics)?.code == .passcodeNotSet)
+        try await install.setUp()
+        #expect(install.context(reader: Installation.reader([]), interaction: ScriptedInteraction()).canEvaluate(.biometrics) == nil)
+        #expect(install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometrics)?.unavailability == .noReader)
+        #expect(install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometricsOrPasscode) == nil)
+        let noKeyring = InMemoryKeyCache(now: install.clock.now, unavailableReason: "no keyring")
+        #expect(install.context(reader: Installation.reader([]), interaction: ScriptedInteraction(), cache: noKeyring).canEvaluate(.biometrics)?.unavailability == .noKeyring)
+    }
+
+    // MARK: passcode management
+
+    @Test func setChangeAndResetThePasscode() async throws {
+        let recovery = try await install.setUp()
+        let mismatch = ScriptedInteraction(secrets: ["wrong guess", Installation.passcode, "tangerine 1", "tangerine 2", "tangerine 9", "tangerine 9"])
+        _ = try await install.context(reader: nil, interaction: mismatch).changePasscode()
+        #expect(mismatch.notices == ["That passcode is not right.", "The passcodes didn't match. Try again."])
+        #expect(mismatch.unusedAnswers == 0)
+        try install.context(reader: nil, interaction: mismatch).lock()
+        let old = ScriptedInteraction(answers: [.secret(Installation.passcode)], passcodeFromScript: true)
+        await #expect(throws: AuthError.self) { _ = try await install.context(reader: nil, interaction: old).unlockWithPasscode(reason: "r") }
+        let new = ScriptedInteraction(answers: [.secret("tangerine 9")], passcodeFromScript: true)
+        _ = try await install.context(reader: nil, interaction: new).unlockWithPasscode(reason: "r")
+
+        let reset = ScriptedInteraction(secrets: [recovery.displayString.lowercased(), "forgotten no more", "forgotten no more"])
+        _ = try await install.context(reader: nil, interaction: reset).resetPasscode()
+        let after = ScriptedInteraction(answers: [.secret("forgotten no more")], passcodeFromScript: true)
+        _ = try await install.context(reader: nil, interaction: after).unlockWithPasscode(reason: "r")
+    }
+
+    @Test func aSecondSetIsRefusedAndAScriptedMismatchFails() async throws {
+        try await install.setUp()
+        let again = ScriptedInteraction(secrets: ["another one", "another one"])
+        let error = await #expect(throws: AuthError.self) { _ = try await install.context(reader: nil, interaction: again).setPasscode() }
+        #expect(error?.code == .invalidInput)
+
+        let other = Installation()
+        let scripted = ScriptedInteraction(answers: [.secret("first one"), .secret("second one")], passcodeFromScript: true)
+        let mismatch = await #expect(throws: AuthError.self) { _ = try await other.context(reader: nil, interaction: scripted).setPasscode() }
+        #expect(mismatch?.message == "The passcodes didn't match. Try again.")
+        #expect(!Vault.exists(in: other.directory))
+    }
+
+    @Test func theVaultKindFollowsTheReaderAtCreation() async throws {
+        try await install.setUp()
+        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        #expect(try vault.kind == .test)
+        let hardware = Installation()
+        try await hardware.setUp(fingers: [], hardware: true)
+        let other = try await hardware.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        #expect(try other.kind == .hardware)
+    }
+}
