@@ -70,7 +70,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI"],
+            dependencies: ["FingerlockCLI", "Auth", "Fingerprint"],
             swiftSettings: upcoming
         ),
 

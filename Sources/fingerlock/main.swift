@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Auth
 import FingerlockCLI
 import Fingerprint
 import Foundation
@@ -13,6 +14,7 @@ let dependencies = CLIDependencies(
     hardwareReaders: { [] },
     openTerminal: { Terminal() },
     now: { Date() },
-    username: environment["USER"] ?? "fingerlock"
+    username: environment["USER"] ?? "fingerlock",
+    keyCache: KernelKeyringCache()
 )
 exit(await FingerlockMain.run(arguments: Array(CommandLine.arguments.dropFirst()), dependencies: dependencies))

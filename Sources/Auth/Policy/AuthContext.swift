@@ -103,7 +103,7 @@ public final class AuthContext: Sendable {
         }
         let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
         var typed = typedAhead
-        for _ in 0..<prompts {
+        for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
             typed = ""
@@ -111,7 +111,7 @@ public final class AuthContext: Sendable {
                 try cacheKey(of: vault)
                 return vault
             }
-            interaction.notify("Wrong passcode.")
+            if attempt < prompts { interaction.notify("Wrong passcode, try again.") }
         }
         throw AuthError(.authenticationFailed, "Wrong passcode.")
     }
@@ -150,7 +150,7 @@ public final class AuthContext: Sendable {
             prints = [prints[0]]
         }
         let settings = try SecuritySettings(vault: vault)
-        let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout)
+        let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
         return (matched, reader, identified)
     }
 
@@ -194,7 +194,9 @@ public final class AuthContext: Sendable {
 
     /// Up to `tries` touches. Each is counted as a failure before it is evaluated (so a crash or a
     /// parallel run cannot skip one) and uncounted when it turns out not to be a no-match.
-    private func touches(_ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration) async throws -> EnrolledPrint {
+    private func touches(
+        _ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration, offerPasscode: Bool = true
+    ) async throws -> EnrolledPrint {
         var noMatches = 0
         var hints = 0
         let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
@@ -209,7 +211,8 @@ public final class AuthContext: Sendable {
             }
             let outcome: ScanOutcome
             do {
-                outcome = try await interaction.scan(prompt: "\(verb) the fingerprint reader (or press Enter to type your passcode)") {
+                let prompt = "\(verb) the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
+                outcome = try await interaction.scan(prompt: prompt) {
                     try await reader.match(prints, timeout: timeout)
                 }
             } catch {
@@ -242,6 +245,12 @@ public final class AuthContext: Sendable {
 
     private func uncountTouch() throws {
         try dependencies.attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+    }
+
+    /// The vault for reading the enrolled set or settings: with the cached key, else the passcode.
+    /// No touch is asked for — the cache is readable by the user's own processes anyway.
+    public func openWithCachedKeyOrPasscode(reason: String) async throws -> Vault {
+        try await vaultForBiometrics(reason: reason)
     }
 
     /// The vault key for a biometric operation: from the cache, else from the passcode.
@@ -290,7 +299,8 @@ public final class AuthContext: Sendable {
         }
     }
 
-    func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
+    /// Refuses a test reader on a hardware vault and a hardware reader on a test vault.
+    public func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
         let kind = try vault.kind
         let isTest = reader.identity.isTestReader
         if kind == .hardware && isTest {

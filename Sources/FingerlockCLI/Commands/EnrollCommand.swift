@@ -1,12 +1,15 @@
 import ArgumentParser
+import Auth
+import Vault
 import Fingerprint
 
 struct EnrollCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "enroll",
-        abstract: "Enroll a finger, with stage-by-stage progress (Ctrl-C leaves nothing saved).")
+        abstract: "Enroll a finger, with stage-by-stage progress (needs the passcode; Ctrl-C saves nothing).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var passcode: PasscodeOptions
     @Argument(help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"))
     var finger: String = Finger.rightIndex.rawValue
 
@@ -19,9 +22,14 @@ struct EnrollCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         let finger = Finger(name: self.finger)!
         let console = dependencies.console
-        let store = FilePrintStore(dataDirectory: try global.dataDirectory(dependencies.environment))
-        let reader = try await ReaderResolver(option: global.reader, dependencies: dependencies).requiredReader()
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+        let reader = try session.requireReader()
+        let vault = try await session.context.unlockWithPasscode(reason: "enroll a finger")
+        defer { vault.close() }
+        try session.context.checkReaderKind(reader, vault: vault)
+        let store = VaultPrintStore(vault: vault)
         let info = reader.info
+        let settings = try SecuritySettings(vault: vault)
         // An on-chip reader refuses a second copy of a print: drop the old one first.
         if info.hasStorage, let old = try store.prints(for: info.identity).first(where: { $0.finger == finger }) {
             try? await reader.deleteStoredPrint(old)
@@ -30,7 +38,7 @@ struct EnrollCommand: FingerlockCommand {
         console.print("Enrolling \(finger) on \(info.name) (\(info.identity)).")
         console.print("\(verb) the sensor \(info.enrollStages) times; Ctrl-C cancels.")
         let username = dependencies.username
-        let timeout = Settings.scanTimeout
+        let timeout = settings.scanTimeout
         do {
             let print = try await withInterruptCancellation {
                 try await reader.enroll(finger, username: username, timeout: timeout) { event in

@@ -1,12 +1,16 @@
 import ArgumentParser
+import Auth
+import Vault
 import Fingerprint
 import Foundation
 
 struct FingersCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fingers", abstract: "List the enrolled fingers, per reader.")
+        commandName: "fingers",
+        abstract: "List the enrolled fingers, per reader (the vault key: cached, else the passcode).")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var passcode: PasscodeOptions
     @Flag(name: .long, help: "Print a JSON array of {reader, finger, enrolled}.") var json = false
 
     var jsonOutput: Bool { json }
@@ -18,8 +22,10 @@ struct FingersCommand: FingerlockCommand {
     }
 
     func run(with dependencies: CLIDependencies) async throws {
-        let store = FilePrintStore(dataDirectory: try global.dataDirectory(dependencies.environment))
-        let prints = try store.allPrints()
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let vault = try await session.context.openWithCachedKeyOrPasscode(reason: "list the enrolled fingers")
+        defer { vault.close() }
+        let prints = try VaultPrintStore(vault: vault).allPrints()
         let console = dependencies.console
         if json {
             try console.printJSON(prints.map { Entry(reader: $0.reader.description, finger: $0.finger.rawValue, enrolled: $0.enrolled) })

@@ -1,13 +1,16 @@
 import ArgumentParser
+import Auth
+import Vault
 import Fingerprint
 
 struct ForgetCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
-        abstract: "Delete enrolled prints, also from a reader's own storage.",
+        abstract: "Delete enrolled prints, also from a reader's own storage (needs the passcode).",
         discussion: "With --reader, only prints of that reader; by default, of every reader.")
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var passcode: PasscodeOptions
     @Argument(help: ArgumentHelp("The finger to forget.", valueName: "finger")) var finger: String?
     @Flag(name: .long, help: "Forget every enrolled finger.") var all = false
 
@@ -23,8 +26,11 @@ struct ForgetCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let console = dependencies.console
-        let store = FilePrintStore(dataDirectory: try global.dataDirectory(dependencies.environment))
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let vault = try await session.context.unlockWithPasscode(reason: "forget a finger")
+        defer { vault.close() }
+        let store = VaultPrintStore(vault: vault)
         let wanted = finger.flatMap(Finger.init(name:))
         let targets = try store.allPrints().filter { print in
             (wanted == nil || print.finger == wanted) && resolver.covers(print.reader)
@@ -45,8 +51,8 @@ struct ForgetCommand: FingerlockCommand {
                 } catch let error as FingerprintError where error.code == .printNotFound {
                     // Already gone from the device: nothing to do there.
                 }
-            } else if print.reader.driver != SimulatedReaderIdentity.driver, connected[print.reader] == nil {
-                console.print("  (\(print.reader) is not connected: any copy on its own storage stays there,"
+            } else if !print.reader.isSimulated, connected[print.reader] == nil {
+                console.print("  (\(print.reader) is not connected: a copy on its own storage stays there,"
                     + " but it no longer unlocks anything.)")
             }
             try store.delete(print.finger, on: print.reader)

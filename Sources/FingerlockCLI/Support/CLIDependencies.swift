@@ -1,3 +1,4 @@
+public import Auth
 public import Fingerprint
 public import Foundation
 
@@ -14,12 +15,16 @@ public struct CLIDependencies: Sendable {
     public var now: @Sendable () -> Date
     /// The name recorded on enrolled templates.
     public var username: String
+    /// Where an unlocked vault key waits for a finger (the kernel keyring).
+    public var keyCache: any KeyCache
 
     public init(
         environment: [String: String], console: Console,
         hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
-        openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String
+        openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
+        keyCache: any KeyCache
     ) {
+        self.keyCache = keyCache
         self.environment = environment
         self.console = console
         self.hardwareReaders = hardwareReaders

@@ -1,5 +1,7 @@
+import Auth
 import Fingerprint
 import SafeFiles
+import Vault
 
 extension CLIError {
     /// Maps any error from the layers below to the contract's exit status and a one-line message.
@@ -10,6 +12,10 @@ extension CLIError {
         case is CancellationError:
             return CLIError(.cancelled, "Cancelled; nothing was changed.")
         case let error as FingerprintError:
+            return CLIError(status(for: error.code), error.message)
+        case let error as AuthError:
+            return CLIError(status(for: error.code), error.message)
+        case let error as VaultError:
             return CLIError(status(for: error.code), error.message)
         case let error as SafeFilesError:
             return CLIError(.dataError, error.message)
@@ -29,6 +35,29 @@ extension CLIError {
         case .userFallback: .cancelled
         case .invalidPrint: .dataError
         case .printNotFound: .notFound
+        }
+    }
+
+    static func status(for code: AuthError.Code) -> ExitStatus {
+        switch code {
+        case .authenticationFailed, .timeout: .authFailed
+        case .userCancel, .userFallback, .systemCancel: .cancelled
+        case .biometryLockout, .passcodeDelay: .lockedOut
+        case .biometryNotAvailable: .readerError
+        case .notFound: .notFound
+        case .dataError: .dataError
+        case .passcodeNotSet, .biometryNotEnrolled: .notSetUp
+        case .passcodeRequired: .needsPasscode
+        case .invalidInput: .usage
+        }
+    }
+
+    static func status(for code: VaultError.Code) -> ExitStatus {
+        switch code {
+        case .wrongPasscode, .wrongRecoveryKey, .wrongKey: .authFailed
+        case .notFound: .notFound
+        case .ambiguous, .invalidInput, .alreadyExists: .usage
+        default: .dataError
         }
     }
 }

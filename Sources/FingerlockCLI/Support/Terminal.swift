@@ -6,7 +6,7 @@ import Musl
 
 /// The controlling terminal (`/dev/tty`), where prompts go so stdin stays free for note bodies.
 public final class Terminal: Sendable {
-    private let fd: Int32
+    let fd: Int32
 
     /// Opens the controlling terminal; nil when the process has none (non-interactive).
     public init?(path: String = "/dev/tty") {
@@ -36,22 +36,38 @@ public final class Terminal: Sendable {
         case endOfInput
     }
 
-    /// Reads one line, waiting at most `timeout`; throws `CancellationError` soon after the task is
-    /// cancelled (it polls in short slices so a Ctrl-C handled elsewhere ends the wait).
+    /// Reads one line (echo as configured), waiting at most `timeout`.
     public func readLine(timeout: Duration) async throws -> LineResult {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var bytes: [UInt8] = []
         while true {
+            guard let byte = try await readByte(until: deadline) else { return .timedOut }
+            switch byte {
+            case .some(let value) where value == UInt8(ascii: "\n"):
+                return .line(String(decoding: bytes, as: UTF8.self))
+            case .some(let value):
+                bytes.append(value)
+            case .none:
+                return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+    }
+
+    /// One byte: nil when the deadline passed, `.some(nil)` at end of input. Polls in short slices
+    /// so task cancellation ends the wait promptly.
+    func readByte(until deadline: ContinuousClock.Instant) async throws -> UInt8?? {
+        let clock = ContinuousClock()
+        while true {
             try Task.checkCancellation()
             let left = deadline - clock.now
-            if left <= .zero { return .timedOut }
-            let sliceMilliseconds = Int32(min(100, max(1, left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)))
-            var pollfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pollfd, 1, sliceMilliseconds)
+            if left <= .zero { return nil }
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(50, max(1, milliseconds))))
             if ready < 0 {
                 if errno == EINTR { continue }
-                return .endOfInput
+                return .some(nil)
             }
             if ready == 0 {
                 await Task.yield()
@@ -59,12 +75,25 @@ public final class Terminal: Sendable {
             }
             var byte: UInt8 = 0
             let count = Glibc.read(fd, &byte, 1)
-            if count <= 0 {
-                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-                return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self))
-            }
-            if byte == UInt8(ascii: "\n") { return .line(String(decoding: bytes, as: UTF8.self)) }
-            bytes.append(byte)
+            if count == 1 { return .some(byte) }
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            return .some(nil)
         }
+    }
+
+    /// Runs `body` with echo, line editing and signal keys off (Ctrl-C arrives as a byte), and
+    /// always restores the terminal as it was.
+    func withRawInput<T>(_ body: () async throws -> T) async rethrows -> T {
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else { return try await body() }
+        var raw = saved
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        raw.c_iflag &= ~tcflag_t(ICRNL)
+        tcsetattr(fd, TCSANOW, &raw)
+        defer {
+            var restore = saved
+            tcsetattr(fd, TCSANOW, &restore)
+        }
+        return try await body()
     }
 }

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Auth
+import Vault
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "Read or change the security settings (stored sealed in the vault).",
+        discussion: SecuritySettings.Key.allCases.map { "\($0.rawValue): \($0.help)" }.joined(separator: "\n"),
+        subcommands: [Get.self, Set.self])
+
+    static func key(_ name: String) throws -> SecuritySettings.Key {
+        guard let key = SecuritySettings.Key(rawValue: name) else {
+            throw ValidationError("Unknown setting '\(name)'; use one of: \(SecuritySettings.Key.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return key
+    }
+
+    struct Get: FingerlockCommand {
+        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting, or all of them.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("cache-expiry, reuse-window, max-tries or scan-timeout.", valueName: "key")) var key: String?
+
+        func validate() throws { if let key { _ = try ConfigCommand.key(key) } }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            let vault = try await session.context.openWithCachedKeyOrPasscode(reason: "read the settings")
+            defer { vault.close() }
+            let settings = try SecuritySettings(vault: vault)
+            if let key {
+                dependencies.console.print(settings.value(try ConfigCommand.key(key)))
+            } else {
+                for key in SecuritySettings.Key.allCases {
+                    dependencies.console.print("\(key.rawValue) = \(settings.value(key))")
+                }
+            }
+        }
+    }
+
+    struct Set: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Change one setting (needs the passcode).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("cache-expiry, reuse-window, max-tries or scan-timeout.", valueName: "key")) var key: String
+        @Argument(help: ArgumentHelp("A duration (8h, 30m, 45s) or a number of tries.", valueName: "value")) var value: String
+
+        func validate() throws {
+            var probe = SecuritySettings()
+            do {
+                try probe.set(try ConfigCommand.key(key), to: value)
+            } catch let error as AuthError {
+                throw ValidationError(error.message)
+            }
+        }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let key = try ConfigCommand.key(self.key)
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            let vault = try await session.context.unlockWithPasscode(reason: "change a setting")
+            defer { vault.close() }
+            var settings = try SecuritySettings(vault: vault)
+            try settings.set(key, to: value)
+            try settings.save(key, to: vault)
+            dependencies.console.print("\(key.rawValue) = \(settings.value(key))")
+        }
+    }
+}

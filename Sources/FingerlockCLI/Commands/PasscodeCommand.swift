@@ -1,0 +1,70 @@
+import ArgumentParser
+import Auth
+import Vault
+
+struct PasscodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passcode",
+        abstract: "Set, change or reset the app passcode.",
+        subcommands: [Set.self, Change.self, Reset.self])
+
+    struct Set: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Create the vault with a new passcode and show the recovery key once.",
+            discussion: """
+                The reader in effect now fixes the vault's kind for good: with the simulated reader or a \
+                libfprint virtual_* driver it is a test vault that accepts only test readers; otherwise a \
+                hardware vault that refuses them. From a script (--passcode-stdin/--passcode-fd) it reads \
+                the new passcode and its confirmation; without a terminal the recovery key is printed once \
+                on stdout.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+            let (vault, recoveryKey) = try await session.context.setPasscode()
+            defer { vault.close() }
+            let kind = try vault.kind
+            if let terminal = session.interaction as? TerminalInteraction {
+                try await terminal.presentRecoveryKey(recoveryKey.displayString)
+            } else {
+                dependencies.console.print("Recovery key (shown once, keep it safe): \(recoveryKey.displayString)")
+            }
+            dependencies.console.print(
+                "Passcode set; the vault is ready (\(kind == .test ? "a test vault: simulated and virtual readers only" : "for real readers")).")
+        }
+    }
+
+    struct Change: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "change", abstract: "Change the passcode: current, new, confirm.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            let vault = try await session.context.changePasscode()
+            vault.close()
+            dependencies.console.print("Passcode changed.")
+        }
+    }
+
+    struct Reset: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset", abstract: "Replace a forgotten passcode with the recovery key: recovery key, new, confirm.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            let vault = try await session.context.resetPasscode()
+            vault.close()
+            dependencies.console.print("Passcode reset.")
+        }
+    }
+}

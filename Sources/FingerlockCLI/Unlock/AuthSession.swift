@@ -1,0 +1,61 @@
+import Auth
+import Fingerprint
+import Foundation
+import Vault
+
+/// What a command needs to authenticate: the reader in effect, the interaction (terminal, script
+/// or none) and the `AuthContext` built from them.
+struct AuthSession {
+    let context: AuthContext
+    let reader: (any FingerprintReader)?
+    let readerProblem: FingerprintError?
+    let interaction: any AuthInteraction
+    let dataDirectory: String
+    let dependencies: CLIDependencies
+
+    init(global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true) async throws {
+        let dataDirectory = try global.dataDirectory(dependencies.environment)
+        let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
+        var reader: (any FingerprintReader)?
+        var problem: FingerprintError?
+        if needsReader {
+            do {
+                reader = try await resolver.reader()
+            } catch let error as FingerprintError {
+                problem = error
+            }
+        }
+        let interaction: any AuthInteraction
+        if let fd = passcode?.descriptor {
+            interaction = ScriptedPasscodeInteraction(fd: fd, console: dependencies.console)
+        } else if let terminal = dependencies.openTerminal() {
+            interaction = TerminalInteraction(terminal: terminal, readerOwnsTerminal: resolver.simulatedReaderUsesTerminal)
+        } else {
+            interaction = NonInteractive(console: dependencies.console)
+        }
+        self.reader = reader
+        self.readerProblem = problem
+        self.interaction = interaction
+        self.dataDirectory = dataDirectory
+        self.dependencies = dependencies
+        context = AuthContext(.init(
+            dataDirectory: dataDirectory, reader: reader, readerProblem: problem, keyCache: dependencies.keyCache,
+            attempts: FileAttemptStore(dataDirectory: dataDirectory), interaction: interaction,
+            environment: dependencies.environment, now: dependencies.now,
+            vaultConfiguration: VaultConfiguration(now: dependencies.now)))
+    }
+
+    /// The reader, or the reader error explaining its absence.
+    func requireReader() throws -> any FingerprintReader {
+        if let reader { return reader }
+        if let readerProblem { throw readerProblem }
+        throw FingerprintError.noReader()
+    }
+}
+
+extension ReaderResolver {
+    /// The interactive simulated reader reads the terminal itself during scans.
+    var simulatedReaderUsesTerminal: Bool {
+        choice == .simulated && dependencies.environment["FINGERLOCK_SIMULATED_TOUCHES"] == nil
+    }
+}
