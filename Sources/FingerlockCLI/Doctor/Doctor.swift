@@ -34,12 +34,13 @@ public struct Doctor: Sendable {
     static let minimumLibfprint = [1, 94]
 
     func libfprintFinding() -> DoctorFinding {
-        guard
-            let found = LibfprintInstallation.locate(
-                procRoot: dependencies.procRoot, dpkgRoot: dependencies.dpkgRoot)
-        else {
+        let mapped = LibfprintInstallation.locate(procRoot: dependencies.procRoot, dpkgRoot: dependencies.dpkgRoot)
+        // Not mapped (yet): the library is loaded on first use, so fall back to what dpkg has installed.
+        let installed = LibfprintInstallation.installedVersion(of: "libfprint-2-2", dpkgRoot: dependencies.dpkgRoot)
+            .map { LibfprintInstallation(path: "", package: "libfprint-2-2", packageVersion: $0) }
+        guard let found = mapped ?? installed else {
             return .warning(
-                "libfprint", "libfprint-2 is not loaded in this process, so its version is unknown.",
+                "libfprint", "libfprint-2 is neither loaded in this process nor installed as a Debian package.",
                 fix: "sudo apt install libfprint-2-2")
         }
         guard let version = found.upstreamVersion, let package = found.package, let full = found.packageVersion else {
@@ -48,10 +49,11 @@ public struct Doctor: Sendable {
         let numbers = version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 }
         if numbers.lexicographicallyPrecedes(Self.minimumLibfprint) {
             return .warning(
-                "libfprint", "libfprint \(version) (\(found.path)) is older than 1.94, which fingerlock is tested with.",
+                "libfprint", "libfprint \(version) is older than 1.94, which fingerlock is tested with.",
                 fix: "upgrade libfprint-2-2 (sudo apt install libfprint-2-2)")
         }
-        return .ok("libfprint", "libfprint \(version) (\(package) \(full)) loaded from \(found.path).")
+        let location = found.path.isEmpty ? "installed" : "loaded from \(found.path)"
+        return .ok("libfprint", "libfprint \(version) (\(package) \(full)) \(location).")
     }
 
     // MARK: - Readers

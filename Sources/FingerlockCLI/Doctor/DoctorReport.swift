@@ -30,8 +30,9 @@ public struct DoctorReport: Sendable, Equatable {
             } else {
                 shown = label
             }
-            let padding = String(repeating: " ", count: max(0, 9 - label.count))
-            var line = "\(shown)\(padding)\(finding.check): \(finding.message)"
+            // Messages line up after the longest label, `[warning]`.
+            let padding = String(repeating: " ", count: max(0, 9 - label.count) + 1)
+            var line = shown + padding + "\(finding.check): \(finding.message)"
             if let fix = finding.fix { line += " — fix: \(fix)" }
             return line
         }.joined(separator: "\n") + "\n"

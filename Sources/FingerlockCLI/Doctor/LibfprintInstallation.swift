@@ -33,13 +33,12 @@ public struct LibfprintInstallation: Equatable, Sendable {
     /// Finds libfprint in `<procRoot>/self/maps` and looks its path up under `dpkgRoot`
     /// (normally `/var/lib/dpkg`). Nil when no libfprint is mapped.
     public static func locate(procRoot: String, dpkgRoot: String) -> LibfprintInstallation? {
-        guard let maps = try? String(contentsOfFile: procRoot + "/self/maps", encoding: .utf8) else { return nil }
+        guard let maps = PseudoFile.read(procRoot + "/self/maps") else { return nil }
         let path = maps.split(separator: "\n").lazy
             .compactMap { line -> String? in
-                // address perms offset dev inode pathname
-                let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-                guard fields.count == 6 else { return nil }
-                let pathname = fields[5].trimmingCharacters(in: .whitespaces)
+                // address perms offset dev inode pathname: only the pathname holds a slash.
+                guard let slash = line.firstIndex(of: "/") else { return nil }
+                let pathname = line[slash...].trimmingCharacters(in: .whitespaces)
                 let file = pathname.split(separator: "/").last.map(String.init) ?? ""
                 return file.hasPrefix("libfprint-2.so") ? pathname : nil
             }

@@ -9,7 +9,7 @@ struct ProcessTable: Sendable {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: procRoot) else { return [] }
         return entries.compactMap { entry -> Int? in
             guard let pid = Int(entry),
-                let comm = try? String(contentsOfFile: "\(procRoot)/\(entry)/comm", encoding: .utf8),
+                let comm = PseudoFile.read("\(procRoot)/\(entry)/comm"),
                 comm.trimmingCharacters(in: .whitespacesAndNewlines) == name
             else { return nil }
             return pid

@@ -36,8 +36,7 @@ public struct USBDevice: Hashable, Sendable {
         return names.compactMap { name -> USBDevice? in
             let base = directory + "/" + name + "/"
             func read(_ attribute: String) -> String? {
-                (try? String(contentsOfFile: base + attribute, encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                PseudoFile.read(base + attribute)?.trimmingCharacters(in: .whitespacesAndNewlines)
             }
             guard let vendor = read("idVendor"), let product = read("idProduct"),
                 let id = USBID(vendor: vendor, product: product),
