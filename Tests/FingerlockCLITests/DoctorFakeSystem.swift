@@ -1,8 +1,10 @@
 import Fingerprint
-@testable import FingerlockCLI
 import Foundation
+
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fake machine in a temp directory: sysfs, devfs, procfs, /run, dpkg, udev rules, libfprint's
@@ -68,7 +70,8 @@ final class DoctorFakeSystem {
             """)
         try write(
             "dpkg/info/libfprint-2-2:amd64.list",
-            "/.\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0\n/usr/lib/x86_64-linux-gnu/libfprint-2.so.2\n")
+            "/.\n/usr/lib/x86_64-linux-gnu\n/usr/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0\n/usr/lib/x86_64-linux-gnu/libfprint-2.so.2\n"
+        )
         try write("dpkg/info/libfprint-2-dev:amd64.list", "/usr/include/libfprint-2/fprint.h\n")
         try write(
             "dpkg/status",
@@ -130,7 +133,8 @@ final class DoctorFakeSystem {
         guard let targets else { return }
         try makeDirectory("proc/\(pid)/fd")
         for (index, target) in targets.enumerated() {
-            try FileManager.default.createSymbolicLink(atPath: path("proc/\(pid)/fd/\(index)"), withDestinationPath: target)
+            try FileManager.default.createSymbolicLink(
+                atPath: path("proc/\(pid)/fd/\(index)"), withDestinationPath: target)
         }
     }
 

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Fingerprint
-@testable import FingerlockCLI
 import Foundation
 import Testing
+
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fingerlock doctor` against a fake sysfs/devfs/proc tree and injected probes. CI runs as root,
@@ -30,16 +32,21 @@ struct DoctorTests {
     func healthyMachine() async throws {
         let system = try Self.healthy()
         let report = await system.run()
-        #expect(report.findings.map(\.check) == [
-            "libfprint", "readers", "usb 06cb:00bd", "udev-rules", "fprintd", "keyring", "data-directory", "passcode",
-            "enrolled", "session",
-        ])
+        #expect(
+            report.findings.map(\.check) == [
+                "libfprint", "readers", "usb 06cb:00bd", "udev-rules", "fprintd", "keyring", "data-directory",
+                "passcode",
+                "enrolled", "session",
+            ])
         #expect(report.findings.allSatisfy { $0.status == .ok && $0.fix == nil }, "\(report.findings)")
         #expect(report.exitStatus == 0)
         let lines = report.text().split(separator: "\n")
         #expect(lines.count == report.findings.count)
         #expect(lines.allSatisfy { $0.hasPrefix("[ok]      ") })
-        #expect(lines[2] == "[ok]      usb 06cb:00bd: Reader 06cb:00bd Prometheus MIS Touch Fingerprint Reader (driver synaptics) at /dev/bus/usb/001/004: you can open it.")
+        #expect(
+            lines[2]
+                == "[ok]      usb 06cb:00bd: Reader 06cb:00bd Prometheus MIS Touch Fingerprint Reader (driver synaptics) at /dev/bus/usb/001/004: you can open it."
+        )
     }
 
     @Test("warnings alone exit 0; any error exits 1, through the command too")
@@ -105,32 +112,38 @@ struct DoctorTests {
         #expect(finding.status == .ok)
         #expect(
             finding.message
-                == "libfprint 1.94.5 (libfprint-2-2:amd64 1:1.94.5-1) loaded from /usr/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0.")
+                == "libfprint 1.94.5 (libfprint-2-2:amd64 1:1.94.5-1) loaded from /usr/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0."
+        )
     }
 
     @Test("libfprint: older than 1.94 is a warning with an upgrade fix")
     func libfprintOld() async throws {
         let system = try Self.healthy()
         try system.write(
-            "dpkg/status", "Package: libfprint-2-2\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1:1.90.7-2\n")
+            "dpkg/status",
+            "Package: libfprint-2-2\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1:1.90.7-2\n")
         let finding = try #require(await system.run().finding("libfprint"))
         #expect(finding.status == .warning)
         #expect(finding.message.contains("libfprint 1.90.7"))
         #expect(finding.fix == "upgrade libfprint-2-2 (sudo apt install libfprint-2-2)")
     }
 
-    @Test("libfprint: a self-built library has an unknown version; a package that is not installed counts as unknown too")
+    @Test(
+        "libfprint: a self-built library has an unknown version; a package that is not installed counts as unknown too")
     func libfprintUnknown() async throws {
         let system = try Self.healthy()
         try system.write(
             "proc/self/maps", "7f00-7f10 r--p 00000000 fe:01 1 /usr/local/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0\n")
         var finding = try #require(await system.run().finding("libfprint"))
         #expect(finding.status == .ok)
-        #expect(finding.message.contains("/usr/local/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0 (not from a Debian package; version unknown)"))
+        #expect(
+            finding.message.contains(
+                "/usr/local/lib/x86_64-linux-gnu/libfprint-2.so.2.0.0 (not from a Debian package; version unknown)"))
 
         try system.write(
             "proc/self/maps", "7f00-7f10 r--p 00000000 fe:01 1 /lib/x86_64-linux-gnu/libfprint-2.so.2.0.0\n")
-        try system.write("dpkg/status", "Package: libfprint-2-2\nStatus: deinstall ok config-files\nVersion: 1:1.94.5-1\n")
+        try system.write(
+            "dpkg/status", "Package: libfprint-2-2\nStatus: deinstall ok config-files\nVersion: 1:1.94.5-1\n")
         finding = try #require(await system.run().finding("libfprint"))
         #expect(finding.message.contains("version unknown"))
     }
@@ -164,7 +177,9 @@ struct DoctorTests {
 
         try system.remove("sys/bus/usb/devices/1-4")
         finding = try #require(await system.run().finding("readers"))
-        #expect(finding.fix == "plug in a USB reader libfprint supports (https://fprint.freedesktop.org/supported-devices.html)")
+        #expect(
+            finding.fix
+                == "plug in a USB reader libfprint supports (https://fprint.freedesktop.org/supported-devices.html)")
 
         try system.plug("06cb", "00bd", bus: 1, device: 4)
         system.denied = [system.path("dev/bus/usb/001/004")]
@@ -197,7 +212,8 @@ struct DoctorTests {
         #expect(
             finding.fix
                 == "install fingerlock's udev rules: sudo make install (in the fingerlock source) or sudo install -m 0644 "
-                + "udev/70-fingerlock.rules /etc/udev/rules.d/, then sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb")
+                + "udev/70-fingerlock.rules /etc/udev/rules.d/, then sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb"
+        )
         #expect(report.exitStatus == 1)
         #expect(report.finding("udev-rules")?.status == .warning)
     }
@@ -233,7 +249,10 @@ struct DoctorTests {
         arguments: [
             ("remote", "uaccess gives the reader only to the active local session: run fingerlock at the machine"),
             ("no-logind", "uses uaccess, which needs systemd-logind (not running): sudo make install UDEV_RULES="),
-            ("local", "sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb, or unplug and replug"),
+            (
+                "local",
+                "sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb, or unplug and replug"
+            ),
         ])
     func uaccessDenied(situation: String, fix: String) async throws {
         let system = try Self.healthy()
@@ -256,7 +275,10 @@ struct DoctorTests {
 
         system.user.groupIDs.insert(46)
         fix = try #require(await system.run().finding("usb 06cb:00bd")?.fix)
-        #expect(fix == "sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb, or unplug and replug the reader")
+        #expect(
+            fix
+                == "sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=usb, or unplug and replug the reader"
+        )
     }
 
     @Test("usb: a node whose group may read and write it names that group")
@@ -340,7 +362,9 @@ struct DoctorTests {
             DoctorFakeSystem.rules(Self.allIDs, action: "GROUP=\"plugdev\", MODE=\"0660\""), in: "run/udev/rules.d")
         let finding = try #require(await system.run().finding("udev-rules"))
         #expect(finding.status == .ok)
-        #expect(finding.message == "\(system.path("run/udev/rules.d/70-fingerlock.rules")) is installed (plugdev, 3 readers).")
+        #expect(
+            finding.message
+                == "\(system.path("run/udev/rules.d/70-fingerlock.rules")) is installed (plugdev, 3 readers).")
     }
 
     // MARK: - fprintd
@@ -365,7 +389,8 @@ struct DoctorTests {
         let report = await system.run()
         finding = try #require(report.finding("fprintd"))
         #expect(finding.status == .error)
-        #expect(finding.message == "fprintd (pid 900) holds the reader at /dev/bus/usb/001/004, so fingerlock gets 'busy'.")
+        #expect(
+            finding.message == "fprintd (pid 900) holds the reader at /dev/bus/usb/001/004, so fingerlock gets 'busy'.")
         #expect(finding.fix?.contains("sudo systemctl stop fprintd") == true)
         #expect(report.exitStatus == 1)
     }
@@ -446,7 +471,8 @@ struct DoctorTests {
         #expect(DoctorCommand.defaultDataDirectory([:]) == nil)
         #expect(DoctorCommand.defaultDataDirectory(["HOME": "/h"]) == "/h/.local/share/fingerlock")
         #expect(DoctorCommand.defaultDataDirectory(["HOME": "/h", "XDG_DATA_HOME": "/x"]) == "/x/fingerlock")
-        #expect(DoctorCommand.defaultDataDirectory(["HOME": "/h", "XDG_DATA_HOME": "rel"]) == "/h/.local/share/fingerlock")
+        #expect(
+            DoctorCommand.defaultDataDirectory(["HOME": "/h", "XDG_DATA_HOME": "rel"]) == "/h/.local/share/fingerlock")
         #expect(DoctorCommand.defaultDataDirectory(["FINGERLOCK_DATA_DIR": "/d", "XDG_DATA_HOME": "/x"]) == "/d")
     }
 

@@ -12,7 +12,8 @@ struct InstallTests {
         var manpage: URL { root.appendingPathComponent("fingerlock.1") }
 
         init() throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent("fingerlock-install-\(UUID().uuidString)")
+            root = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "fingerlock-install-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             // Answers like swift-argument-parser's `--generate-completion-script SHELL`.
             try Self.script(
@@ -69,7 +70,9 @@ struct InstallTests {
     func installAndUninstall() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let variables = ["DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)"]
+        let variables = [
+            "DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)",
+        ]
         let install = try scratch.make("install", variables)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(try scratch.files(under: scratch.destdir) == Self.defaultLayout)
@@ -77,13 +80,15 @@ struct InstallTests {
 
         #expect(try scratch.read("usr/local/share/bash-completion/completions/fingerlock") == "completion for bash\n")
         #expect(try scratch.read("usr/local/share/zsh/site-functions/_fingerlock") == "completion for zsh\n")
-        #expect(try scratch.read("usr/local/share/fish/vendor_completions.d/fingerlock.fish") == "completion for fish\n")
+        #expect(
+            try scratch.read("usr/local/share/fish/vendor_completions.d/fingerlock.fish") == "completion for fish\n")
         #expect(try scratch.read("usr/local/share/man/man1/fingerlock.1") == ".TH FINGERLOCK 1\n")
         let rules = try String(contentsOf: RepoPaths.uaccessRules, encoding: .utf8)
         #expect(try scratch.read("etc/udev/rules.d/70-fingerlock.rules") == rules)
         #expect(
             FileManager.default.contentsEqual(
-                atPath: scratch.bin.path, andPath: scratch.destdir.appendingPathComponent("usr/local/bin/fingerlock").path))
+                atPath: scratch.bin.path,
+                andPath: scratch.destdir.appendingPathComponent("usr/local/bin/fingerlock").path))
 
         let uninstall = try scratch.make("uninstall", variables)
         try #require(uninstall.status == 0, "\(uninstall.stderr)")
@@ -103,7 +108,9 @@ struct InstallTests {
             ])
         try #require(install.status == 0, "\(install.stderr)")
         let expected = Dictionary(
-            uniqueKeysWithValues: Self.defaultLayout.map { ($0.key.replacingOccurrences(of: "usr/local/", with: "opt/fl/"), $0.value) })
+            uniqueKeysWithValues: Self.defaultLayout.map {
+                ($0.key.replacingOccurrences(of: "usr/local/", with: "opt/fl/"), $0.value)
+            })
         #expect(try scratch.files(under: scratch.destdir) == expected)
         #expect(expected["etc/udev/rules.d/70-fingerlock.rules"] == 0o644)
 
@@ -126,7 +133,8 @@ struct InstallTests {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let noBinary = try scratch.make(
-            "install", ["DESTDIR=\(scratch.destdir.path)", "BIN=/nonexistent/fingerlock", "MANPAGE=\(scratch.manpage.path)"])
+            "install",
+            ["DESTDIR=\(scratch.destdir.path)", "BIN=/nonexistent/fingerlock", "MANPAGE=\(scratch.manpage.path)"])
         #expect(noBinary.status != 0)
         #expect(noBinary.stderr.contains("/nonexistent/fingerlock is missing; run 'make' first"))
         let noManual = try scratch.make(
@@ -142,15 +150,19 @@ struct InstallTests {
         defer { scratch.remove() }
         try Scratch.script(at: scratch.bin, "#!/bin/sh\nexit 3")
         let result = try scratch.make(
-            "install", ["DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)"])
+            "install",
+            ["DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)"])
         #expect(result.status != 0)
-        #expect(!FileManager.default.fileExists(atPath: scratch.destdir.appendingPathComponent("usr/local/share/zsh/site-functions/_fingerlock").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: scratch.destdir.appendingPathComponent("usr/local/share/zsh/site-functions/_fingerlock").path))
     }
 
     /// Without DESTDIR the real root is the target, so every directory is pointed into the scratch
     /// tree and udevadm is a stand-in that records its arguments. CI runs as root; run by a normal
     /// user, the same test checks the "not root" branch instead.
-    @Test("without DESTDIR: udev is reloaded and triggered only as root and when udevd answers", arguments: [true, false])
+    @Test(
+        "without DESTDIR: udev is reloaded and triggered only as root and when udevd answers", arguments: [true, false])
     func udevReload(udevdRunning: Bool) throws {
         let scratch = try Scratch()
         defer { scratch.remove() }

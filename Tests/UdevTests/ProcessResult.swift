@@ -56,7 +56,6 @@ final class DetachedPipeReader: Sendable {
     }
 }
 
-
 /// The bytes a reader thread hands back, guarded by a mutex.
 final class DataBox: Sendable {
     private let data = Mutex(Data())

@@ -15,7 +15,10 @@ struct RulesSyntaxTests {
             #expect(line.isEmpty || line.hasPrefix("#") || ruleLines.contains(index + 1), "line \(index + 1)")
         }
         // The device rules only run for USB devices being added or changed.
-        #expect(rules[0].pairs == [.init(key: "ACTION", op: "==", value: "remove"), .init(key: "GOTO", op: "=", value: "fingerlock_end")])
+        #expect(
+            rules[0].pairs == [
+                .init(key: "ACTION", op: "==", value: "remove"), .init(key: "GOTO", op: "=", value: "fingerlock_end"),
+            ])
         #expect(rules[1].value("SUBSYSTEM") == "usb")
         #expect(rules[2].value("ENV", "DEVTYPE") == "usb_device")
         #expect(rules.last?.pairs == [.init(key: "LABEL", op: "=", value: "fingerlock_end")])

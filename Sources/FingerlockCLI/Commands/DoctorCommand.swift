@@ -1,9 +1,10 @@
 public import ArgumentParser
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// `fingerlock doctor [--json]`: one line per finding with its fix; exit 1 when something blocks
@@ -26,13 +27,15 @@ public struct DoctorCommand: AsyncParsableCommand {
         let dependencies = DoctorDependencies.system(
             environment: environment, dataDirectory: Self.defaultDataDirectory(environment),
             listReaders: nil, setupStatus: nil)
-        let (output, status) = await render(dependencies, color: isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil)
+        let (output, status) = await render(
+            dependencies, color: isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil)
         FileHandle.standardOutput.write(Data(output.utf8))
         if status != 0 { throw ExitCode(status) }
     }
 
     /// The whole command without touching the process: the text (or JSON) to print and the exit status.
-    public func render(_ dependencies: DoctorDependencies, color: Bool = false) async -> (output: String, status: Int32) {
+    public func render(_ dependencies: DoctorDependencies, color: Bool = false) async -> (output: String, status: Int32)
+    {
         let report = await Doctor(dependencies).run()
         if json {
             // Encoding plain strings cannot fail; an empty array would still be valid JSON.

@@ -60,7 +60,8 @@ public struct Doctor: Sendable {
 
     func readersFinding(usb: USBFindings) async -> DoctorFinding {
         guard let listReaders = dependencies.listReaders else {
-            return .warning("readers", "Readers were not listed (not wired in this build).", fix: "run: fingerlock readers")
+            return .warning(
+                "readers", "Readers were not listed (not wired in this build).", fix: "run: fingerlock readers")
         }
         let readers: [ReaderInfo]
         do {
@@ -102,7 +103,8 @@ public struct Doctor: Sendable {
         guard let hwdb else {
             result.findings.append(
                 .warning(
-                    "usb", "libfprint's device list \(dependencies.hwdbPath) is missing, so USB readers cannot be recognised.",
+                    "usb",
+                    "libfprint's device list \(dependencies.hwdbPath) is missing, so USB readers cannot be recognised.",
                     fix: "sudo apt install libfprint-2-2"))
             return result
         }
@@ -158,7 +160,8 @@ public struct Doctor: Sendable {
                 check, "\(what): the device node is missing.",
                 fix: "check that udev is running and /dev is devtmpfs, then replug the reader")
         case .failed(let reason):
-            return .error(check, "\(what): cannot check access (\(reason)).", fix: "replug the reader and run doctor again")
+            return .error(
+                check, "\(what): cannot check access (\(reason)).", fix: "replug the reader and run doctor again")
         case .denied:
             result.deniedDevices.append(device)
             return .error(
@@ -217,7 +220,8 @@ public struct Doctor: Sendable {
     func udevRulesFinding(_ rules: InstalledUdevRules?, hwdb: LibfprintHwdb?) -> DoctorFinding {
         guard let rules else {
             return .warning(
-                "udev-rules", "fingerlock's udev rules (70-fingerlock.rules) are not installed; readers need root or a group.",
+                "udev-rules",
+                "fingerlock's udev rules (70-fingerlock.rules) are not installed; readers need root or a group.",
                 fix: "sudo make install (in the fingerlock source)")
         }
         let missing = Set(hwdb?.supported.keys.map { $0 } ?? []).subtracting(rules.ids)
@@ -225,7 +229,8 @@ public struct Doctor: Sendable {
             let sample = missing.sorted().prefix(3).map(\.description).joined(separator: ", ")
             return .warning(
                 "udev-rules",
-                "\(rules.path) lacks \(missing.count) id\(missing.count == 1 ? "" : "s") this libfprint supports (\(sample)…).",
+                "\(rules.path) lacks \(missing.count) id\(missing.count == 1 ? "" : "s") "
+                    + "this libfprint supports (\(sample)…).",
                 fix: "make udev-rules && sudo make install (in the fingerlock source)")
         }
         return .ok("udev-rules", "\(rules.path) is installed (\(rules.variant.rawValue), \(rules.ids.count) readers).")
@@ -247,7 +252,10 @@ public struct Doctor: Sendable {
             if let held = open.intersection(readerNodes).sorted().first {
                 return .error(
                     "fprintd", "fprintd (pid \(pid)) holds the reader at \(held), so fingerlock gets 'busy'.",
-                    fix: "finish or cancel the pending fprintd prompt (login, sudo, lock screen), or: sudo systemctl stop fprintd")
+                    fix:
+                        "finish or cancel the pending fprintd prompt (login, sudo, lock screen), "
+                        + "or: sudo systemctl stop fprintd"
+                )
             }
         }
         if unknown {
@@ -257,7 +265,10 @@ public struct Doctor: Sendable {
                     + "(whether it holds it now is visible only to root).")
         }
         return .ok(
-            "fprintd", "fprintd is running (pid \(pidList)) and does not hold the reader; it claims it only during its own prompts.")
+            "fprintd",
+            "fprintd is running (pid \(pidList)) and does not hold the reader; "
+                + "it claims it only during its own prompts."
+        )
     }
 
     // MARK: - Kernel keyring
@@ -291,7 +302,11 @@ public struct Doctor: Sendable {
         do {
             try PrivateDirectory.check(directory)
         } catch {
-            return [.error(check, directoryProblem(error, path: directory), fix: directoryFix(error, path: directory, isDirectory: true))]
+            return [
+                .error(
+                    check, directoryProblem(error, path: directory),
+                    fix: directoryFix(error, path: directory, isDirectory: true))
+            ]
         }
         var findings: [DoctorFinding] = []
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -302,7 +317,10 @@ public struct Doctor: Sendable {
             do {
                 try PrivateDirectory.checkFile(path)
             } catch {
-                findings.append(.error(check, directoryProblem(error, path: path), fix: directoryFix(error, path: path, isDirectory: false)))
+                findings.append(
+                    .error(
+                        check, directoryProblem(error, path: path),
+                        fix: directoryFix(error, path: path, isDirectory: false)))
             }
         }
         if findings.isEmpty {
@@ -341,7 +359,8 @@ public struct Doctor: Sendable {
     func setupFindings() async -> [DoctorFinding] {
         guard let setupStatus = dependencies.setupStatus else {
             return [
-                .warning("passcode", "The vault was not checked (not wired in this build).", fix: "run: fingerlock fingers")
+                .warning(
+                    "passcode", "The vault was not checked (not wired in this build).", fix: "run: fingerlock fingers")
             ]
         }
         let status: SetupStatus
@@ -359,7 +378,9 @@ public struct Doctor: Sendable {
             findings.append(.ok("passcode", "A passcode is set."))
         } else {
             findings.append(
-                .error("passcode", "No passcode is set, so there is no vault to unlock yet.", fix: "fingerlock passcode set"))
+                .error(
+                    "passcode", "No passcode is set, so there is no vault to unlock yet.",
+                    fix: "fingerlock passcode set"))
         }
         if status.enrolledFingers.isEmpty {
             findings.append(
@@ -373,7 +394,9 @@ public struct Doctor: Sendable {
             findings.append(
                 .ok(
                     "enrolled",
-                    "\(count) finger\(count == 1 ? "" : "s") enrolled: \(status.enrolledFingers.joined(separator: ", "))."))
+                    "\(count) finger\(count == 1 ? "" : "s") enrolled: "
+                        + "\(status.enrolledFingers.joined(separator: ", "))."
+                ))
         }
         return findings
     }
@@ -394,7 +417,8 @@ public struct Doctor: Sendable {
         }
         return .error(
             "session",
-            "Remote session (\(variable) is set): fingerlock skips the reader, since the person at it may not be the one typing.",
+            "Remote session (\(variable) is set): fingerlock skips the reader, "
+                + "since the person at it may not be the one typing.",
             fix: "run fingerlock in a local session at the machine; over SSH the passcode still works")
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Everything `fingerlock doctor` found, and how the command should exit.
 public struct DoctorReport: Sendable, Equatable {
@@ -21,11 +21,12 @@ public struct DoctorReport: Sendable, Equatable {
             let label = "[\(finding.status.rawValue)]"
             let shown: String
             if color {
-                let code = switch finding.status {
-                case .ok: "32"
-                case .warning: "33"
-                case .error: "31"
-                }
+                let code =
+                    switch finding.status {
+                    case .ok: "32"
+                    case .warning: "33"
+                    case .error: "31"
+                    }
                 shown = "\u{1B}[\(code)m\(label)\u{1B}[0m"
             } else {
                 shown = label

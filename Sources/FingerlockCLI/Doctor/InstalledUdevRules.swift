@@ -11,7 +11,9 @@ struct InstalledUdevRules: Equatable, Sendable {
 
     static let fileName = "70-fingerlock.rules"
     /// Where udev reads rules, in its order of precedence.
-    static let defaultDirectories = ["/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d"]
+    static let defaultDirectories = [
+        "/etc/udev/rules.d", "/run/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d",
+    ]
 
     var path: String
     var variant: Variant

@@ -1,8 +1,9 @@
 import CKeyutils
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Whether the kernel keyring can hold fingerlock's cached key.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which USB ids libfprint supports, read at run time from the hwdb libfprint-2-2 installs
 /// (`/lib/udev/hwdb.d/60-autosuspend-libfprint-2.hwdb`), so a libfprint upgrade is picked up

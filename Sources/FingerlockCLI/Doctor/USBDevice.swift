@@ -43,7 +43,8 @@ public struct USBDevice: Hashable, Sendable {
                 let bus = read("busnum").flatMap({ Int($0) }), let device = read("devnum").flatMap({ Int($0) })
             else { return nil }
             return USBDevice(
-                name: name, id: id, busNumber: bus, deviceNumber: device, product: read("product").flatMap { $0.isEmpty ? nil : $0 })
+                name: name, id: id, busNumber: bus, deviceNumber: device,
+                product: read("product").flatMap { $0.isEmpty ? nil : $0 })
         }
         .sorted { ($0.busNumber, $0.deviceNumber) < ($1.busNumber, $1.deviceNumber) }
     }
