@@ -97,5 +97,7 @@ let package = Package(
             dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint"],
             swiftSettings: upcoming
         ),
+        // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).
+        .testTarget(name: "UdevTests", swiftSettings: upcoming),
     ]
 )

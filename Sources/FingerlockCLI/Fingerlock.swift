@@ -11,7 +11,7 @@ struct Fingerlock: ParsableCommand {
             """,
         subcommands: [
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
-            PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ConfigCommand.self,
+            PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ConfigCommand.self, DoctorCommand.self,
         ]
     )
 }

@@ -37,6 +37,8 @@ public enum FingerlockMain {
         do {
             try await runnable.run(with: dependencies)
             return 0
+        } catch let problems as DoctorFoundProblems {
+            return problems.status
         } catch {
             let failure = CLIError.from(error)
             console.report(failure, json: runnable.jsonOutput)
