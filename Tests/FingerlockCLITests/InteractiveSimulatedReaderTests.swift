@@ -1,16 +1,49 @@
 import Foundation
 import Testing
 
-/// The simulated reader asking a person at the terminal which finger touches.
-@Suite(.timeLimit(.minutes(1))) struct InteractiveSimulatedReaderTests {
+/// A person at the terminal: passcode prompts on /dev/tty without echo, and the simulated reader
+/// asking which finger touches.
+@Suite(.timeLimit(.minutes(2))) struct InteractiveTerminalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
+    let passcode = BinaryRunner.passcode
 
-    func session(_ arguments: [String]) throws -> PseudoTerminalSession {
-        try PseudoTerminalSession(arguments: arguments, environment: runner.environment)
+    func session(_ arguments: [String], environment: [String: String] = [:]) throws -> PseudoTerminalSession {
+        try PseudoTerminalSession(arguments: arguments, environment: runner.environment.merging(environment) { $1 })
     }
 
-    @Test func typedFingerNamesEnrollAndMatch() throws {
+    @Test func firstRunSetsThePasscodeAfterAMismatchAndShowsTheRecoveryKeyOnce() throws {
+        let set = try session(["passcode", "set"])
+        set.expect("New passcode (at least 6 characters): ")
+        set.send("abc\r")
+        set.expect("The passcode must have at least 6 characters.")
+        set.expect("New passcode (at least 6 characters): ", after: "The passcode must have")
+        set.send("\(passcode)\r")
+        set.expect("Confirm the new passcode: ")
+        set.send("plum tree 43\r")
+        set.expect("The passcodes didn't match. Try again.")
+        set.expect("New passcode (at least 6 characters): ", after: "didn't match")
+        set.send("\(passcode)\r")
+        set.expect("Confirm the new passcode: ")
+        set.send("\(passcode)\r")
+        set.expect("Your recovery key")
+        set.expect("Press Enter once you have saved it")
+        set.send("\r")
+        #expect(set.waitForExit() == 0)
+        #expect(set.output.contains("Passcode set; the vault is ready (a test vault"))
+        #expect(!set.output.contains(passcode), "the passcode was echoed")
+        let key = set.output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .first { $0.split(separator: "-").count >= 10 }
+        #expect(key != nil)
+        // The key opens the vault: a reset with it works.
+        let reset = try runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(key ?? "")\nafter reset\nafter reset\n")
+        #expect(reset.status == 0, "\(reset.stderr)")
+    }
+
+    @Test func enrollAsksThePasscodeThenTypedFingerNamesEnrollAndMatch() throws {
+        try runner.setPasscode()
         let enroll = try session(["enroll", "right-thumb"])
+        enroll.expect("Passcode (enroll a finger): ")
+        enroll.send("\(passcode)\r")
         for stage in 1...5 {
             enroll.expect("touch \(stage)/5 for right-thumb")
             enroll.send(stage == 2 ? "left-thumb\n" : "right-thumb\n")
@@ -22,6 +55,7 @@ import Testing
         }
         #expect(enroll.waitForExit() == 0)
         #expect(enroll.output.contains("Enrolled right-thumb"))
+        #expect(!enroll.output.contains(passcode))
 
         let verify = try session(["verify"])
         verify.expect("type a finger name, or Enter for the passcode")
@@ -32,18 +66,20 @@ import Testing
         #expect(verify.output.contains("Match: right-thumb"))
     }
 
-    @Test func enterChoosesThePasscodeInstead() throws {
-        _ = try runner.run(["enroll", "right-thumb"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb*5"])
+    @Test func enterAtVerifysScanEndsItAsCancelled() throws {
+        try runner.setPasscode()
+        #expect(try runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let verify = try session(["verify"])
         verify.expect("Enter for the passcode")
         verify.send("\n")
-        // No passcode exists before the vault does: choosing it cancels the check.
         #expect(verify.waitForExit() == 2)
-        #expect(verify.output.contains("passcode was chosen"))
     }
 
     @Test func ctrlCDuringEnrollmentSavesNothing() throws {
+        try runner.setPasscode()
         let enroll = try session(["enroll", "left-thumb"])
+        enroll.expect("Passcode (enroll a finger): ")
+        enroll.send("\(passcode)\r")
         enroll.expect("touch 1/5")
         enroll.send("left-thumb\n")
         enroll.expect("touch 2/5")
@@ -51,6 +87,31 @@ import Testing
         #expect(enroll.waitForExit() == 2)
         #expect(enroll.output.contains("Enrollment cancelled; nothing was saved."))
         let fingers = try runner.run(["fingers", "--json"])
+        #expect(fingers.status == 0)
         #expect(!fingers.stdout.contains("left-thumb"))
+    }
+
+    @Test func ctrlCAtThePasscodePromptCancelsAndRestoresTheTerminal() throws {
+        try runner.setPasscode()
+        let unlock = try session(["unlock"])
+        unlock.expect("Passcode (unlock): ")
+        unlock.send("plum")
+        unlock.send("\u{03}")
+        #expect(unlock.waitForExit() == 2)
+        #expect(unlock.output.contains("Cancelled at the passcode prompt; nothing was changed."))
+        #expect(!unlock.output.contains("plum"))
+    }
+
+    @Test func wrongPasscodesAtTheTerminalGetThreeTries() throws {
+        try runner.setPasscode()
+        let unlock = try session(["unlock"])
+        for attempt in 1...3 {
+            unlock.expect("Passcode (unlock): ")
+            unlock.send("wrong \(attempt)\r")
+            if attempt < 3 { unlock.expect("Wrong passcode, try again.") }
+        }
+        #expect(unlock.waitForExit() == 1)
+        let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)
+        #expect(attempts.contains("\"failedPasscodes\":3"))
     }
 }

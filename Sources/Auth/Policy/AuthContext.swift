@@ -339,7 +339,8 @@ public final class AuthContext: Sendable {
             let vault = try Vault.open(in: dependencies.dataDirectory, using: credential, configuration: dependencies.vaultConfiguration)
             try dependencies.attempts.update { $0 = AttemptState() }
             return vault
-        } catch let error as VaultError where error.code == .wrongPasscode || error.code == .wrongRecoveryKey {
+        } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
+            // A malformed recovery key is just a wrong one, and counts as such.
             return nil
         } catch {
             throw Self.authError(error)

@@ -34,13 +34,18 @@ struct ReaderResolver {
     /// The reader, or a reader error naming what was looked for.
     func requiredReader() async throws -> any FingerprintReader {
         if let reader = try await reader() { return reader }
+        throw missingReaderError
+    }
+
+    /// Why `reader()` found nothing, in the words of the `--reader` choice.
+    var missingReaderError: FingerprintError {
         switch choice {
         case .auto:
-            throw FingerprintError.noReader()
+            FingerprintError.noReader()
         case .simulated:
-            throw FingerprintError.noReader("The simulated reader is absent (FINGERLOCK_SIMULATED_TOUCHES starts with 'absent').")
+            FingerprintError.noReader("The simulated reader is absent (FINGERLOCK_SIMULATED_TOUCHES starts with 'absent').")
         case .driver, .exact:
-            throw FingerprintError.noReader("No fingerprint reader \(choice) was found; `fingerlock readers` lists the connected ones.")
+            FingerprintError.noReader("No fingerprint reader \(choice) was found; `fingerlock readers` lists the connected ones.")
         }
     }
 

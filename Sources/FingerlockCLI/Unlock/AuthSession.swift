@@ -34,7 +34,7 @@ struct AuthSession {
             interaction = NonInteractive(console: dependencies.console)
         }
         self.reader = reader
-        self.readerProblem = problem
+        self.readerProblem = problem ?? (needsReader && reader == nil ? resolver.missingReaderError : nil)
         self.interaction = interaction
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
@@ -48,8 +48,7 @@ struct AuthSession {
     /// The reader, or the reader error explaining its absence.
     func requireReader() throws -> any FingerprintReader {
         if let reader { return reader }
-        if let readerProblem { throw readerProblem }
-        throw FingerprintError.noReader()
+        throw readerProblem ?? FingerprintError.noReader()
     }
 }
 

@@ -28,10 +28,11 @@ final class TerminalInteraction: AuthInteraction {
                 return .passcodeRequested(typedAhead: "")
             }
         }
-        terminal.write(prompt + "\n")
         let terminal = self.terminal
+        // Raw mode before the prompt shows: nothing typed after it is ever echoed.
         return try await terminal.withRawInput {
-            try await withThrowingTaskGroup(of: ScanOutcome?.self) { group in
+            terminal.write(prompt + "\n")
+            return try await withThrowingTaskGroup(of: ScanOutcome?.self) { group in
                 group.addTask { .scanned(try await operation()) }
                 group.addTask { try await Self.keyDuringScan(terminal) }
                 defer { group.cancelAll() }
@@ -69,9 +70,9 @@ final class TerminalInteraction: AuthInteraction {
     }
 
     func askSecret(prompt: String, typedAhead: String) async throws -> String {
-        terminal.write(prompt)
         let terminal = self.terminal
         let secret: String? = try await terminal.withRawInput {
+            terminal.write(prompt)
             var characters = Array(typedAhead)
             var pending: [UInt8] = []
             let forever = ContinuousClock.now.advanced(by: .seconds(86_400))

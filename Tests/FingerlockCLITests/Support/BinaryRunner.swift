@@ -42,6 +42,22 @@ struct BinaryRunner {
         return directory.appendingPathComponent("fingerlock").path
     }
 
+    /// Starts `fingerlock ARGUMENTS` and returns at once (for tests that kill it midway).
+    func start(_ arguments: [String], environment extra: [String: String] = [:], stdin: String = "") throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+        process.arguments = arguments
+        process.environment = environment.merging(extra) { $1 }
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        return process
+    }
+
     /// Runs `fingerlock ARGUMENTS` with `stdin` as standard input; gives up after `timeout`.
     func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(30)) throws -> Result {
         let process = Process()

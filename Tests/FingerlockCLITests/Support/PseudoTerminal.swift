@@ -46,11 +46,20 @@ final class PseudoTerminalSession {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress!, $0.count) }
     }
 
-    /// Reads until `text` has appeared in the output (or fails after `timeout`).
+    /// Reads until `text` has appeared in the output — after the last `after` when given — or
+    /// fails after `timeout`.
     @discardableResult
-    func expect(_ text: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func expect(
+        _ text: String, after marker: String? = nil, timeout: Duration = .seconds(20),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !transcript.contains(text) {
+        func seen() -> Bool {
+            guard let marker else { return transcript.contains(text) }
+            guard let range = transcript.range(of: marker, options: .backwards) else { return false }
+            return transcript[range.upperBound...].contains(text)
+        }
+        while !seen() {
             guard ContinuousClock.now < deadline, readSome() else {
                 Issue.record("expected \(text.debugDescription) in the terminal; got \(transcript.debugDescription)", sourceLocation: sourceLocation)
                 return false
