@@ -39,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "Fingerprint",
-            dependencies: ["CFprint", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["CFprint", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .target(

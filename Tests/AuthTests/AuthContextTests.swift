@@ -244,9 +244,13 @@ struct Installation {
 
     @Test func aTemplatePlantedOutsideFingerlockIsIgnored() async throws {
         try await install.setUp(fingers: [])
-        // The plain-file store of earlier versions is not consulted: a print planted there unlocks nothing.
+        // Prints in plain files (as an earlier version kept them) are never consulted: a print planted there unlocks nothing.
         let planted = try await Installation.reader([.finger(.leftThumb)]).enroll(.leftThumb, username: "x", timeout: .seconds(1)) { _ in }
-        try FilePrintStore(dataDirectory: install.directory).save(planted)
+        let directory = install.directory + "/prints/simulated/0"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(planted).write(to: URL(fileURLWithPath: directory + "/left-thumb"))
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         _ = try await install.context(reader: Installation.reader([.finger(.leftThumb)]), interaction: interaction)
             .evaluate(.biometricsOrPasscode, reason: "r")
