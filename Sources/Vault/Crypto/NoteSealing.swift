@@ -30,10 +30,10 @@ enum NoteSealing {
     }
 
     /// Opens a header read from row `id`; any failure is tampering with that note.
-    static func openHeader(_ sealed: Data, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError)
+    static func openHeader(_ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError)
         -> NoteSummary
     {
-        guard let uuid = UUID(uuidString: id), uuid.storageKey == id,
+        guard let sealed, let uuid = UUID(uuidString: id), uuid.storageKey == id,
             let plain = Sealer.open(sealed, key: keys.noteHeaderKey, ad: headerAD(keys, id: id, revision: revision))
         else { throw .tampered("note \(id)") }
         var reader = ByteReader(plain)
