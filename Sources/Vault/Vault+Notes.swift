@@ -132,7 +132,7 @@ extension Vault {
     /// (case-insensitive). Reads the whole set, so a deleted or rolled-back note is reported as
     /// tampering. Bodies are not decrypted.
     public func list(tag: String? = nil) throws(VaultError) -> [NoteSummary] {
-        var summaries = try read { db, keys, manifest in
+        let summaries = try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
             var tally = Tally()
             var result: [NoteSummary] = []
@@ -151,8 +151,7 @@ extension Vault {
             guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
             return result
         }
-        summaries.sort(by: NoteSummary.listingOrder)
-        return summaries
+        return NoteSummary.sortedForListing(summaries)
     }
 
     /// Notes whose title, body or a tag contains `query`, ignoring case; newest change first.
@@ -167,8 +166,7 @@ extension Vault {
                 found.append(summary)
             }
         }
-        found.sort(by: NoteSummary.listingOrder)
-        return found
+        return NoteSummary.sortedForListing(found)
     }
 
     /// Every note in full, oldest first (for export). Reads and verifies the whole set.

@@ -18,6 +18,9 @@ struct KeyHierarchy: Sendable {
     let tallyKey: SymmetricKey
     /// The key-check value: proves a key belongs to this vault without decrypting anything.
     let keyCheck: Data
+    /// The fixed start of note associated data, computed once rather than per row.
+    let noteHeaderADPrefix: [UInt8]
+    let noteBodyADPrefix: [UInt8]
 
     init(master: SymmetricKey, storeID: UUID) {
         self.master = master
@@ -40,6 +43,8 @@ struct KeyHierarchy: Sendable {
         check.u32(Self.formatVersion)
         check.raw(salt)
         keyCheck = Data(HMAC<SHA256>.authenticationCode(for: check.bytes, using: derive("key-check")))
+        noteHeaderADPrefix = Self.associatedData("note-header", storeID: storeID, [])
+        noteBodyADPrefix = Self.associatedData("note-body", storeID: storeID, [])
     }
 
     static func randomMaster() -> SymmetricKey { SymmetricKey(size: .bits256) }
@@ -94,4 +99,41 @@ extension UUID {
 
     /// The canonical form stored in the database and bound into associated data.
     var storageKey: String { uuidString.lowercased() }
+
+    /// Parses the canonical lowercase form without Foundation's sscanf-based parser, which costs
+    /// more than decrypting the row when listing 100k notes.
+    init?(storageKey text: String) {
+        var text = text
+        let parsed: uuid_t? = text.withUTF8 { utf8 -> uuid_t? in
+            guard utf8.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var out = 0
+            var index = 0
+            while index < 36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard utf8[index] == UInt8(ascii: "-") else { return nil }
+                    index += 1
+                    continue
+                }
+                guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
+                bytes[out] = high << 4 | low
+                out += 1
+                index += 2
+            }
+            return (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        }
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
 }
