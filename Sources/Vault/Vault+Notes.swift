@@ -154,21 +154,6 @@ extension Vault {
         return NoteSummary.sortedForListing(summaries)
     }
 
-    /// Notes whose title, body or a tag contains `query`, ignoring case; newest change first.
-    /// Reads and verifies the whole set like `list`.
-    public func search(_ query: String) throws(VaultError) -> [NoteSummary] {
-        var matcher = TextMatcher(query)
-        var found: [NoteSummary] = []
-        try scanAll { summary, body in
-            if matcher.matches(summary.title) || summary.tags.contains(where: { matcher.matches($0) })
-                || matcher.matches(utf8: body)
-            {
-                found.append(summary)
-            }
-        }
-        return NoteSummary.sortedForListing(found)
-    }
-
     /// Every note in full, oldest first (for export). Reads and verifies the whole set.
     public func allNotes() throws(VaultError) -> [Note] {
         var notes: [Note] = []

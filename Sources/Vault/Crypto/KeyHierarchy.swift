@@ -86,7 +86,7 @@ enum Sealer {
     }
 
     /// nil when the blob does not authenticate under this key and associated data.
-    static func open<C: DataProtocol, A: DataProtocol>(_ combined: C, key: SymmetricKey, ad: A) -> Data? {
+    static func open(_ combined: Data, key: SymmetricKey, ad: [UInt8]) -> Data? {
         guard combined.count >= 28, let box = try? AES.GCM.SealedBox(combined: combined) else { return nil }
         return try? AES.GCM.open(box, using: key, authenticating: ad)
     }
@@ -103,30 +103,31 @@ extension UUID {
     /// Parses the canonical lowercase form without Foundation's sscanf-based parser, which costs
     /// more than decrypting the row when listing 100k notes.
     init?(storageKey text: String) {
-        var text = text
-        let parsed: uuid_t? = text.withUTF8 { utf8 -> uuid_t? in
-            guard utf8.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
-            var out = 0
-            var index = 0
-            while index < 36 {
-                if index == 8 || index == 13 || index == 18 || index == 23 {
-                    guard utf8[index] == UInt8(ascii: "-") else { return nil }
-                    index += 1
-                    continue
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let valid = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            let parsed = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard utf8.count == 36 else { return false }
+                var index = 0
+                var byte = 0
+                while index < 36 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        guard utf8[index] == UInt8(ascii: "-") else { return false }
+                        index += 1
+                        continue
+                    }
+                    guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else {
+                        return false
+                    }
+                    out[byte] = high << 4 | low
+                    byte += 1
+                    index += 2
                 }
-                guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
-                bytes[out] = high << 4 | low
-                out += 1
-                index += 2
+                return true
             }
-            return (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
-                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            )
+            return parsed ?? false
         }
-        guard let parsed else { return nil }
-        self.init(uuid: parsed)
+        guard valid else { return nil }
+        self.init(uuid: uuid)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -68,7 +68,7 @@ enum TallyKind: UInt8, Sendable {
 
 /// Computes the elements H(kind, key, revision). Keeps the keyed HMAC state and copies it per
 /// element, so 100k elements cost 100k short hashes rather than 100k key schedules.
-struct TallyHasher {
+struct TallyHasher: Sendable {
     private let keyed: HMAC<SHA256>
 
     init(key: SymmetricKey) { keyed = HMAC<SHA256>(key: key) }
