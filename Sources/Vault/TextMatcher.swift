@@ -11,11 +11,10 @@ import Darwin
 /// Case-insensitive substring search. Most notes are ASCII: for an ASCII query and ASCII text the
 /// bytes are case-folded into a scratch buffer and searched with `memmem`, which keeps a search
 /// over 100k notes well under the budget; anything else takes the exact Unicode path.
-struct TextMatcher {
+struct TextMatcher: Sendable {
     let query: String
     private let lowered: String
     private let asciiQuery: [UInt8]?
-    private var scratch: [UInt8] = []
 
     init(_ query: String) {
         self.query = query
@@ -28,36 +27,58 @@ struct TextMatcher {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 
-    mutating func matches(_ text: String) -> Bool {
+    func matches(_ text: String) -> Bool {
         if lowered.isEmpty { return true }
-        var text = text
-        return text.withUTF8 { matches(utf8: UnsafeRawBufferPointer($0)) }
+        if let result = text.utf8.withContiguousStorageIfAvailable({ matches(utf8: UnsafeRawBufferPointer($0)) }) {
+            return result
+        }
+        return unicodeMatch(Array(text.utf8))
     }
 
-    mutating func matches(utf8 data: Data) -> Bool {
+    func matches(utf8 data: Data) -> Bool {
         if lowered.isEmpty { return true }
         return data.withUnsafeBytes { matches(utf8: $0) }
     }
 
-    private mutating func matches(utf8 buffer: UnsafeRawBufferPointer) -> Bool {
+    private func matches(utf8 buffer: UnsafeRawBufferPointer) -> Bool {
         guard let needle = asciiQuery else { return unicodeMatch(buffer) }
         if buffer.count < needle.count { return false }
-        var isASCII = true
-        if scratch.count < buffer.count { scratch = [UInt8](repeating: 0, count: buffer.count) }
-        scratch.withUnsafeMutableBufferPointer { out in
-            for index in 0..<buffer.count {
-                let byte = buffer[index]
-                if byte >= 0x80 { isASCII = false }
-                out[index] = Self.fold(byte)
+        // Immutable matcher, folding into a temporary buffer (on the stack for note-sized text):
+        // no shared scratch state, so no exclusivity bookkeeping per note.
+        return withUnsafeTemporaryAllocation(byteCount: buffer.count, alignment: 8) { scratch in
+            // Non-ASCII text may hold characters that lowercase to ASCII (e.g. the Kelvin sign).
+            guard Self.foldASCII(buffer, into: scratch) else { return unicodeMatch(buffer) }
+            return needle.withUnsafeBytes { needleBytes in
+                Self.find(needleBytes, in: UnsafeRawBufferPointer(scratch))
             }
         }
-        // Non-ASCII text may hold characters that lowercase to ASCII (e.g. the Kelvin sign).
-        guard isASCII else { return unicodeMatch(buffer) }
-        return scratch.withUnsafeBytes { haystack in
-            needle.withUnsafeBytes { needleBytes in
-                Self.find(needleBytes, in: UnsafeRawBufferPointer(rebasing: haystack[0..<buffer.count]))
-            }
+    }
+
+    /// Lowercases ASCII letters of `source` into `target` eight bytes at a time (SWAR); returns
+    /// whether every byte was ASCII.
+    private static func foldASCII(_ source: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var nonASCII: UInt64 = 0
+        var index = 0
+        while index + 8 <= source.count {
+            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            nonASCII |= word
+            let low7 = word & ~highBits
+            // High bit set in a byte where 'A' <= byte, and where byte > 'Z' (for ASCII bytes).
+            let atLeastA = (low7 &+ (0x80 - 0x41) &* ones) & highBits
+            let aboveZ = (low7 &+ (0x80 - 0x5B) &* ones) & highBits
+            let upper = atLeastA & ~aboveZ & ~word & highBits
+            target.storeBytes(of: word | (upper >> 2), toByteOffset: index, as: UInt64.self)
+            index += 8
         }
+        while index < source.count {
+            let byte = source[index]
+            nonASCII |= UInt64(byte)
+            target[index] = fold(byte)
+            index += 1
+        }
+        return nonASCII & highBits == 0
     }
 
     /// memchr for the first byte, memcmp for the rest (glibc's memmem is not exported to Swift).
@@ -76,5 +97,9 @@ struct TextMatcher {
 
     private func unicodeMatch(_ buffer: UnsafeRawBufferPointer) -> Bool {
         String(decoding: buffer, as: UTF8.self).lowercased().contains(lowered)
+    }
+
+    private func unicodeMatch(_ bytes: [UInt8]) -> Bool {
+        String(decoding: bytes, as: UTF8.self).lowercased().contains(lowered)
     }
 }

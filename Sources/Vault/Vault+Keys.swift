@@ -62,9 +62,8 @@ extension Vault {
                         """, arguments: [lastSeq])
                 guard !rows.isEmpty else { break }
                 for row in rows {
-                    let seq: Int64 = row[0]
+                    guard let seq = row.integer(0), let id = row.text(1) else { throw VaultError.tampered("note table") }
                     lastSeq = seq
-                    guard let id: String = row[1] else { throw VaultError.tampered("note table") }
                     let revision = try Self.revision(row[2], part: "note \(id)")
                     guard let header = Data.fromDatabaseValue(row[3]),
                         let plainHeader = Sealer.open(
@@ -93,7 +92,7 @@ extension Vault {
             }
 
             for row in try Row.fetchAll(db, sql: "SELECT reader, finger, revision, sealed FROM templates") {
-                guard let reader: String = row[0], let finger: String = row[1] else {
+                guard let reader = row.text(0), let finger = row.text(1) else {
                     throw VaultError.tampered("template table")
                 }
                 let revision = try Self.revision(row[2], part: "template \(finger) on \(reader)")
@@ -112,7 +111,7 @@ extension Vault {
             }
 
             for row in try Row.fetchAll(db, sql: "SELECT key, revision, sealed FROM settings") {
-                guard let key: String = row[0] else { throw VaultError.tampered("setting table") }
+                guard let key = row.text(0) else { throw VaultError.tampered("setting table") }
                 let revision = try Self.revision(row[1], part: "setting \(key)")
                 let value = try Self.openSetting(row[2], keys: oldKeys, key: key, revision: revision)
                 try db.execute(

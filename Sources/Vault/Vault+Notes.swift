@@ -45,9 +45,9 @@ extension Vault {
             let id = note.id.storageKey
             guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
             else { throw VaultError.notFound("Note \(id)") }
-            let seq: Int64 = row[0]
+            guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
             let revision = try Self.revision(row[1], part: "note \(id)")
-            let stored = try NoteSealing.openHeader(row[2], keys: keys, id: id, revision: revision)
+            let stored = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
             var updated = note
             updated.created = stored.created
             updated.modified = stamp
@@ -71,10 +71,10 @@ extension Vault {
             let id = noteID.storageKey
             guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
             else { throw VaultError.notFound("Note \(id)") }
-            let seq: Int64 = row[0]
+            guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
             let revision = try Self.revision(row[1], part: "note \(id)")
             // Only an authentic row is counted out of the manifest.
-            _ = try NoteSealing.openHeader(row[2], keys: keys, id: id, revision: revision)
+            _ = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
             try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [seq])
             try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [seq])
             manifest.notes.remove(TallyHasher(key: keys.tallyKey).note(id, revision: revision))
@@ -96,8 +96,8 @@ extension Vault {
                         """, arguments: [id])
             else { throw VaultError.notFound("Note \(id)") }
             let revision = try Self.revision(row[0], part: "note \(id)")
-            let summary = try NoteSealing.openHeader(row[1], keys: keys, id: id, revision: revision)
-            let body = try NoteSealing.openBody(row[2], keys: keys, id: id, revision: revision)
+            let summary = try NoteSealing.openHeader(row.blob(1), keys: keys, id: id, revision: revision)
+            let body = try NoteSealing.openBody(row.blob(2), keys: keys, id: id, revision: revision)
             return Note(summary, body: try NoteSealing.bodyString(body, id: id))
         }
     }
@@ -110,10 +110,10 @@ extension Vault {
         }
         return try read { db, _, _ in
             // Ids are lowercase hex and dashes, all below "g": this range is exactly the prefix.
-            try String.fetchAll(
+            try Row.fetchAll(
                 db, sql: "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
                 arguments: [lowered, lowered + "g", max(limit, 1)]
-            ).compactMap(UUID.init(uuidString:))
+            ).compactMap { $0.text(0).flatMap(UUID.init(uuidString:)) }
         }
     }
 
@@ -132,18 +132,17 @@ extension Vault {
     /// (case-insensitive). Reads the whole set, so a deleted or rolled-back note is reported as
     /// tampering. Bodies are not decrypted.
     public func list(tag: String? = nil) throws(VaultError) -> [NoteSummary] {
-        var summaries = try read { db, keys, manifest in
+        let summaries = try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
             var tally = Tally()
             var result: [NoteSummary] = []
             result.reserveCapacity(Int(min(manifest.notes.count, 1 << 20)))
             let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, header FROM notes")
             while let row = try rows.next() {
-                let id: String = row[0]
+                guard let id = row.text(0) else { throw VaultError.tampered("note table") }
                 let revision = try Self.revision(row[1], part: "note \(id)")
                 let summary = try row.withUnsafeData(atIndex: 2) { sealed in
-                    guard let sealed else { throw VaultError.tampered("note \(id)") }
-                    return try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
+                    try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
                 }
                 tally.add(hasher.note(id, revision: revision))
                 if let tag, !summary.hasTag(tag) { continue }
@@ -152,24 +151,7 @@ extension Vault {
             guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
             return result
         }
-        summaries.sort(by: NoteSummary.listingOrder)
-        return summaries
-    }
-
-    /// Notes whose title, body or a tag contains `query`, ignoring case; newest change first.
-    /// Reads and verifies the whole set like `list`.
-    public func search(_ query: String) throws(VaultError) -> [NoteSummary] {
-        var matcher = TextMatcher(query)
-        var found: [NoteSummary] = []
-        try scanAll { summary, body in
-            if matcher.matches(summary.title) || summary.tags.contains(where: { matcher.matches($0) })
-                || matcher.matches(utf8: body)
-            {
-                found.append(summary)
-            }
-        }
-        found.sort(by: NoteSummary.listingOrder)
-        return found
+        return NoteSummary.sortedForListing(summaries)
     }
 
     /// Every note in full, oldest first (for export). Reads and verifies the whole set.
@@ -190,11 +172,10 @@ extension Vault {
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT n.id, n.revision, n.header, b.body FROM notes n LEFT JOIN note_bodies b ON b.note = n.seq")
             while let row = try rows.next() {
-                let id: String = row[0]
+                guard let id = row.text(0) else { throw VaultError.tampered("note table") }
                 let revision = try Self.revision(row[1], part: "note \(id)")
                 let summary = try row.withUnsafeData(atIndex: 2) { header in
-                    guard let header else { throw VaultError.tampered("note \(id)") }
-                    return try NoteSealing.openHeader(header, keys: keys, id: id, revision: revision)
+                    try NoteSealing.openHeader(header, keys: keys, id: id, revision: revision)
                 }
                 let body = try row.withUnsafeData(atIndex: 3) { sealed in
                     try NoteSealing.openBody(sealed, keys: keys, id: id, revision: revision)

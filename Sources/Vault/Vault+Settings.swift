@@ -55,7 +55,7 @@ extension Vault {
             var tally = Tally()
             var result: [String: Data] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT key, revision, sealed FROM settings") {
-                guard let key: String = row[0] else { throw VaultError.tampered("setting table") }
+                guard let key = row.text(0) else { throw VaultError.tampered("setting table") }
                 let revision = try Self.revision(row[1], part: "setting \(key)")
                 result[key] = try Self.openSetting(row[2], keys: keys, key: key, revision: revision)
                 tally.add(hasher.setting(key, revision: revision))

@@ -52,7 +52,7 @@ extension Vault {
             var tally = Tally()
             var result: [SealedTemplate] = []
             for row in try Row.fetchAll(db, sql: "SELECT reader, finger, revision, sealed FROM templates ORDER BY reader, finger") {
-                guard let reader: String = row[0], let finger: String = row[1] else {
+                guard let reader = row.text(0), let finger = row.text(1) else {
                     throw VaultError.tampered("template table")
                 }
                 let revision = try Self.revision(row[2], part: "template \(finger) on \(reader)")
@@ -84,7 +84,7 @@ extension Vault {
             let hasher = TallyHasher(key: keys.tallyKey)
             var deleted = 0
             for row in try Row.fetchAll(db, sql: "SELECT reader, finger, revision, sealed FROM templates") {
-                guard let reader: String = row[0], let finger: String = row[1] else {
+                guard let reader = row.text(0), let finger = row.text(1) else {
                     throw VaultError.tampered("template table")
                 }
                 guard matches(reader, finger) else { continue }

@@ -1,1 +1,133 @@
-print("todo")
+// Vault benchmark. One command:
+//
+//     swift run -c release vault-bench            (1k, 10k and 100k notes of ~1 KB)
+//     swift run -c release vault-bench 1000 5000  (other sizes)
+//
+// For each size: a fresh vault (calibrated passcode cost) in a scratch directory under $TMPDIR,
+// filled with the bulk add, then timed: adding one note (one durable commit), listing all titles,
+// searching every note, opening with the master key; and the process's peak memory so far.
+import Crypto
+import Foundation
+import Vault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small deterministic generator, so every run writes the same notes.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+let words = """
+    apple river stone cloud paper garden window silver morning letter orange bridge candle forest \
+    market yellow pencil winter summer planet rocket violet shadow thunder meadow harbor lantern \
+    basket mirror copper breeze island marble velvet anchor falcon pepper ribbon saddle timber
+    """.split(separator: " ").map(String.init)
+
+func makeNote(_ index: Int, _ generator: inout SplitMix, stamp: Date) -> Note {
+    var body = ""
+    while body.utf8.count < 1000 { body += words.randomElement(using: &generator)! + " " }
+    let title = "\(words.randomElement(using: &generator)!) \(words.randomElement(using: &generator)!) \(index)"
+    return Note(
+        title: title, body: body, tags: [words.randomElement(using: &generator)!, "bench"], created: stamp,
+        modified: stamp)
+}
+
+/// Wall-clock times, sorted, and the CPU time of the fastest run (other processes on a shared
+/// machine stretch wall time; CPU time shows what the operation itself costs).
+func measure(_ runs: Int, _ body: () throws -> Void) rethrows -> [Duration] {
+    let clock = ContinuousClock()
+    var results: [Duration] = []
+    for _ in 0..<runs {
+        let start = clock.now
+        try body()
+        results.append(clock.now - start)
+    }
+    return results.sorted()
+}
+
+func cpuTime() -> Duration {
+    var spec = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
+    return .seconds(spec.tv_sec) + .nanoseconds(spec.tv_nsec)
+}
+
+/// The CPU time of one run of `body`.
+func cpu(_ body: () throws -> Void) rethrows -> Duration {
+    let start = cpuTime()
+    try body()
+    return cpuTime() - start
+}
+
+func ms(_ duration: Duration) -> String {
+    let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    return String(format: "%.2f ms", value)
+}
+
+func peakMemoryMB() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
+}
+
+let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let plan = sizes.isEmpty ? [1_000, 10_000, 100_000] : sizes
+let scratch = FileManager.default.temporaryDirectory.path + "/vault-bench-\(getpid())"
+mkdir(scratch, 0o700)
+defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+print("list/search: best wall time of 3 runs, CPU time of one run (all threads) in brackets; open: median of 5")
+print("size     add one (median / max of 20)   list titles            search all             open with SMK   file size   peak RSS")
+do {
+    for size in plan {
+        let directory = scratch + "/\(size)"
+        let (vault, _) = try Vault.create(in: directory, passcode: "benchmark passcode", kind: .test)
+        let key = try vault.exportMasterKey()
+        var generator = SplitMix(state: 42)
+        let stamp = Date()
+        var index = 0
+        while index < size - 20 {
+            let batch = min(10_000, size - 20 - index)
+            try vault.add((0..<batch).map { makeNote(index + $0, &generator, stamp: stamp) })
+            index += batch
+        }
+        let adds = try measure(20) {
+            let note = makeNote(index, &generator, stamp: stamp)
+            try vault.add(title: note.title, body: note.body, tags: note.tags)
+            index += 1
+        }
+        var listed = 0
+        let lists = try measure(3) { listed = try vault.list().count }
+        let listCPU = try cpu { _ = try vault.list() }
+        precondition(listed == size, "listed \(listed) of \(size)")
+        // A word in no note: every body is decrypted and scanned.
+        let searches = try measure(3) { _ = try vault.search("Zebra-Not-There") }
+        let searchCPU = try cpu { _ = try vault.search("Zebra-Not-There") }
+        let found = try vault.search("COPPER").count
+        precondition(found > 0)
+        vault.close()
+        let opens = try measure(5) { try Vault.open(in: directory, using: .masterKey(key)).close() }
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/vault.sqlite")
+        let fileMB = Double((attributes[.size] as? NSNumber)?.intValue ?? 0) / 1_048_576
+        print(
+            String(size).padding(toLength: 9, withPad: " ", startingAt: 0)
+                + "\(ms(adds[10])) / \(ms(adds[19]))".padding(toLength: 31, withPad: " ", startingAt: 0)
+                + "\(ms(lists[0])) (\(ms(listCPU)))".padding(toLength: 23, withPad: " ", startingAt: 0)
+                + "\(ms(searches[0])) (\(ms(searchCPU)))".padding(toLength: 23, withPad: " ", startingAt: 0)
+                + ms(opens[2]).padding(toLength: 16, withPad: " ", startingAt: 0)
+                + String(format: "%.1f MB", fileMB).padding(toLength: 12, withPad: " ", startingAt: 0)
+                + String(format: "%.0f MB", peakMemoryMB()))
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+} catch {
+    print("vault-bench: \(error)")
+    exit(1)
+}

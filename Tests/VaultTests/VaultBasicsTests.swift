@@ -83,6 +83,25 @@ struct VaultBasicsTests {
         }
     }
 
+    @Test("search spans several batches and finds exactly the matching notes")
+    func searchManyNotes() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let stamp = Date(timeIntervalSinceReferenceDate: 1000)
+            let notes = (0..<9000).map { index in
+                Note(
+                    title: "note \(index)", body: index % 1000 == 7 ? "the NEEDLE is here" : "hay \(index)",
+                    tags: index == 8500 ? ["Needle-Tag"] : [], created: stamp, modified: stamp)
+            }
+            try vault.add(notes)
+            let found = try vault.search("needle")
+            let expected = notes.filter { $0.body.contains("NEEDLE") || !$0.tags.isEmpty }.map(\.id)
+            #expect(Set(found.map(\.id)) == Set(expected))
+            #expect(found.count == 10)
+            #expect(try vault.list().count == 9000)
+        }
+    }
+
     @Test("abbreviated ids resolve to one note, or say not found / ambiguous")
     func prefixLookup() throws {
         try withScratch { dir in

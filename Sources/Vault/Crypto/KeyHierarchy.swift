@@ -18,6 +18,9 @@ struct KeyHierarchy: Sendable {
     let tallyKey: SymmetricKey
     /// The key-check value: proves a key belongs to this vault without decrypting anything.
     let keyCheck: Data
+    /// The fixed start of note associated data, computed once rather than per row.
+    let noteHeaderADPrefix: [UInt8]
+    let noteBodyADPrefix: [UInt8]
 
     init(master: SymmetricKey, storeID: UUID) {
         self.master = master
@@ -40,6 +43,8 @@ struct KeyHierarchy: Sendable {
         check.u32(Self.formatVersion)
         check.raw(salt)
         keyCheck = Data(HMAC<SHA256>.authenticationCode(for: check.bytes, using: derive("key-check")))
+        noteHeaderADPrefix = Self.associatedData("note-header", storeID: storeID, [])
+        noteBodyADPrefix = Self.associatedData("note-body", storeID: storeID, [])
     }
 
     static func randomMaster() -> SymmetricKey { SymmetricKey(size: .bits256) }
@@ -81,7 +86,7 @@ enum Sealer {
     }
 
     /// nil when the blob does not authenticate under this key and associated data.
-    static func open<C: DataProtocol, A: DataProtocol>(_ combined: C, key: SymmetricKey, ad: A) -> Data? {
+    static func open(_ combined: Data, key: SymmetricKey, ad: [UInt8]) -> Data? {
         guard combined.count >= 28, let box = try? AES.GCM.SealedBox(combined: combined) else { return nil }
         return try? AES.GCM.open(box, using: key, authenticating: ad)
     }
@@ -94,4 +99,42 @@ extension UUID {
 
     /// The canonical form stored in the database and bound into associated data.
     var storageKey: String { uuidString.lowercased() }
+
+    /// Parses the canonical lowercase form without Foundation's sscanf-based parser, which costs
+    /// more than decrypting the row when listing 100k notes.
+    init?(storageKey text: String) {
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let valid = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
+            let parsed = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                guard utf8.count == 36 else { return false }
+                var index = 0
+                var byte = 0
+                while index < 36 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        guard utf8[index] == UInt8(ascii: "-") else { return false }
+                        index += 1
+                        continue
+                    }
+                    guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else {
+                        return false
+                    }
+                    out[byte] = high << 4 | low
+                    byte += 1
+                    index += 2
+                }
+                return true
+            }
+            return parsed ?? false
+        }
+        guard valid else { return nil }
+        self.init(uuid: uuid)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
 }

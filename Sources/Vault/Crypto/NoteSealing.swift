@@ -5,11 +5,21 @@ import Foundation
 /// between a note's revisions, or with each other.
 enum NoteSealing {
     static func headerAD(_ keys: KeyHierarchy, id: String, revision: UInt64) -> [UInt8] {
-        keys.associatedData("note-header", [Array(id.utf8)], revision: revision)
+        ad(keys.noteHeaderADPrefix, id: id, revision: revision)
     }
 
     static func bodyAD(_ keys: KeyHierarchy, id: String, revision: UInt64) -> [UInt8] {
-        keys.associatedData("note-body", [Array(id.utf8)], revision: revision)
+        ad(keys.noteBodyADPrefix, id: id, revision: revision)
+    }
+
+    /// Equal to `keys.associatedData(purpose, [id], revision:)`, from a precomputed prefix.
+    private static func ad(_ prefix: [UInt8], id: String, revision: UInt64) -> [UInt8] {
+        var writer = ByteWriter(capacity: prefix.count + 48)
+        writer.raw(prefix)
+        writer.u32(UInt32(id.utf8.count))
+        writer.raw(id.utf8)
+        writer.u64(revision)
+        return writer.bytes
     }
 
     static func sealHeader(_ note: Note, keys: KeyHierarchy, revision: UInt64) throws -> Data {
@@ -30,10 +40,11 @@ enum NoteSealing {
     }
 
     /// Opens a header read from row `id`; any failure is tampering with that note.
-    static func openHeader(_ sealed: Data, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError)
+    static func openHeader(_ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError)
         -> NoteSummary
     {
-        guard let uuid = UUID(uuidString: id), uuid.storageKey == id,
+        // The id string itself is bound into the AD, so only its parse is needed here.
+        guard let sealed, let uuid = UUID(storageKey: id),
             let plain = Sealer.open(sealed, key: keys.noteHeaderKey, ad: headerAD(keys, id: id, revision: revision))
         else { throw .tampered("note \(id)") }
         var reader = ByteReader(plain)

@@ -5,11 +5,13 @@ import Foundation
 /// elements, plus their count. Adding, removing or replacing one element updates it in O(1), and
 /// without the key nobody can compute the sum for a set with a row deleted or rolled back.
 struct Tally: Equatable, Sendable {
+    typealias Element = [UInt64]
+
     /// Little-endian 64-bit limbs of the 256-bit sum.
     var sum: [UInt64] = [0, 0, 0, 0]
     var count: UInt64 = 0
 
-    mutating func add(_ h: [UInt64]) {
+    mutating func add(_ h: Element) {
         var carry: UInt64 = 0
         for i in 0..<4 {
             let (s1, o1) = sum[i].addingReportingOverflow(h[i])
@@ -20,7 +22,7 @@ struct Tally: Equatable, Sendable {
         count &+= 1
     }
 
-    mutating func remove(_ h: [UInt64]) {
+    mutating func remove(_ h: Element) {
         var borrow: UInt64 = 0
         for i in 0..<4 {
             let (d1, o1) = sum[i].subtractingReportingOverflow(h[i])
@@ -66,7 +68,7 @@ enum TallyKind: UInt8, Sendable {
 
 /// Computes the elements H(kind, key, revision). Keeps the keyed HMAC state and copies it per
 /// element, so 100k elements cost 100k short hashes rather than 100k key schedules.
-struct TallyHasher {
+struct TallyHasher: Sendable {
     private let keyed: HMAC<SHA256>
 
     init(key: SymmetricKey) { keyed = HMAC<SHA256>(key: key) }
@@ -76,15 +78,32 @@ struct TallyHasher {
         writer.u8(kind.rawValue)
         for part in key { writer.field(part) }
         writer.u64(revision)
+        return finish(writer.bytes)
+    }
+
+    private func finish(_ message: [UInt8]) -> [UInt64] {
         var mac = keyed
-        mac.update(data: writer.bytes)
+        mac.update(data: message)
         let code = mac.finalize()
         return code.withUnsafeBytes { raw in
-            (0..<4).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+            [
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)),
+            ]
         }
     }
 
-    func note(_ id: String, revision: UInt64) -> [UInt64] { element(.note, [Array(id.utf8)], revision: revision) }
+    /// The same bytes as `element(.note, [id], revision)`, built in one buffer (hot in listings).
+    func note(_ id: String, revision: UInt64) -> [UInt64] {
+        var writer = ByteWriter(capacity: 56)
+        writer.u8(TallyKind.note.rawValue)
+        writer.u32(UInt32(id.utf8.count))
+        writer.raw(id.utf8)
+        writer.u64(revision)
+        return finish(writer.bytes)
+    }
 
     func template(reader: String, finger: String, revision: UInt64) -> [UInt64] {
         element(.template, [Array(reader.utf8), Array(finger.utf8)], revision: revision)

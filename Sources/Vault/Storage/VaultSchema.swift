@@ -66,7 +66,9 @@ enum VaultSchema {
 
     /// Refuses foreign databases and newer formats before anything is written.
     static func inspect(_ db: Database, path: String) throws -> State {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        let tables = try Row.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map {
+            $0.text(0) ?? ""
+        }
         if tables.isEmpty { return .empty }
         guard tables.contains("meta"), tables.contains("grdb_migrations") else {
             throw VaultError(.notAVault, "\(path) is not a fingerlock vault.")
@@ -91,24 +93,24 @@ struct MetaRow: Sendable {
     var manifest: Data
 
     static func read(_ db: Database) throws -> MetaRow {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE singleton = 1") else {
+        let sql = "SELECT format_version, store_id, kind, key_check, slot_mac, manifest FROM meta WHERE singleton = 1"
+        guard let row = try Row.fetchOne(db, sql: sql) else {
             throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
         }
-        let version: Int64? = row["format_version"]
+        let version = row.integer(0)
         guard let version else { throw VaultError.corrupt("header", "no format version") }
         guard version == VaultSchema.formatVersion else {
             throw VaultError(
                 .unsupportedFormat,
                 "This vault has format version \(version); this fingerlock reads version \(VaultSchema.formatVersion).")
         }
-        guard let storeText: String = row["store_id"], let storeID = UUID(uuidString: storeText),
+        guard let storeText = row.text(1), let storeID = UUID(uuidString: storeText),
             storeID.storageKey == storeText
         else { throw VaultError.tampered("header") }
-        guard let kindText: String = row["kind"], let kind = VaultKind(rawValue: kindText) else {
+        guard let kindText = row.text(2), let kind = VaultKind(rawValue: kindText) else {
             throw VaultError.tampered("slot table")
         }
-        guard let keyCheck: Data = row["key_check"], let slotMAC: Data = row["slot_mac"],
-            let manifest: Data = row["manifest"]
+        guard let keyCheck = row.blob(3), let slotMAC = row.blob(4), let manifest = row.blob(5)
         else { throw VaultError.corrupt("header", "missing fields") }
         return MetaRow(
             formatVersion: version, storeID: storeID, kind: kind, keyCheck: keyCheck, slotMAC: slotMAC,
@@ -128,7 +130,7 @@ struct MetaRow: Sendable {
 extension KeySlot {
     static func readAll(_ db: Database) throws -> [KeySlot] {
         try Row.fetchAll(db, sql: "SELECT name, parameters, wrapped FROM slots").map { row in
-            guard let name: String = row[0], let parameters: Data = row[1], let wrapped: Data = row[2] else {
+            guard let name = row.text(0), let parameters = row.blob(1), let wrapped = row.blob(2) else {
                 throw VaultError.tampered("slot table")
             }
             return KeySlot(name: name, parameters: Array(parameters), wrapped: wrapped)
