@@ -11,7 +11,8 @@ struct Fingerlock: ParsableCommand {
             """,
         subcommands: [
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
-            PasscodeCommand.self, LockCommand.self, UnlockCommand.self, ConfigCommand.self, DoctorCommand.self,
+            PasscodeCommand.self, NotesCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
+            RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, DoctorCommand.self,
         ]
     )
 }

@@ -86,9 +86,12 @@ public final class AuthContext: Sendable {
         do {
             return try await unlockWithFinger()
         } catch let error as AuthError where policy == .biometricsOrPasscode && Self.fallsBack(error.code) {
+            // Without a way to ask, a finger that did not match is a plain failure (exit 1); only
+            // where the passcode is needed does the caller learn that it is (exit 8).
+            if !interaction.canAskPasscode && [.authenticationFailed, .timeout].contains(error.code) { throw error }
             var typedAhead = ""
             if case .userFallbackTyped(let typed) = error.detail { typedAhead = typed }
-            if error.code != .userFallback { interaction.notify(error.message) }
+            if error.code != .userFallback && interaction.canAskPasscode { interaction.notify(error.message) }
             return try await unlockWithPasscode(reason: reason, typedAhead: typedAhead, why: error)
         }
     }
@@ -101,19 +104,51 @@ public final class AuthContext: Sendable {
             let because = why.map { $0.message + " " } ?? ""
             throw AuthError(.passcodeRequired, because + "The passcode is required. " + Self.noTerminal)
         }
+        let (vault, _) = try await promptForPasscode(reason: reason, typedAhead: typedAhead)
+        try cacheKey(of: vault)
+        return vault
+    }
+
+    /// Asks until the passcode opens the vault (three tries at a terminal, one from a script).
+    private func promptForPasscode(reason: String, typedAhead: String) async throws -> (Vault, String) {
         let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
         var typed = typedAhead
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
             typed = ""
-            if let vault = try openCountingFailure(.passcode(passcode)) {
-                try cacheKey(of: vault)
-                return vault
-            }
+            if let vault = try openCountingFailure(.passcode(passcode)) { return (vault, passcode) }
             if attempt < prompts { interaction.notify("Wrong passcode, try again.") }
         }
         throw AuthError(.authenticationFailed, "Wrong passcode.")
+    }
+
+    /// `rekey`: asks the passcode, rotates the store master key (every note and template re-sealed,
+    /// slots rewrapped, a new recovery key), and caches the new key in place of the old.
+    public func rekey() async throws -> RecoveryKey {
+        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard interaction.canAskPasscode else {
+            throw AuthError(.passcodeRequired, "The passcode is required. " + Self.noTerminal)
+        }
+        let (vault, passcode) = try await promptForPasscode(reason: "rotate the vault key", typedAhead: "")
+        defer { vault.close() }
+        let recoveryKey: RecoveryKey
+        do {
+            recoveryKey = try vault.rekey(passcode: passcode, cost: dependencies.kdfCost)
+        } catch {
+            throw Self.authError(error)
+        }
+        _ = try? lock()
+        try cacheKey(of: vault)
+        return recoveryKey
+    }
+
+    /// Asks for a secret that is not the vault's current passcode (a backup's passcode).
+    public func askSecret(_ prompt: String) async throws -> String {
+        guard interaction.canAskPasscode else {
+            throw AuthError(.passcodeRequired, "A passcode is required. " + Self.noTerminal)
+        }
+        return try await interaction.askSecret(prompt: prompt, typedAhead: "")
     }
 
     /// Opens with the recovery key (for `passcode reset`), counted like a passcode attempt.
@@ -347,8 +382,9 @@ public final class AuthContext: Sendable {
         }
     }
 
-    /// Caches the key after a passcode or recovery-key unlock; without a keyring, says why once.
-    func cacheKey(of vault: Vault) throws {
+    /// Caches the key after a passcode or recovery-key unlock (or a restore); without a keyring,
+    /// says why once.
+    public func cacheKey(of vault: Vault) throws {
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() {
             interaction.notify(reason)

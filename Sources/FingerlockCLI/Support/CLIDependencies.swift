@@ -17,14 +17,17 @@ public struct CLIDependencies: Sendable {
     public var username: String
     /// Where an unlocked vault key waits for a finger (the kernel keyring).
     public var keyCache: any KeyCache
+    /// Standard input, for note bodies.
+    public var input: any InputSource
 
     public init(
         environment: [String: String], console: Console,
         hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
         openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
-        keyCache: any KeyCache
+        keyCache: any KeyCache, input: any InputSource
     ) {
         self.keyCache = keyCache
+        self.input = input
         self.environment = environment
         self.console = console
         self.hardwareReaders = hardwareReaders

@@ -1,0 +1,221 @@
+import ArgumentParser
+import Auth
+import Foundation
+import Vault
+
+struct NotesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notes",
+        abstract: "Add, list, show, edit, remove and search notes (unlocked by a touch, else the passcode).",
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self])
+
+    /// Unlocks for a notes command: the finger first, then the passcode.
+    static func unlock(_ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies) async throws -> Vault {
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+        let context = session.context
+        return try await context.evaluate(.biometricsOrPasscode, reason: "open your notes")
+    }
+
+    struct NoteRow: Encodable {
+        var id: String
+        var title: String
+        var tags: [String]
+        var created: Date
+        var modified: Date
+        init(_ summary: NoteSummary) {
+            id = summary.id.uuidString.lowercased()
+            title = summary.title
+            tags = summary.tags
+            created = summary.created
+            modified = summary.modified
+        }
+    }
+
+    static func printSummaries(_ summaries: [NoteSummary], json: Bool, console: Console) throws {
+        if json {
+            try console.printJSON(summaries.map(NoteRow.init))
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        for note in summaries {
+            let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#\($0)" }.joined(separator: " "))
+            let id = String(note.id.uuidString.lowercased().prefix(8))
+            console.print("\(console.bold(id))  \(formatter.string(from: note.modified))  \(note.title.isEmpty ? "(untitled)" : note.title)\(tags)")
+        }
+    }
+
+    struct Add: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Add a note: the body from $VISUAL/$EDITOR, or from stdin when it is piped.",
+            discussion: "--title and --tag are visible in your shell history; the body never comes from the command line.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Option(name: .long, help: "The title (visible in shell history; default: the body's first line).") var title: String?
+        @Option(name: .long, help: "A tag (repeatable; visible in shell history).") var tag: [String] = []
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let bodyFromStdin = !dependencies.input.isTerminal
+            if bodyFromStdin && passcode.passcodeStdin {
+                throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
+            }
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            var noteTitle: String
+            var body: String
+            if bodyFromStdin {
+                guard let text = String(data: try dependencies.input.readAll(), encoding: .utf8) else {
+                    throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
+                }
+                body = text
+                noteTitle = title ?? EditableNote.derivedTitle(text)
+            } else {
+                guard let terminal = dependencies.openTerminal() else {
+                    throw CLIError(.usage, "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
+                }
+                let edited = try SecureEditor(environment: dependencies.environment)
+                    .edit(EditableNote.render(title: title ?? "", body: ""), terminal: terminal)
+                (noteTitle, body) = EditableNote.parse(edited)
+                if let title { noteTitle = noteTitle.isEmpty ? title : noteTitle }
+            }
+            guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !noteTitle.isEmpty else {
+                throw CLIError(.cancelled, "The note is empty; nothing was saved.")
+            }
+            let note = try vault.add(title: noteTitle, body: body, tags: tag)
+            dependencies.console.print("Added \(String(note.id.uuidString.lowercased().prefix(8))): \(note.title)")
+        }
+    }
+
+    struct List: FingerlockCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List notes: id, date, title, tags (newest first).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Option(name: .long, help: "Only notes with this tag.") var tag: String?
+        @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
+        var jsonOutput: Bool { json }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            let notes = try vault.list(tag: tag)
+            if notes.isEmpty && !json {
+                dependencies.console.print(tag == nil ? "No notes yet: `fingerlock notes add` adds one." : "No note is tagged \(tag!).")
+                return
+            }
+            try NotesCommand.printSummaries(notes, json: json, console: dependencies.console)
+        }
+    }
+
+    struct Show: FingerlockCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a note (the id may be abbreviated).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            let note = try vault.note(id: try vault.resolveNoteID(id))
+            let console = dependencies.console
+            console.print(console.bold(note.title.isEmpty ? "(untitled)" : note.title))
+            let formatter = ISO8601DateFormatter()
+            var meta = "id \(note.id.uuidString.lowercased()) · modified \(formatter.string(from: note.modified))"
+            if !note.tags.isEmpty { meta += " · " + note.tags.map { "#\($0)" }.joined(separator: " ") }
+            console.print(console.dim(meta))
+            console.print()
+            console.out.write(note.body.hasSuffix("\n") || note.body.isEmpty ? note.body : note.body + "\n")
+        }
+    }
+
+    struct Edit: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "edit",
+            abstract: "Edit a note in $VISUAL/$EDITOR (on tmpfs only), or replace its body from stdin.",
+            discussion: "The first line `# Title` is the title. --title and --tag (replacing all tags) are visible in shell history.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Option(name: .long, help: "A new title.") var title: String?
+        @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let bodyFromStdin = !dependencies.input.isTerminal
+            if bodyFromStdin && passcode.passcodeStdin {
+                throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
+            }
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            var note = try vault.note(id: try vault.resolveNoteID(id))
+            if bodyFromStdin {
+                guard let text = String(data: try dependencies.input.readAll(), encoding: .utf8) else {
+                    throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
+                }
+                note.body = text
+            } else {
+                guard let terminal = dependencies.openTerminal() else {
+                    throw CLIError(.usage, "Pipe the new body on stdin, or run in a terminal with $EDITOR set.")
+                }
+                let original = EditableNote.render(title: title ?? note.title, body: note.body)
+                let edited = try SecureEditor(environment: dependencies.environment).edit(original, terminal: terminal)
+                if edited == original && title == nil && tag.isEmpty {
+                    dependencies.console.print("No changes.")
+                    return
+                }
+                (note.title, note.body) = EditableNote.parse(edited)
+            }
+            if let title { note.title = title }
+            if !tag.isEmpty { note.tags = tag }
+            let saved = try vault.update(note)
+            dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(saved.title)")
+        }
+    }
+
+    struct Remove: FingerlockCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a note (asks first unless --yes).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            let note = try vault.note(id: try vault.resolveNoteID(id))
+            if !yes {
+                let confirmed = try await Confirmation.ask(
+                    "Delete \"\(note.title.isEmpty ? "(untitled)" : note.title)\"?", terminal: dependencies.openTerminal(), unlessFlag: "--yes")
+                guard confirmed else { throw CLIError(.cancelled, "Not deleted.") }
+            }
+            try vault.deleteNote(id: note.id)
+            dependencies.console.print("Deleted \(String(note.id.uuidString.lowercased().prefix(8))): \(note.title)")
+        }
+    }
+
+    struct Search: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String
+        @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
+        var jsonOutput: Bool { json }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            let found = try vault.search(text)
+            if found.isEmpty && !json {
+                dependencies.console.print("No note contains \"\(text)\".")
+                return
+            }
+            try NotesCommand.printSummaries(found, json: json, console: dependencies.console)
+        }
+    }
+}

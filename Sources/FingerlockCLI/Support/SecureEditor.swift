@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SafeFiles
+
+/// Edits text in `$VISUAL`/`$EDITOR` without plaintext ever touching a disk: the file lives in a
+/// private (0700) directory on tmpfs — `$XDG_RUNTIME_DIR`, else `/dev/shm` — is 0600, and is
+/// overwritten and removed afterwards, also when the editor fails or Ctrl-C is pressed. With no
+/// tmpfs available it refuses rather than write a note to disk.
+struct SecureEditor {
+    let environment: [String: String]
+
+    /// The editor command from `$VISUAL`, else `$EDITOR`.
+    var command: String? {
+        for variable in ["VISUAL", "EDITOR"] {
+            if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
+        }
+        return nil
+    }
+
+    /// A tmpfs directory this user owns, or nil.
+    func scratchRoot() -> String? {
+        var candidates: [String] = []
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { candidates.append(runtime) }
+        candidates.append("/dev/shm")
+        for candidate in candidates where Self.isMemoryFileSystem(candidate) && access(candidate, W_OK | X_OK) == 0 {
+            return candidate
+        }
+        return nil
+    }
+
+    /// Whether `path` lives on tmpfs or ramfs, by the longest mount point above it in
+    /// /proc/self/mounts (statfs is not visible from Swift here).
+    static func isMemoryFileSystem(_ path: String, mounts: String = "/proc/self/mounts") -> Bool {
+        guard let resolved = realpath(path, nil) else { return false }
+        let target = String(cString: resolved)
+        free(resolved)
+        guard let table = try? AtomicFile.read(mounts) else { return false }
+        var best: (length: Int, type: String)?
+        for line in String(decoding: table, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3 else { continue }
+            // Mount points escape spaces as \040.
+            let point = fields[1].replacingOccurrences(of: "\\040", with: " ")
+            let covers = target == point || point == "/" || target.hasPrefix(point + "/")
+            if covers && point.count >= (best?.length ?? -1) { best = (point.count, String(fields[2])) }
+        }
+        return best.map { ["tmpfs", "ramfs"].contains($0.type) } ?? false
+    }
+
+    /// Opens `text` in the editor on the controlling terminal and returns what was saved.
+    func edit(_ text: String, terminal: Terminal) throws -> String {
+        guard let command else {
+            throw CLIError(.usage, "Set $VISUAL or $EDITOR to edit notes (or pipe the body on stdin).")
+        }
+        guard let root = scratchRoot() else {
+            throw CLIError(
+                .dataError,
+                "Neither $XDG_RUNTIME_DIR nor /dev/shm is a memory file system, so the note cannot be edited without writing it to disk; pipe the body on stdin instead.")
+        }
+        var template = Array("\(root)/fingerlock-edit-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw CLIError(.dataError, "Cannot create a private editing directory in \(root): \(String(cString: strerror(errno))).")
+        }
+        let directory = String(cString: made)
+        chmod(directory, 0o700)
+        let file = directory + "/note.md"
+        defer { Self.shred(directory: directory) }
+
+        let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw CLIError(.dataError, "Cannot create the editing file: \(String(cString: strerror(errno))).") }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else { throw CLIError(.dataError, "Cannot write the editing file.") }
+
+        // The editor gets the terminal; Ctrl-C is its business, so ignore it here meanwhile.
+        let previous = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previous) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec \(command) \"$1\"", "editor", file]
+        process.environment = environment
+        let tty = FileHandle(fileDescriptor: terminal.fd, closeOnDealloc: false)
+        process.standardInput = tty
+        process.standardOutput = tty
+        process.standardError = tty
+        do {
+            try process.run()
+        } catch {
+            throw CLIError(.usage, "Cannot start the editor '\(command)': \(error.localizedDescription)")
+        }
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw CLIError(.cancelled, "The editor did not finish normally; nothing was saved.")
+        }
+        guard let data = FileManager.default.contents(atPath: file), let edited = String(data: data, encoding: .utf8) else {
+            throw CLIError(.dataError, "The edited note is not UTF-8 text; nothing was saved.")
+        }
+        return edited
+    }
+
+    /// Overwrites every file in the directory (editors leave swap and backup files there too),
+    /// then removes them and the directory.
+    static func shred(directory: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names {
+            let path = directory + "/" + name
+            var info = stat()
+            if lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 {
+                let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+                if fd >= 0 {
+                    let zeros = [UInt8](repeating: 0, count: Int(info.st_size))
+                    _ = zeros.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    close(fd)
+                }
+            }
+            if (info.st_mode & S_IFMT) == S_IFDIR {
+                shred(directory: path)
+            } else {
+                unlink(path)
+            }
+        }
+        rmdir(directory)
+    }
+}
+
+/// The note as the editor shows it: a `# Title` line, a blank line, then the body.
+enum EditableNote {
+    static func render(title: String, body: String) -> String {
+        "# \(title)\n\n\(body)"
+    }
+
+    /// Title and body from edited text; the first line is the title when it is a `# ` heading,
+    /// otherwise the first non-empty line names the note and stays in the body.
+    static func parse(_ text: String) -> (title: String, body: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if let first = lines.first, first.hasPrefix("# ") || first == "#" {
+            let title = first.dropFirst(first == "#" ? 1 : 2).trimmingCharacters(in: .whitespaces)
+            lines.removeFirst()
+            while lines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeFirst() }
+            return (title, lines.joined(separator: "\n"))
+        }
+        return (derivedTitle(text), text)
+    }
+
+    /// The first non-empty line, shortened, for a note added without `--title`.
+    static func derivedTitle(_ body: String) -> String {
+        let first = body.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
+        let stripped = first.hasPrefix("#") ? first.drop(while: { $0 == "#" }).trimmingCharacters(in: .whitespaces) : first
+        return stripped.count > 80 ? String(stripped.prefix(79)) + "…" : stripped
+    }
+}
