@@ -59,10 +59,22 @@ struct BinaryRunner {
     }
 
     /// Runs `fingerlock ARGUMENTS` with `stdin` as standard input; gives up after `timeout`.
-    func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(30)) throws -> Result {
+    func run(
+        _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(30),
+        descriptorsFromFiles: [Int32: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--wait", Self.binaryPath] + arguments
+        if descriptorsFromFiles.isEmpty {
+            process.arguments = ["--wait", Self.binaryPath] + arguments
+        } else {
+            // Open extra descriptors for the child in a shell (Process passes only 0-2).
+            let redirections = descriptorsFromFiles.keys.sorted().map { "\($0)<\"$FL_FD_\($0)\"" }.joined(separator: " ")
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec setsid --wait \"$0\" \"$@\" \(redirections)", Self.binaryPath] + arguments
+        }
+        var extra = extra
+        for (fd, path) in descriptorsFromFiles { extra["FL_FD_\(fd)"] = path }
         process.environment = environment.merging(extra) { $1 }
         let input = Pipe()
         let output = Pipe()
