@@ -16,12 +16,8 @@ private enum InterruptLatch {
 /// a cancel means.
 func withInterruptCancellation<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let before = InterruptLatch.count.load(ordering: .acquiring)
-    var action = sigaction()
-    action.__sigaction_handler.sa_handler = { _ in _ = InterruptLatch.count.add(1, ordering: .releasing) }
-    sigemptyset(&action.sa_mask)
-    var previous = sigaction()
-    sigaction(SIGINT, &action, &previous)
-    defer { sigaction(SIGINT, &previous, nil) }
+    let restore = latchInterrupts()
+    defer { restore() }
 
     let task = Task { try await body() }
     let watcher = Task {
@@ -39,4 +35,16 @@ func withInterruptCancellation<T: Sendable>(_ body: @escaping @Sendable () async
     } onCancel: {
         task.cancel()
     }
+}
+
+/// Makes SIGINT only count (no termination) until the returned closure restores the previous
+/// disposition. Unlike SIG_IGN, a handler is reset by exec, so a child (an editor) still gets
+/// Ctrl-C as usual.
+func latchInterrupts() -> () -> Void {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { _ in _ = InterruptLatch.count.add(1, ordering: .releasing) }
+    sigemptyset(&action.sa_mask)
+    var previous = sigaction()
+    sigaction(SIGINT, &action, &previous)
+    return { sigaction(SIGINT, &previous, nil) }
 }

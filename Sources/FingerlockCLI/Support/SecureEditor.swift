@@ -76,29 +76,60 @@ struct SecureEditor {
         guard written == bytes.count else { throw CLIError(.dataError, "Cannot write the editing file.") }
 
         // The editor gets the terminal; Ctrl-C is its business, so ignore it here meanwhile.
-        let previous = signal(SIGINT, SIG_IGN)
-        defer { signal(SIGINT, previous) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "exec \(command) \"$1\"", "editor", file]
-        process.environment = environment
-        let tty = FileHandle(fileDescriptor: terminal.fd, closeOnDealloc: false)
-        process.standardInput = tty
-        process.standardOutput = tty
-        process.standardError = tty
-        do {
-            try process.run()
-        } catch {
-            throw CLIError(.usage, "Cannot start the editor '\(command)': \(error.localizedDescription)")
-        }
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        let restoreInterrupts = latchInterrupts()
+        defer { restoreInterrupts() }
+        // posix_spawn, not Process: the editor must stay in our (foreground) process group to own
+        // the terminal and receive Ctrl-C, with the terminal as its stdin, stdout and stderr.
+        let status = try Self.spawnAndWait(
+            ["/bin/sh", "-c", "exec \(command) \"$1\"", "editor", file], environment: environment, terminal: terminal.fd)
+        guard status == 0 else {
             throw CLIError(.cancelled, "The editor did not finish normally; nothing was saved.")
         }
         guard let data = FileManager.default.contents(atPath: file), let edited = String(data: data, encoding: .utf8) else {
             throw CLIError(.dataError, "The edited note is not UTF-8 text; nothing was saved.")
         }
         return edited
+    }
+
+    /// Runs `arguments` with the terminal as stdio; returns the exit status, or -1 when the
+    /// editor was killed by a signal.
+    static func spawnAndWait(_ arguments: [String], environment: [String: String], terminal: Int32) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            posix_spawn_file_actions_adddup2(&actions, terminal, target)
+        }
+        // Swift's worker threads run with signals blocked, and a spawned program inherits the mask:
+        // give the editor an empty mask and default dispositions, as a shell would.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGWINCH] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw CLIError(.usage, "Cannot start the editor: \(String(cString: strerror(result))).")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
+        return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
     }
 
     /// Overwrites every file in the directory (editors leave swap and backup files there too),

@@ -33,8 +33,9 @@ struct AuthSession {
         } else {
             interaction = NonInteractive(console: dependencies.console)
         }
+        if needsReader && reader == nil && problem == nil { problem = resolver.missingReaderError }
         self.reader = reader
-        self.readerProblem = problem ?? (needsReader && reader == nil ? resolver.missingReaderError : nil)
+        self.readerProblem = problem
         self.interaction = interaction
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies

@@ -68,6 +68,19 @@ final class PseudoTerminalSession {
         return true
     }
 
+    /// Reads until `text` has appeared `count` times in all.
+    @discardableResult
+    func expect(_ text: String, count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while transcript.components(separatedBy: text).count - 1 < count {
+            guard ContinuousClock.now < deadline, readSome() else {
+                Issue.record("expected \(text.debugDescription) \(count) times; got \(transcript.debugDescription)", sourceLocation: sourceLocation)
+                return false
+            }
+        }
+        return true
+    }
+
     /// Waits for the process to end, collecting the rest of its output; returns its status.
     func waitForExit(timeout: Duration = .seconds(10)) -> Int32 {
         let deadline = ContinuousClock.now.advanced(by: timeout)
