@@ -208,6 +208,9 @@ struct VaultBasicsTests {
             #expect(try vault.allNotes() == before)
             #expect(try hex(vault.exportMasterKey()) != hex(oldKey))
             #expect(try vault.storeID == storeID)
+            // The WAL no longer holds frames with the old slots.
+            let wal = try FileManager.default.attributesOfItem(atPath: dir + "/vault/vault.sqlite-wal")
+            #expect((wal[.size] as? NSNumber)?.intValue == 0)
             vault.close()
 
             let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
