@@ -478,7 +478,22 @@ struct VaultBasicsTests {
         }
     }
 
-    @Test("a full disk is reported as such, with nothing changed")
+    @Test("a damaged database and an unwritable destination are named as such")
+    func corruptAndIO() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            try vault.add(title: "t", body: "b")
+            expectVaultError(.io) { try vault.backup(to: dir + "/no/such/dir/backup") }
+            let key = try vault.exportMasterKey()
+            vault.close()
+            try withRawDatabase(dir) { db in try db.execute(sql: "DROP TABLE note_bodies") }
+            let damaged = try Vault.open(in: dir + "/vault", using: .masterKey(key))
+            let error = expectVaultError(.corrupt) { try damaged.search("t") }
+            #expect(error?.part == "database")
+        }
+    }
+
+    @Test("SQLite's disk-full code maps to diskFull, with nothing changed")
     func diskFullMessage() {
         let error = VaultError.from(DatabaseError(resultCode: .SQLITE_FULL))
         #expect(error.code == .diskFull)
