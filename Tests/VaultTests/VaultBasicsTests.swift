@@ -294,6 +294,27 @@ struct VaultBasicsTests {
         }
     }
 
+    @Test("the normal API calibrates scrypt at or above the floor (N = 2^17, r = 8)", .timeLimit(.minutes(1)))
+    func calibratedCost() throws {
+        try withScratch { dir in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (vault, _) = try Vault.create(in: dir + "/vault", passcode: passcode, kind: .hardware)
+            let elapsed = clock.now - start
+            vault.close()
+            let parameters = try withRawDatabase(dir) { db in
+                try Data.fetchOne(db, sql: "SELECT parameters FROM slots WHERE name = 'passcode'")!
+            }
+            // Layout: version, log2N, r (u32 LE), p (u32 LE), salt.
+            #expect(parameters[1] >= 17 && parameters[1] <= 20)
+            #expect(parameters[2] == 8)
+            // Calibration aims at 0.5–1 s per derivation (unless the floor alone is slower).
+            #expect(elapsed >= .milliseconds(400))
+            let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
+            #expect(try reopened.kind == .hardware)
+        }
+    }
+
     @Test("forged KDF parameters above the ceiling are refused in under a second")
     func forgedKDFParameters() throws {
         try withScratch { dir in
