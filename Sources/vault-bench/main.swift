@@ -164,6 +164,12 @@ do {
             index += 1
         }
         vault.close()
+        if size == plan[0] {
+            let unlock = try measure(1) {
+                try Vault.open(in: directory, using: .passcode("benchmark passcode")).close()
+            }
+            print("(open with the passcode, calibrated scrypt: \(ms(unlock[0])))")
+        }
 
         let child = Process()
         child.executableURL = URL(fileURLWithPath: executable)
