@@ -33,7 +33,7 @@ extension Vault {
             }
             try VaultFiles.syncFile(temp)
             guard rename(temp, path) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
-            try guarded { try AtomicFile.syncDirectory(AtomicFileDirectory.parent(of: path)) }
+            try guarded { try AtomicFile.syncDirectory(VaultFiles.parent(of: path)) }
         } catch {
             VaultFiles.removeDatabaseFiles(temp)
             throw VaultError.from(error)
@@ -119,12 +119,5 @@ extension Vault {
             try queue.backup(to: live)
             return unlocked
         }
-    }
-}
-
-enum AtomicFileDirectory {
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -22,6 +22,17 @@ extension Vault {
                 sql: "UPDATE meta SET slot_mac = ? WHERE singleton = 1",
                 arguments: [KeySlot.tableMAC(slots, kind: meta.kind, keys: keys)])
         }
+        forgetOldPages()
+    }
+
+    /// After a slot is replaced, old WAL frames still hold the previous slot (wrapped under the old
+    /// passcode). Checkpointing with TRUNCATE empties the WAL file so they do not linger on disk;
+    /// secure_delete has already zeroed the freed pages in the database itself. Best effort: a
+    /// reader in another process can hold the checkpoint back, and the next one completes it.
+    func forgetOldPages() {
+        _ = try? database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
     /// Rotates the store master key: every note, template and setting is re-sealed under a new
@@ -140,7 +151,7 @@ extension Vault {
                 ])
         }
         state.withLock { $0?.keys = newKeys }
-        // Pages that held the old ciphertext are zeroed by secure_delete; nothing else to wipe.
+        forgetOldPages()
         return recoveryKey
     }
 

@@ -4,8 +4,9 @@
 //     swift run -c release vault-bench 1000 5000  (other sizes)
 //
 // For each size: a fresh vault (calibrated passcode cost) in a scratch directory under $TMPDIR,
-// filled with the bulk add, then timed: adding one note (one durable commit), listing all titles,
-// searching every note, opening with the master key; and the process's peak memory so far.
+// filled with the bulk add, then timed: adding one note (one durable commit); then a fresh child
+// process (this binary with --reads) times opening with the master key, listing all titles and
+// searching every note, and reports its own peak memory, apart from creation's scrypt run.
 import Crypto
 import Foundation
 import Vault
@@ -72,10 +73,63 @@ func ms(_ duration: Duration) -> String {
     return String(format: "%.2f ms", value)
 }
 
+/// This process's peak resident memory: VmHWM from /proc (getrusage's ru_maxrss survives fork
+/// and exec on Linux, so it would report the parent's peak in the read-side child).
 func peakMemoryMB() -> Double {
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Double(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    {
+        return kib / 1024
+    }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
+    return Double(usage.ru_maxrss) / 1024
+}
+
+func hex(_ key: SymmetricKey) -> String {
+    key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+}
+
+func key(fromHex line: String) -> SymmetricKey {
+    var bytes: [UInt8] = []
+    var index = line.startIndex
+    while line.distance(from: index, to: line.endIndex) >= 2 {
+        let next = line.index(index, offsetBy: 2)
+        bytes.append(UInt8(line[index..<next], radix: 16) ?? 0)
+        index = next
+    }
+    return SymmetricKey(data: bytes)
+}
+
+/// The read side, in a fresh process so its peak memory is not the scrypt run's of creation:
+/// open with the master key, list, search. Prints one line of numbers for the parent.
+func measureReads(directory: String, size: Int) throws {
+    let key = key(fromHex: readLine() ?? "")
+    let opens = try measure(5) { try Vault.open(in: directory, using: .masterKey(key)).close() }
+    let vault = try Vault.open(in: directory, using: .masterKey(key))
+    var listed = 0
+    let lists = try measure(3) { listed = try vault.list().count }
+    let listCPU = try cpu { _ = try vault.list() }
+    precondition(listed == size, "listed \(listed) of \(size)")
+    // A word in no note: every body is decrypted and scanned.
+    let searches = try measure(3) { _ = try vault.search("Zebra-Not-There") }
+    let searchCPU = try cpu { _ = try vault.search("Zebra-Not-There") }
+    let found = try vault.search("COPPER").count
+    precondition(found > 0)
+    print(
+        "\(ms(opens[2]))|\(ms(lists[0])) (\(ms(listCPU)))|\(ms(searches[0])) (\(ms(searchCPU)))|"
+            + String(format: "%.0f MB", peakMemoryMB()))
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--reads", let size = Int(CommandLine.arguments[3]) {
+    do {
+        try measureReads(directory: CommandLine.arguments[2], size: size)
+        exit(0)
+    } catch {
+        print("vault-bench: \(error)")
+        exit(1)
+    }
 }
 
 let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
@@ -83,9 +137,14 @@ let plan = sizes.isEmpty ? [1_000, 10_000, 100_000] : sizes
 let scratch = FileManager.default.temporaryDirectory.path + "/vault-bench-\(getpid())"
 mkdir(scratch, 0o700)
 defer { try? FileManager.default.removeItem(atPath: scratch) }
+let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 
-print("list/search: best wall time of 3 runs, CPU time of one run (all threads) in brackets; open: median of 5")
-print("size     add one (median / max of 20)   list titles            search all             open with SMK   file size   peak RSS")
+print("add one: median / slowest of 20 single-note commits (synchronous=FULL).")
+print("list, search: best wall time of 3 runs, CPU time of one run (all threads) in brackets; open: median of 5.")
+print("peak RSS (create) includes the calibrated scrypt run; peak RSS (read) is a fresh process that opens,")
+print("lists and searches.")
+print("")
+print("notes    add one             open (SMK)  list titles            search all             file      peak RSS create / read")
 do {
     for size in plan {
         let directory = scratch + "/\(size)"
@@ -104,27 +163,41 @@ do {
             try vault.add(title: note.title, body: note.body, tags: note.tags)
             index += 1
         }
-        var listed = 0
-        let lists = try measure(3) { listed = try vault.list().count }
-        let listCPU = try cpu { _ = try vault.list() }
-        precondition(listed == size, "listed \(listed) of \(size)")
-        // A word in no note: every body is decrypted and scanned.
-        let searches = try measure(3) { _ = try vault.search("Zebra-Not-There") }
-        let searchCPU = try cpu { _ = try vault.search("Zebra-Not-There") }
-        let found = try vault.search("COPPER").count
-        precondition(found > 0)
         vault.close()
-        let opens = try measure(5) { try Vault.open(in: directory, using: .masterKey(key)).close() }
+        if size == plan[0] {
+            let unlock = try measure(1) {
+                try Vault.open(in: directory, using: .passcode("benchmark passcode")).close()
+            }
+            print("(open with the passcode, calibrated scrypt: \(ms(unlock[0])))")
+        }
+
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: executable)
+        child.arguments = ["--reads", directory, String(size)]
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        try child.run()
+        input.fileHandleForWriting.write(Data((hex(key) + "\n").utf8))
+        try input.fileHandleForWriting.close()
+        let reads = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        let parts = reads.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
+        guard child.terminationStatus == 0, parts.count == 4 else {
+            print("vault-bench: the read measurement failed: \(reads)")
+            exit(1)
+        }
         let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/vault.sqlite")
         let fileMB = Double((attributes[.size] as? NSNumber)?.intValue ?? 0) / 1_048_576
         print(
             String(size).padding(toLength: 9, withPad: " ", startingAt: 0)
-                + "\(ms(adds[10])) / \(ms(adds[19]))".padding(toLength: 31, withPad: " ", startingAt: 0)
-                + "\(ms(lists[0])) (\(ms(listCPU)))".padding(toLength: 23, withPad: " ", startingAt: 0)
-                + "\(ms(searches[0])) (\(ms(searchCPU)))".padding(toLength: 23, withPad: " ", startingAt: 0)
-                + ms(opens[2]).padding(toLength: 16, withPad: " ", startingAt: 0)
-                + String(format: "%.1f MB", fileMB).padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(format: "%.0f MB", peakMemoryMB()))
+                + "\(ms(adds[10])) / \(ms(adds[19]))".padding(toLength: 20, withPad: " ", startingAt: 0)
+                + parts[0].padding(toLength: 12, withPad: " ", startingAt: 0)
+                + parts[1].padding(toLength: 23, withPad: " ", startingAt: 0)
+                + parts[2].padding(toLength: 23, withPad: " ", startingAt: 0)
+                + String(format: "%.0f MB", fileMB).padding(toLength: 10, withPad: " ", startingAt: 0)
+                + String(format: "%.0f MB", peakMemoryMB()) + " / " + parts[3])
         try? FileManager.default.removeItem(atPath: directory)
     }
 } catch {

@@ -2,6 +2,8 @@
 //
 //   vault-stress add-loop DIR PREFIX        add notes forever, printing "<id> <title>" after each commit
 //   vault-stress add DIR COUNT PREFIX       add COUNT notes one transaction each, then print "done"
+//   vault-stress disk-full DIR              with a 256 KiB file-size limit (a full disk as SQLite
+//                                           sees it), add a 1 MiB note; print the error code and message
 //
 // The store master key arrives as one hex line on stdin (never argv), as the key cache would hand it.
 import Crypto
@@ -30,7 +32,7 @@ func readKey() -> SymmetricKey {
 func body(for title: String) -> String { "body of \(title)\n" + String(repeating: "x", count: 200) }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: vault-stress add-loop DIR PREFIX | add DIR COUNT PREFIX") }
+guard arguments.count >= 3 else { fail("usage: vault-stress add-loop DIR PREFIX | add DIR COUNT PREFIX") }
 let key = readKey()
 do {
     let vault = try Vault.open(in: arguments[2], using: .masterKey(key))
@@ -43,6 +45,18 @@ do {
             // Printed only after the commit returned: the parent may rely on every printed note.
             FileHandle.standardOutput.write(Data("\(note.id.uuidString) \(title)\n".utf8))
             counter += 1
+        }
+    case "disk-full":
+        // Writes past the limit come back short, which SQLite reports as SQLITE_FULL; the signal
+        // the kernel would also send is ignored so the write returns instead of killing us.
+        signal(SIGXFSZ, SIG_IGN)
+        var limit = rlimit(rlim_cur: 256 * 1024, rlim_max: 256 * 1024)
+        guard setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        do {
+            try vault.add(title: "too big", body: String(repeating: "0123456789abcdef", count: 65536))
+            print("added")
+        } catch {
+            print(error.code.rawValue, error.message)
         }
     case "add":
         guard arguments.count >= 5, let count = Int(arguments[3]) else { fail("add DIR COUNT PREFIX") }

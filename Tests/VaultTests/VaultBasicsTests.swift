@@ -208,6 +208,9 @@ struct VaultBasicsTests {
             #expect(try vault.allNotes() == before)
             #expect(try hex(vault.exportMasterKey()) != hex(oldKey))
             #expect(try vault.storeID == storeID)
+            // The WAL no longer holds frames with the old slots.
+            let wal = try FileManager.default.attributesOfItem(atPath: dir + "/vault/vault.sqlite-wal")
+            #expect((wal[.size] as? NSNumber)?.intValue == 0)
             vault.close()
 
             let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
@@ -288,6 +291,27 @@ struct VaultBasicsTests {
             expectVaultError(.wrongKey) { try second.add(title: "stale", body: "key") }
             expectVaultError(.wrongKey) { try second.list() }
             #expect(try first.noteCount() == 0)
+        }
+    }
+
+    @Test("the normal API calibrates scrypt at or above the floor (N = 2^17, r = 8)", .timeLimit(.minutes(1)))
+    func calibratedCost() throws {
+        try withScratch { dir in
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (vault, _) = try Vault.create(in: dir + "/vault", passcode: passcode, kind: .hardware)
+            let elapsed = clock.now - start
+            vault.close()
+            let parameters = try withRawDatabase(dir) { db in
+                try Data.fetchOne(db, sql: "SELECT parameters FROM slots WHERE name = 'passcode'")!
+            }
+            // Layout: version, log2N, r (u32 LE), p (u32 LE), salt.
+            #expect(parameters[1] >= 17 && parameters[1] <= 20)
+            #expect(parameters[2] == 8)
+            // Calibration aims at 0.5–1 s per derivation (unless the floor alone is slower).
+            #expect(elapsed >= .milliseconds(400))
+            let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
+            #expect(try reopened.kind == .hardware)
         }
     }
 
@@ -475,7 +499,22 @@ struct VaultBasicsTests {
         }
     }
 
-    @Test("a full disk is reported as such, with nothing changed")
+    @Test("a damaged database and an unwritable destination are named as such")
+    func corruptAndIO() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            try vault.add(title: "t", body: "b")
+            expectVaultError(.io) { try vault.backup(to: dir + "/no/such/dir/backup") }
+            let key = try vault.exportMasterKey()
+            vault.close()
+            try withRawDatabase(dir) { db in try db.execute(sql: "DROP TABLE note_bodies") }
+            let damaged = try Vault.open(in: dir + "/vault", using: .masterKey(key))
+            let error = expectVaultError(.corrupt) { try damaged.search("t") }
+            #expect(error?.part == "database")
+        }
+    }
+
+    @Test("SQLite's disk-full code maps to diskFull, with nothing changed")
     func diskFullMessage() {
         let error = VaultError.from(DatabaseError(resultCode: .SQLITE_FULL))
         #expect(error.code == .diskFull)

@@ -95,6 +95,25 @@ struct VaultProcessTests {
         }
     }
 
+    @Test("a full disk is reported as such and nothing is changed", .timeLimit(.minutes(1)))
+    func diskFull() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let kept = try vault.add(title: "kept", body: "before the disk filled up")
+            let key = try vault.exportMasterKey()
+            vault.close()
+            let (process, output) = try Self.launch(["disk-full", dir + "/vault"], key: key)
+            process.waitUntilExit()
+            let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0)
+            #expect(printed.hasPrefix("diskFull "), "\(printed)")
+            #expect(printed.contains("Nothing was changed"))
+            let reopened = try Vault.open(in: dir + "/vault", using: .masterKey(key))
+            try reopened.verifyIntegrity()
+            #expect(try reopened.allNotes() == [kept])
+        }
+    }
+
     @Test("no plaintext reaches any file under the data directory")
     func noPlaintextOnDisk() throws {
         try withScratch { dir in

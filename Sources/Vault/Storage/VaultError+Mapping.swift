@@ -16,6 +16,13 @@ extension VaultError {
             }
         case let error as DatabaseError:
             let detail = error.message ?? "\(error.resultCode)"
+            if error.extendedResultCode == .SQLITE_IOERR_WRITE {
+                // SQLite reports ENOSPC as SQLITE_FULL only for short writes; a write refused
+                // outright (no space left, quota, file-size limit) arrives as this write error.
+                // Either way the transaction was rolled back.
+                return VaultError(
+                    .diskFull, "Could not write the vault: the disk is full or refused the write. Nothing was changed.")
+            }
             switch error.resultCode {
             case .SQLITE_BUSY, .SQLITE_LOCKED:
                 return VaultError(.busy, "The vault is busy in another process; try again in a moment.")
