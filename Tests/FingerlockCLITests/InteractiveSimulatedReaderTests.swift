@@ -11,106 +11,106 @@ import Testing
         try PseudoTerminalSession(arguments: arguments, environment: runner.environment.merging(environment) { $1 })
     }
 
-    @Test func firstRunSetsThePasscodeAfterAMismatchAndShowsTheRecoveryKeyOnce() throws {
+    @Test func firstRunSetsThePasscodeAfterAMismatchAndShowsTheRecoveryKeyOnce() async throws {
         let set = try session(["passcode", "set"])
-        set.expect("New passcode (at least 6 characters): ")
+        await set.expect("New passcode (at least 6 characters): ")
         set.send("abc\r")
-        set.expect("The passcode must have at least 6 characters.")
-        set.expect("New passcode (at least 6 characters): ", after: "The passcode must have")
+        await set.expect("The passcode must have at least 6 characters.")
+        await set.expect("New passcode (at least 6 characters): ", after: "The passcode must have")
         set.send("\(passcode)\r")
-        set.expect("Confirm the new passcode: ")
+        await set.expect("Confirm the new passcode: ")
         set.send("plum tree 43\r")
-        set.expect("The passcodes didn't match. Try again.")
-        set.expect("New passcode (at least 6 characters): ", after: "didn't match")
+        await set.expect("The passcodes didn't match. Try again.")
+        await set.expect("New passcode (at least 6 characters): ", after: "didn't match")
         set.send("\(passcode)\r")
-        set.expect("Confirm the new passcode: ")
+        await set.expect("Confirm the new passcode: ", count: 2)
         set.send("\(passcode)\r")
-        set.expect("Your recovery key")
-        set.expect("Press Enter once you have saved it")
+        await set.expect("Your recovery key")
+        await set.expect("Press Enter once you have saved it")
         set.send("\r")
-        #expect(set.waitForExit() == 0)
+        #expect(await set.waitForExit() == 0)
         #expect(set.output.contains("Passcode set; the vault is ready (a test vault"))
         #expect(!set.output.contains(passcode), "the passcode was echoed")
         let key = set.output.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .first { $0.split(separator: "-").count >= 10 }
         #expect(key != nil)
         // The key opens the vault: a reset with it works.
-        let reset = try runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(key ?? "")\nafter reset\nafter reset\n")
+        let reset = try await runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(key ?? "")\nafter reset\nafter reset\n")
         #expect(reset.status == 0, "\(reset.stderr)")
     }
 
-    @Test func enrollAsksThePasscodeThenTypedFingerNamesEnrollAndMatch() throws {
-        try runner.setPasscode()
+    @Test func enrollAsksThePasscodeThenTypedFingerNamesEnrollAndMatch() async throws {
+        try await runner.setPasscode()
         let enroll = try session(["enroll", "right-thumb"])
-        enroll.expect("Passcode (enroll a finger): ")
+        await enroll.expect("Passcode (enroll a finger): ")
         enroll.send("\(passcode)\r")
         for stage in 1...5 {
-            enroll.expect("touch \(stage)/5 for right-thumb")
+            await enroll.expect("touch \(stage)/5 for right-thumb")
             enroll.send(stage == 2 ? "left-thumb\n" : "right-thumb\n")
             if stage == 2 {
-                enroll.expect("The scan did not work")
-                enroll.expect("touch 2/5 for right-thumb")
+                await enroll.expect("The scan did not work")
+                await enroll.expect("touch 2/5 for right-thumb")
                 enroll.send("right-thumb\n")
             }
         }
-        #expect(enroll.waitForExit() == 0)
+        #expect(await enroll.waitForExit() == 0)
         #expect(enroll.output.contains("Enrolled right-thumb"))
         #expect(!enroll.output.contains(passcode))
 
         let verify = try session(["verify"])
-        verify.expect("type a finger name, or Enter for the passcode")
+        await verify.expect("type a finger name, or Enter for the passcode")
         verify.send("wrist\n")
-        verify.expect("'wrist' is not a finger")
+        await verify.expect("'wrist' is not a finger")
         verify.send("right-thumb\n")
-        #expect(verify.waitForExit() == 0)
+        #expect(await verify.waitForExit() == 0)
         #expect(verify.output.contains("Match: right-thumb"))
     }
 
-    @Test func enterAtVerifysScanEndsItAsCancelled() throws {
-        try runner.setPasscode()
-        #expect(try runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+    @Test func enterAtVerifysScanEndsItAsCancelled() async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let verify = try session(["verify"])
-        verify.expect("Enter for the passcode")
+        await verify.expect("Enter for the passcode")
         verify.send("\n")
-        #expect(verify.waitForExit() == 2)
+        #expect(await verify.waitForExit() == 2)
     }
 
-    @Test func ctrlCDuringEnrollmentSavesNothing() throws {
-        try runner.setPasscode()
+    @Test func ctrlCDuringEnrollmentSavesNothing() async throws {
+        try await runner.setPasscode()
         let enroll = try session(["enroll", "left-thumb"])
-        enroll.expect("Passcode (enroll a finger): ")
+        await enroll.expect("Passcode (enroll a finger): ")
         enroll.send("\(passcode)\r")
-        enroll.expect("touch 1/5")
+        await enroll.expect("touch 1/5")
         enroll.send("left-thumb\n")
-        enroll.expect("touch 2/5")
+        await enroll.expect("touch 2/5")
         enroll.send("\u{03}")
-        #expect(enroll.waitForExit() == 2)
+        #expect(await enroll.waitForExit() == 2)
         #expect(enroll.output.contains("Enrollment cancelled; nothing was saved."))
-        let fingers = try runner.run(["fingers", "--json"])
+        let fingers = try await runner.run(["fingers", "--json"])
         #expect(fingers.status == 0)
         #expect(!fingers.stdout.contains("left-thumb"))
     }
 
-    @Test func ctrlCAtThePasscodePromptCancelsAndRestoresTheTerminal() throws {
-        try runner.setPasscode()
+    @Test func ctrlCAtThePasscodePromptCancelsAndRestoresTheTerminal() async throws {
+        try await runner.setPasscode()
         let unlock = try session(["unlock"])
-        unlock.expect("Passcode (unlock): ")
+        await unlock.expect("Passcode (unlock): ")
         unlock.send("plum")
         unlock.send("\u{03}")
-        #expect(unlock.waitForExit() == 2)
+        #expect(await unlock.waitForExit() == 2)
         #expect(unlock.output.contains("Cancelled at the passcode prompt; nothing was changed."))
         #expect(!unlock.output.contains("plum"))
     }
 
-    @Test func wrongPasscodesAtTheTerminalGetThreeTries() throws {
-        try runner.setPasscode()
+    @Test func wrongPasscodesAtTheTerminalGetThreeTries() async throws {
+        try await runner.setPasscode()
         let unlock = try session(["unlock"])
         for attempt in 1...3 {
-            unlock.expect("Passcode (unlock): ")
+            await unlock.expect("Passcode (unlock): ", count: attempt)
             unlock.send("wrong \(attempt)\r")
-            if attempt < 3 { unlock.expect("Wrong passcode, try again.") }
+            if attempt < 3 { await unlock.expect("Wrong passcode, try again.") }
         }
-        #expect(unlock.waitForExit() == 1)
+        #expect(await unlock.waitForExit() == 1)
         let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)
         #expect(attempts.contains("\"failedPasscodes\":3"))
     }

@@ -11,74 +11,74 @@ import Glibc
     let runtimeDirectory: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
-    init() throws {
+    init() async throws {
         runtimeDirectory = "/dev/shm/fl-runtime-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "XDG_RUNTIME_DIR": runtimeDirectory])
-        try runner.setPasscode()
-        #expect(try runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
     }
 
-    func add(_ body: String, title: String? = nil, tags: [String] = []) throws -> String {
+    func add(_ body: String, title: String? = nil, tags: [String] = []) async throws -> String {
         var arguments = ["notes", "add"]
         if let title { arguments += ["--title", title] }
         for tag in tags { arguments += ["--tag", tag] }
-        let result = try runner.run(arguments, environment: touch, stdin: body)
+        let result = try await runner.run(arguments, environment: touch, stdin: body)
         #expect(result.status == 0, "\(result.stderr)")
         return String(result.stdout.split(separator: " ")[1].dropLast())
     }
 
-    func list(_ extra: [String] = []) throws -> [[String: Any]] {
-        let result = try runner.run(["notes", "list", "--json"] + extra, environment: touch)
+    func list(_ extra: [String] = []) async throws -> [[String: Any]] {
+        let result = try await runner.run(["notes", "list", "--json"] + extra, environment: touch)
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
     }
 
-    @Test func addListShowSearchEditAndRemoveByTouch() throws {
-        let first = try add("Door code is 4711\nsecond line\n", tags: ["home"])
-        _ = try add("Bank PIN hint: birthday", title: "Bank", tags: ["money", "home"])
-        let notes = try list()
+    @Test func addListShowSearchEditAndRemoveByTouch() async throws {
+        let first = try await add("Door code is 4711\nsecond line\n", tags: ["home"])
+        _ = try await add("Bank PIN hint: birthday", title: "Bank", tags: ["money", "home"])
+        let notes = try await list()
         #expect(notes.count == 2)
         #expect(Set(notes.compactMap { $0["title"] as? String }) == ["Door code is 4711", "Bank"])
         #expect(notes.allSatisfy { Set($0.keys) == ["id", "title", "tags", "created", "modified"] })
         #expect(notes.allSatisfy { ($0["created"] as? String)?.hasSuffix("Z") == true })
-        #expect(try list(["--tag", "money"]).count == 1)
+        #expect(try await list(["--tag", "money"]).count == 1)
 
-        let show = try runner.run(["notes", "show", first], environment: touch)
+        let show = try await runner.run(["notes", "show", first], environment: touch)
         #expect(show.status == 0)
         #expect(show.stdout.contains("Door code is 4711\nsecond line\n"))
         #expect(show.stdout.contains("#home"))
 
-        let search = try runner.run(["notes", "search", "PIN", "--json"], environment: touch)
+        let search = try await runner.run(["notes", "search", "PIN", "--json"], environment: touch)
         let found = try #require(JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as? [[String: Any]])
         #expect(found.map { $0["title"] as? String } == ["Bank"])
-        #expect(try runner.run(["notes", "search", "nothing like this"], environment: touch).stdout.contains("No note contains"))
+        #expect(try await runner.run(["notes", "search", "nothing like this"], environment: touch).stdout.contains("No note contains"))
 
-        let edit = try runner.run(["notes", "edit", first, "--title", "Door", "--tag", "house"], environment: touch, stdin: "Door code is 0815\n")
+        let edit = try await runner.run(["notes", "edit", first, "--title", "Door", "--tag", "house"], environment: touch, stdin: "Door code is 0815\n")
         #expect(edit.status == 0, "\(edit.stderr)")
-        let edited = try runner.run(["notes", "show", first], environment: touch)
+        let edited = try await runner.run(["notes", "show", first], environment: touch)
         #expect(edited.stdout.hasPrefix("Door\n"))
         #expect(edited.stdout.contains("Door code is 0815"))
         #expect(edited.stdout.contains("#house"))
 
-        #expect(try runner.run(["notes", "rm", first], environment: touch).status == 64)
-        let removed = try runner.run(["notes", "rm", first, "--yes"], environment: touch)
+        #expect(try await runner.run(["notes", "rm", first], environment: touch).status == 64)
+        let removed = try await runner.run(["notes", "rm", first, "--yes"], environment: touch)
         #expect(removed.status == 0)
-        #expect(try runner.run(["notes", "show", first], environment: touch).status == 5)
-        #expect(try list().count == 1)
+        #expect(try await runner.run(["notes", "show", first], environment: touch).status == 5)
+        #expect(try await list().count == 1)
     }
 
-    @Test func idPrefixesMustBeUniqueAndValid() throws {
-        _ = try add("one")
-        _ = try add("two")
-        #expect(try runner.run(["notes", "show", "zz"], environment: touch).status == 64)
-        let ids = try list().compactMap { $0["id"] as? String }
+    @Test func idPrefixesMustBeUniqueAndValid() async throws {
+        _ = try await add("one")
+        _ = try await add("two")
+        #expect(try await runner.run(["notes", "show", "zz"], environment: touch).status == 64)
+        let ids = try await list().compactMap { $0["id"] as? String }
         let missing = String(ids[0].prefix(1) == "f" ? "0" : "f") + "0000000"
-        let none = try runner.run(["notes", "show", missing], environment: touch)
+        let none = try await runner.run(["notes", "show", missing], environment: touch)
         #expect(none.status == 5 || ids.contains { $0.hasPrefix(missing) })
     }
 
-    @Test func aScriptedEditorAddsAndEditsOnTmpfsAndLeavesNothingBehind() throws {
+    @Test func aScriptedEditorAddsAndEditsOnTmpfsAndLeavesNothingBehind() async throws {
         let marker = "EDITOR-MARKER-\(UUID().uuidString)"
         let script = runtimeDirectory + "-editor.sh"
         let log = runtimeDirectory + "-editor.log"
@@ -92,13 +92,13 @@ import Glibc
         // The editor needs a terminal: run in a pseudo-terminal.
         let session = try PseudoTerminalSession(
             arguments: ["notes", "add"], environment: runner.environment.merging(["EDITOR": script].merging(touch) { $1 }) { $1 })
-        #expect(session.waitForExit() == 0)
+        #expect(await session.waitForExit() == 0)
         #expect(session.output.contains("Added"))
         let logged = try String(contentsOfFile: log, encoding: .utf8)
         #expect(logged.contains("600 \(runtimeDirectory)/fingerlock-edit-"))
         #expect(logged.contains("700 \(runtimeDirectory)/fingerlock-edit-"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtimeDirectory).isEmpty)
-        let notes = try list()
+        let notes = try await list()
         #expect(notes.first?["title"] as? String == "From the editor")
         for directory in [runtimeDirectory, runner.dataDirectory] {
             for name in (try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? [] {
@@ -108,7 +108,7 @@ import Glibc
         }
     }
 
-    @Test func withoutTmpfsEditingIsRefused() throws {
+    @Test func withoutTmpfsEditingIsRefused() async throws {
         let script = runtimeDirectory + "-true.sh"
         try "#!/bin/sh\nexit 0\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
@@ -117,95 +117,95 @@ import Glibc
         let session = try PseudoTerminalSession(
             arguments: ["notes", "add"],
             environment: runner.environment.merging(["EDITOR": script, "XDG_RUNTIME_DIR": runner.dataDirectory].merging(touch) { $1 }) { $1 })
-        let status = session.waitForExit()
+        let status = await session.waitForExit()
         // /dev/shm is tmpfs here, so the edit goes there instead — never to the on-disk directory.
         #expect(status == 2 || status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: runner.dataDirectory).allSatisfy { !$0.hasPrefix("fingerlock-edit") })
     }
 
-    @Test func passcodeStdinCannotShareStdinWithABody() throws {
-        let result = try runner.run(["notes", "add", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\nbody\n")
+    @Test func passcodeStdinCannotShareStdinWithABody() async throws {
+        let result = try await runner.run(["notes", "add", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\nbody\n")
         #expect(result.status == 64)
         #expect(result.stderr.contains("--passcode-fd"))
     }
 
-    @Test func passcodeFromADescriptorWithTheBodyOnStdin() throws {
+    @Test func passcodeFromADescriptorWithTheBodyOnStdin() async throws {
         let file = runtimeDirectory + "-passcode"
         try "\(BinaryRunner.passcode)\n".write(toFile: file, atomically: true, encoding: .utf8)
-        let result = try runner.run(
+        let result = try await runner.run(
             ["notes", "add", "--passcode-fd", "3", "--title", "via fd"],
             environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"], stdin: "body via stdin\n",
             descriptorsFromFiles: [3: file])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try list().first?["title"] as? String == "via fd")
+        #expect(try await list().first?["title"] as? String == "via fd")
     }
 
-    @Test func withoutATerminalNoMatchIsOneAndANeededPasscodeIsEight() throws {
-        _ = try add("x")
-        let noMatch = try runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"])
+    @Test func withoutATerminalNoMatchIsOneAndANeededPasscodeIsEight() async throws {
+        _ = try await add("x")
+        let noMatch = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"])
         #expect(noMatch.status == 1)
         let started = ContinuousClock.now
-        let noReader = try runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
+        let noReader = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
         #expect(noReader.status == 8)
         #expect(noReader.stderr.contains("No fingerprint reader") || noReader.stderr.contains("absent"))
         #expect(ContinuousClock.now - started < .seconds(5))
-        _ = try runner.run(["lock"])
-        let locked = try runner.run(["notes", "list"], environment: touch)
+        _ = try await runner.run(["lock"])
+        let locked = try await runner.run(["notes", "list"], environment: touch)
         #expect(locked.status == 8)
     }
 
-    @Test func lockoutAfterFiveFailedTouchesAcrossRuns() throws {
-        _ = try add("x")
-        for _ in 0..<5 { _ = try runner.run(["verify"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown"]) }
-        let locked = try runner.run(["verify"], environment: touch)
+    @Test func lockoutAfterFiveFailedTouchesAcrossRuns() async throws {
+        _ = try await add("x")
+        for _ in 0..<5 { _ = try await runner.run(["verify"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown"]) }
+        let locked = try await runner.run(["verify"], environment: touch)
         #expect(locked.status == 3)
         #expect(locked.stderr.contains("Too many failed touches"))
-        let list = try runner.run(["notes", "list"], environment: touch)
+        let list = try await runner.run(["notes", "list"], environment: touch)
         #expect(list.status == 8)
-        let passcode = try runner.run(["notes", "list", "--passcode-stdin"], environment: touch, stdin: "\(BinaryRunner.passcode)\n")
+        let passcode = try await runner.run(["notes", "list", "--passcode-stdin"], environment: touch, stdin: "\(BinaryRunner.passcode)\n")
         #expect(passcode.status == 0)
-        #expect(try runner.run(["verify"], environment: touch).status == 0)
+        #expect(try await runner.run(["verify"], environment: touch).status == 0)
     }
 
-    @Test func backupAndRestoreRoundTrip() throws {
-        _ = try add("keep me", title: "kept")
+    @Test func backupAndRestoreRoundTrip() async throws {
+        _ = try await add("keep me", title: "kept")
         let backup = runner.dataDirectory + "-backup.sqlite"
-        #expect(try runner.run(["backup", backup], environment: touch).status == 0)
+        #expect(try await runner.run(["backup", backup], environment: touch).status == 0)
         var info = stat()
         stat(backup, &info)
         #expect(info.st_mode & 0o777 == 0o600)
-        _ = try add("added later", title: "later")
-        #expect(try list().count == 2)
-        #expect(try runner.run(["restore", backup], environment: touch).status == 64)
-        let restored = try runner.run(["restore", backup, "--yes"], environment: touch)
+        _ = try await add("added later", title: "later")
+        #expect(try await list().count == 2)
+        #expect(try await runner.run(["restore", backup], environment: touch).status == 64)
+        let restored = try await runner.run(["restore", backup, "--yes"], environment: touch)
         #expect(restored.status == 0, "\(restored.stderr)")
-        #expect(try list().compactMap { $0["title"] as? String } == ["kept"])
-        #expect(try runner.run(["restore", "/nonexistent/backup", "--yes"], environment: touch).status == 5)
+        #expect(try await list().compactMap { $0["title"] as? String } == ["kept"])
+        #expect(try await runner.run(["restore", "/nonexistent/backup", "--yes"], environment: touch).status == 5)
         // A fresh machine: restore into an empty data directory with the backup's passcode.
         let fresh = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
-        let into = try fresh.run(["restore", backup, "--yes", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let into = try await fresh.run(["restore", backup, "--yes", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(into.status == 0, "\(into.stderr)")
-        let listed = try fresh.run(["notes", "list", "--json", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let listed = try await fresh.run(["notes", "list", "--json", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(listed.stdout.contains("kept"))
     }
 
-    @Test func exportNeedsAnExplicitConfirmation() throws {
-        _ = try add("exported body", title: "exported")
-        let refused = try runner.run(["export"], environment: touch)
+    @Test func exportNeedsAnExplicitConfirmation() async throws {
+        _ = try await add("exported body", title: "exported")
+        let refused = try await runner.run(["export"], environment: touch)
         #expect(refused.status == 64)
         #expect(refused.stdout.isEmpty)
-        let json = try runner.run(["export", "--yes-plaintext"], environment: touch)
+        let json = try await runner.run(["export", "--yes-plaintext"], environment: touch)
         let notes = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(notes.first?["body"] as? String == "exported body")
-        let markdown = try runner.run(["export", "--format", "markdown", "--yes-plaintext"], environment: touch)
+        let markdown = try await runner.run(["export", "--format", "markdown", "--yes-plaintext"], environment: touch)
         #expect(markdown.stdout.hasPrefix("# exported\n"))
     }
 
-    @Test func rekeyKeepsNotesAndShowsANewRecoveryKey() throws {
-        _ = try add("still here", title: "survivor")
-        let rekey = try runner.run(["rekey", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+    @Test func rekeyKeepsNotesAndShowsANewRecoveryKey() async throws {
+        _ = try await add("still here", title: "survivor")
+        let rekey = try await runner.run(["rekey", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(rekey.status == 0, "\(rekey.stderr)")
         #expect(rekey.stdout.contains("New recovery key"))
-        #expect(try list().first?["title"] as? String == "survivor")
+        #expect(try await list().first?["title"] as? String == "survivor")
     }
 }

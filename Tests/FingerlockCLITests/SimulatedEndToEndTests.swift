@@ -6,15 +6,15 @@ extension BinaryRunner {
 
     /// `passcode set` from a script; returns the recovery key printed on stdout.
     @discardableResult
-    func setPasscode() throws -> String {
-        let result = try run(["passcode", "set", "--passcode-stdin"], stdin: "\(Self.passcode)\n\(Self.passcode)\n")
+    func setPasscode() async throws -> String {
+        let result = try await run(["passcode", "set", "--passcode-stdin"], stdin: "\(Self.passcode)\n\(Self.passcode)\n")
         #expect(result.status == 0, "passcode set: \(result.stderr)")
         let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("Recovery key") } ?? ""
         return String(line.split(separator: ": ").last ?? "")
     }
 
-    func enroll(_ finger: String, touches: String) throws -> Result {
-        try run(["enroll", finger, "--passcode-stdin"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches], stdin: "\(Self.passcode)\n")
+    func enroll(_ finger: String, touches: String) async throws -> Result {
+        try await run(["enroll", finger, "--passcode-stdin"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches], stdin: "\(Self.passcode)\n")
     }
 }
 
@@ -24,8 +24,8 @@ extension BinaryRunner {
 
     func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }
 
-    @Test func readersListsTheSimulatedReaderOnlyWhenAskedFor() throws {
-        let json = try runner.run(["readers", "--json"])
+    @Test func readersListsTheSimulatedReaderOnlyWhenAskedFor() async throws {
+        let json = try await runner.run(["readers", "--json"])
         #expect(json.status == 0)
         let readers = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
         #expect(readers.count == 1)
@@ -35,25 +35,25 @@ extension BinaryRunner {
         #expect(readers.first?["features"] as? [String] == ["identify", "verify"])
         #expect(Set(readers.first?.keys.map { $0 } ?? []) == ["id", "name", "driver", "deviceId", "scanType", "enrollStages", "features"])
 
-        let auto = try runner.run(["readers", "--json", "--reader", "auto"], environment: ["FP_DRIVERS_WHITELIST": "none"])
+        let auto = try await runner.run(["readers", "--json", "--reader", "auto"], environment: ["FP_DRIVERS_WHITELIST": "none"])
         #expect(auto.status == 0)
         #expect(!auto.stdout.contains("simulated"))
 
-        let staged = try runner.run(["readers"], environment: ["FINGERLOCK_SIMULATED_STAGES": "3"])
+        let staged = try await runner.run(["readers"], environment: ["FINGERLOCK_SIMULATED_STAGES": "3"])
         #expect(staged.stdout.contains("enroll stages: 3"))
     }
 
-    @Test func enrollWithARetryThenVerifyMatchAndNoMatch() throws {
-        let recovery = try runner.setPasscode()
+    @Test func enrollWithARetryThenVerifyMatchAndNoMatch() async throws {
+        let recovery = try await runner.setPasscode()
         #expect(recovery.split(separator: "-").count >= 10)
-        let enroll = try runner.enroll("left-index-finger", touches: "left-index-finger*2,right-thumb,retry:center,left-index-finger*3")
+        let enroll = try await runner.enroll("left-index-finger", touches: "left-index-finger*2,right-thumb,retry:center,left-index-finger*3")
         #expect(enroll.status == 0, "\(enroll.stderr)")
         #expect(enroll.stdout.contains("stage 1/5"))
         #expect(enroll.stdout.contains("stage 5/5"))
         #expect(enroll.stdout.contains("Center your finger"))
         #expect(enroll.stdout.contains("The scan did not work"))
 
-        let fingers = try runner.run(["fingers", "--json"])
+        let fingers = try await runner.run(["fingers", "--json"])
         #expect(fingers.status == 0, "\(fingers.stderr)")
         let list = try #require(JSONSerialization.jsonObject(with: Data(fingers.stdout.utf8)) as? [[String: Any]])
         #expect(list.count == 1)
@@ -61,19 +61,19 @@ extension BinaryRunner {
         #expect(list.first?["reader"] as? String == "simulated:0")
         #expect((list.first?["enrolled"] as? String)?.hasSuffix("Z") == true)
 
-        let match = try runner.run(["verify"], environment: touches("left-index-finger"))
+        let match = try await runner.run(["verify"], environment: touches("left-index-finger"))
         #expect(match.status == 0, "\(match.stderr)")
         #expect(match.stdout.contains("Match: left-index-finger"))
 
-        let named = try runner.run(["verify", "left-index-finger"], environment: touches("retry:short,left-index-finger"))
+        let named = try await runner.run(["verify", "left-index-finger"], environment: touches("retry:short,left-index-finger"))
         #expect(named.status == 0)
         #expect(named.stderr.contains("too short"))
 
-        let noMatch = try runner.run(["verify"], environment: touches("right-index-finger"))
+        let noMatch = try await runner.run(["verify"], environment: touches("right-index-finger"))
         #expect(noMatch.status == 1)
         #expect(noMatch.stderr == "fingerlock: No match.\n")
 
-        let unknown = try runner.run(["verify"], environment: touches("unknown"))
+        let unknown = try await runner.run(["verify"], environment: touches("unknown"))
         #expect(unknown.status == 1)
     }
 
@@ -85,78 +85,78 @@ extension BinaryRunner {
         ("", 1, "No finger was detected"),
         ("absent", 4, "absent"),
     ])
-    func verifyFailuresHaveTheirExitCodes(script: String, status: Int32, message: String) throws {
-        try runner.setPasscode()
-        #expect(try runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
-        let result = try runner.run(["verify"], environment: touches(script))
+    func verifyFailuresHaveTheirExitCodes(script: String, status: Int32, message: String) async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let result = try await runner.run(["verify"], environment: touches(script))
         #expect(result.status == status)
         #expect(result.stderr.contains(message))
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
-    @Test func aFailureMidEnrollSavesNothing() throws {
-        try runner.setPasscode()
-        let unplugged = try runner.enroll("right-index-finger", touches: "right-index-finger*2,unplug")
+    @Test func aFailureMidEnrollSavesNothing() async throws {
+        try await runner.setPasscode()
+        let unplugged = try await runner.enroll("right-index-finger", touches: "right-index-finger*2,unplug")
         #expect(unplugged.status == 4)
         #expect(unplugged.stderr.contains("Nothing was saved"))
-        let fingers = try runner.run(["fingers", "--json"])
+        let fingers = try await runner.run(["fingers", "--json"])
         #expect(fingers.status == 0)
         #expect(fingers.stdout.filter { !$0.isWhitespace } == "[]")
     }
 
-    @Test func nothingSetUpNothingEnrolledOrAnUnknownFinger() throws {
-        let noVault = try runner.run(["verify"], environment: touches("right-thumb"))
+    @Test func nothingSetUpNothingEnrolledOrAnUnknownFinger() async throws {
+        let noVault = try await runner.run(["verify"], environment: touches("right-thumb"))
         #expect(noVault.status == 7)
         #expect(noVault.stderr.contains("passcode set"))
-        let noVaultEnroll = try runner.enroll("right-thumb", touches: "right-thumb*5")
+        let noVaultEnroll = try await runner.enroll("right-thumb", touches: "right-thumb*5")
         #expect(noVaultEnroll.status == 7)
-        try runner.setPasscode()
-        let nothing = try runner.run(["verify"], environment: touches("right-thumb"))
+        try await runner.setPasscode()
+        let nothing = try await runner.run(["verify"], environment: touches("right-thumb"))
         #expect(nothing.status == 7)
-        #expect(try runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
-        let other = try runner.run(["verify", "left-thumb"], environment: touches("left-thumb"))
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let other = try await runner.run(["verify", "left-thumb"], environment: touches("left-thumb"))
         #expect(other.status == 5)
     }
 
-    @Test func forgetOneOrAllNeedsThePasscode() throws {
-        try runner.setPasscode()
-        _ = try runner.enroll("right-thumb", touches: "right-thumb*5")
-        _ = try runner.enroll("left-thumb", touches: "left-thumb*5")
-        let noPasscode = try runner.run(["forget", "right-thumb"])
+    @Test func forgetOneOrAllNeedsThePasscode() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        _ = try await runner.enroll("left-thumb", touches: "left-thumb*5")
+        let noPasscode = try await runner.run(["forget", "right-thumb"])
         #expect(noPasscode.status == 8)
-        let wrong = try runner.run(["forget", "right-thumb", "--passcode-stdin"], stdin: "not it at all\n")
+        let wrong = try await runner.run(["forget", "right-thumb", "--passcode-stdin"], stdin: "not it at all\n")
         #expect(wrong.status == 1)
-        let missing = try runner.run(["forget", "right-little-finger", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let missing = try await runner.run(["forget", "right-little-finger", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(missing.status == 5)
-        let one = try runner.run(["forget", "right-thumb", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let one = try await runner.run(["forget", "right-thumb", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(one.status == 0)
-        #expect(try runner.run(["verify", "right-thumb"], environment: touches("right-thumb")).status == 5)
-        #expect(try runner.run(["verify"], environment: touches("left-thumb")).status == 0)
-        let all = try runner.run(["forget", "--all", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(try await runner.run(["verify", "right-thumb"], environment: touches("right-thumb")).status == 5)
+        #expect(try await runner.run(["verify"], environment: touches("left-thumb")).status == 0)
+        let all = try await runner.run(["forget", "--all", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(all.status == 0)
-        #expect(try runner.run(["verify"], environment: touches("left-thumb")).status == 7)
+        #expect(try await runner.run(["verify"], environment: touches("left-thumb")).status == 7)
     }
 
-    @Test func lockMakesThePasscodeNecessaryAgain() throws {
-        try runner.setPasscode()
-        _ = try runner.enroll("right-thumb", touches: "right-thumb*5")
-        #expect(try runner.run(["lock"]).stdout.contains("Locked"))
+    @Test func lockMakesThePasscodeNecessaryAgain() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        #expect(try await runner.run(["lock"]).stdout.contains("Locked"))
         // Without a terminal and a passcode source: exit 8 at once, no scan.
-        let locked = try runner.run(["verify"], environment: touches("right-thumb"))
+        let locked = try await runner.run(["verify"], environment: touches("right-thumb"))
         #expect(locked.status == 8)
         #expect(locked.stderr.contains("--passcode-stdin"))
-        let scripted = try runner.run(["verify", "--passcode-stdin"], environment: touches("right-thumb"), stdin: "\(BinaryRunner.passcode)\n")
+        let scripted = try await runner.run(["verify", "--passcode-stdin"], environment: touches("right-thumb"), stdin: "\(BinaryRunner.passcode)\n")
         #expect(scripted.status == 0)
         // The passcode cached the key again.
-        #expect(try runner.run(["verify"], environment: touches("right-thumb")).status == 0)
-        let unlock = try runner.run(["unlock", "--passcode-fd", "3"], environment: [:], stdin: "")
+        #expect(try await runner.run(["verify"], environment: touches("right-thumb")).status == 0)
+        let unlock = try await runner.run(["unlock", "--passcode-fd", "3"], environment: [:], stdin: "")
         #expect(unlock.status == 8 || unlock.status == 1)
     }
 
-    @Test func wrongPasscodesEscalateToADelayThatSurvivesSIGKILL() throws {
-        try runner.setPasscode()
+    @Test func wrongPasscodesEscalateToADelayThatSurvivesSIGKILL() async throws {
+        try await runner.setPasscode()
         for attempt in 1...4 {
-            let wrong = try runner.run(["unlock", "--passcode-stdin"], stdin: "wrong \(attempt)\n")
+            let wrong = try await runner.run(["unlock", "--passcode-stdin"], stdin: "wrong \(attempt)\n")
             #expect(wrong.status == 1)
             #expect(wrong.stderr == "fingerlock: Wrong passcode.\n")
         }
@@ -167,92 +167,92 @@ extension BinaryRunner {
         process.waitUntilExit()
         let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)
         #expect(attempts.contains("\"failedPasscodes\":5"))
-        let delayed = try runner.run(["unlock", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let delayed = try await runner.run(["unlock", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(delayed.status == 3)
         #expect(delayed.stderr.contains("Too many wrong passcodes (5): try again in"))
     }
 
-    @Test func aTamperedVaultIsADataError() throws {
-        try runner.setPasscode()
-        _ = try runner.enroll("right-thumb", touches: "right-thumb*5")
+    @Test func aTamperedVaultIsADataError() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
         let path = runner.dataDirectory + "/vault.sqlite"
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         // Damage every page past the header: sealed rows and the b-tree around them.
         for index in stride(from: 4096, to: bytes.count, by: 97) { bytes[index] ^= 0x5A }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        let result = try runner.run(["fingers"])
+        let result = try await runner.run(["fingers"])
         #expect(result.status == 6 || result.status == 8, "\(result.stderr)")
-        let scripted = try runner.run(["fingers", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let scripted = try await runner.run(["fingers", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(scripted.status == 6, "\(scripted.stderr)")
     }
 
-    @Test func aHardwareVaultRefusesTheSimulatedReader() throws {
+    @Test func aHardwareVaultRefusesTheSimulatedReader() async throws {
         let hardware = BinaryRunner(extraEnvironment: ["FP_DRIVERS_WHITELIST": "none"])
-        try hardware.setPasscode()
-        let enroll = try hardware.run(
+        try await hardware.setPasscode()
+        let enroll = try await hardware.run(
             ["enroll", "--reader", "simulated", "--passcode-stdin"], environment: touches("right-index-finger*5"),
             stdin: "\(BinaryRunner.passcode)\n")
         #expect(enroll.status == 4)
         #expect(enroll.stderr.contains("does not accept the test reader simulated:0"))
     }
 
-    @Test func configNeedsThePasscodeToChangeAndChecksRanges() throws {
-        try runner.setPasscode()
-        let all = try runner.run(["config", "get"])
+    @Test func configNeedsThePasscodeToChangeAndChecksRanges() async throws {
+        try await runner.setPasscode()
+        let all = try await runner.run(["config", "get"])
         #expect(all.stdout == "cache-expiry = 8h\nreuse-window = 0s\nmax-tries = 3\nscan-timeout = 30s\n")
-        #expect(try runner.run(["config", "set", "max-tries", "5"]).status == 8)
-        #expect(try runner.run(["config", "set", "cache-expiry", "49h", "--passcode-stdin"], stdin: "x\n").status == 64)
-        let set = try runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(try await runner.run(["config", "set", "max-tries", "5"]).status == 8)
+        #expect(try await runner.run(["config", "set", "cache-expiry", "49h", "--passcode-stdin"], stdin: "x\n").status == 64)
+        let set = try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(set.status == 0)
-        #expect(try runner.run(["config", "get", "cache-expiry"]).stdout == "1h30m\n")
+        #expect(try await runner.run(["config", "get", "cache-expiry"]).stdout == "1h30m\n")
     }
 
-    @Test func passcodeChangeAndResetFromAScript() throws {
-        let recovery = try runner.setPasscode()
-        let change = try runner.run(["passcode", "change", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\nnew one here\nnew one here\n")
+    @Test func passcodeChangeAndResetFromAScript() async throws {
+        let recovery = try await runner.setPasscode()
+        let change = try await runner.run(["passcode", "change", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\nnew one here\nnew one here\n")
         #expect(change.status == 0, "\(change.stderr)")
-        #expect(try runner.run(["unlock", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 1)
-        #expect(try runner.run(["unlock", "--passcode-stdin"], stdin: "new one here\n").status == 0)
-        let reset = try runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery.lowercased())\nafter reset 1\nafter reset 1\n")
+        #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 1)
+        #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "new one here\n").status == 0)
+        let reset = try await runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery.lowercased())\nafter reset 1\nafter reset 1\n")
         #expect(reset.status == 0, "\(reset.stderr)")
-        #expect(try runner.run(["unlock", "--passcode-stdin"], stdin: "after reset 1\n").status == 0)
-        let again = try runner.run(["passcode", "set", "--passcode-stdin"], stdin: "x12345\nx12345\n")
+        #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "after reset 1\n").status == 0)
+        let again = try await runner.run(["passcode", "set", "--passcode-stdin"], stdin: "x12345\nx12345\n")
         #expect(again.status == 64)
     }
 
-    @Test func usageErrorsAreOneLineWithStatus64() throws {
+    @Test func usageErrorsAreOneLineWithStatus64() async throws {
         for arguments in [["enroll", "nose"], ["forget"], ["verify", "--bogus"], ["readers", "--reader", "a:"], ["unlock", "--passcode-stdin", "--passcode-fd", "3"]] {
-            let result = try runner.run(arguments)
+            let result = try await runner.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
         }
-        let badScript = try runner.run(["verify"], environment: touches("left-thumb,wiggle"))
+        let badScript = try await runner.run(["verify"], environment: touches("left-thumb,wiggle"))
         #expect(badScript.status == 64)
         #expect(badScript.stderr.contains("'wiggle'"))
     }
 
-    @Test func jsonErrorsAreObjects() throws {
-        let result = try runner.run(["readers", "--json"], environment: touches("bogus"))
+    @Test func jsonErrorsAreObjects() async throws {
+        let result = try await runner.run(["readers", "--json"], environment: touches("bogus"))
         #expect(result.status == 64)
         let object = try #require(JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: String])
         #expect(object["error"] == "usage")
         #expect(object["message"]?.contains("bogus") == true)
     }
 
-    @Test func globalOptionsWorkBeforeOrAfterTheCommandAndTheFlagWins() throws {
+    @Test func globalOptionsWorkBeforeOrAfterTheCommandAndTheFlagWins() async throws {
         let elsewhere = runner.dataDirectory + "-other"
-        let set = try runner.run(["--data-dir", elsewhere, "passcode", "set", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n\(BinaryRunner.passcode)\n")
+        let set = try await runner.run(["--data-dir", elsewhere, "passcode", "set", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n\(BinaryRunner.passcode)\n")
         #expect(set.status == 0)
         #expect(FileManager.default.fileExists(atPath: elsewhere + "/vault.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: runner.dataDirectory))
-        let config = try runner.run(["config", "get", "--data-dir=\(elsewhere)", "--reader", "simulated"])
+        let config = try await runner.run(["config", "get", "--data-dir=\(elsewhere)", "--reader", "simulated"])
         #expect(config.status == 0)
     }
 
-    @Test func aDataDirectoryOthersCanReadIsRefused() throws {
-        try runner.setPasscode()
+    @Test func aDataDirectoryOthersCanReadIsRefused() async throws {
+        try await runner.setPasscode()
         chmod(runner.dataDirectory, 0o755)
-        let result = try runner.run(["fingers"])
+        let result = try await runner.run(["fingers"])
         #expect(result.status == 6)
         #expect(result.stderr.contains("chmod 700"))
     }

@@ -27,7 +27,7 @@ struct VaultTamperTests {
         }
     }
 
-    @Test("every single-byte flip of a small vault is detected or harmless", .timeLimit(.minutes(1)))
+    @Test("every single-byte flip of a small vault is detected or harmless", .timeLimit(.minutes(4)))
     func byteFlips() throws {
         try withScratch { dir in
             // 512-byte pages keep the file (and so the sweep) small.

@@ -7,7 +7,7 @@ import Glibc
 
 /// Runs the built `fingerlock` binary as a user would: in a new session without a controlling
 /// terminal (`setsid`), with an explicit environment (nothing inherited, no `SSH_*`).
-struct BinaryRunner {
+final class BinaryRunner: Sendable {
     struct Result {
         var status: Int32
         var stdout: String
@@ -15,7 +15,7 @@ struct BinaryRunner {
     }
 
     let dataDirectory: String
-    var environment: [String: String]
+    let environment: [String: String]
 
     init(extraEnvironment: [String: String] = [:]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-e2e-\(UUID().uuidString)").path
@@ -27,6 +27,12 @@ struct BinaryRunner {
             "LANG": "C.UTF-8",
         ].merging(extraEnvironment) { $1 }
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Takes this test's vault key out of the kernel keyring: a normal user's keyring holds only
+    /// 200 keys, and test runs must not fill it.
+    deinit {
+        _ = runBlocking(["lock"])
     }
 
     /// The `fingerlock` executable built next to this test bundle.
@@ -59,10 +65,38 @@ struct BinaryRunner {
     }
 
     /// Runs `fingerlock ARGUMENTS` with `stdin` as standard input; gives up after `timeout`.
+    /// Waits by sleeping, never by blocking a thread: the test runner has only as many threads as
+    /// cores, and many of these run at once.
     func run(
-        _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(30),
+        _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(60),
         descriptorsFromFiles: [Int32: String] = [:]
-    ) throws -> Result {
+    ) async throws -> Result {
+        let (process, collected) = try launch(arguments, environment: extra, stdin: stdin, descriptorsFromFiles: descriptorsFromFiles)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("fingerlock \(arguments) did not finish within \(timeout)")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        process.waitUntilExit()
+        let (out, err) = collected.finish()
+        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+    }
+
+    /// The same, blocking (for `deinit`).
+    func runBlocking(_ arguments: [String]) -> Int32? {
+        guard let (process, collected) = try? launch(arguments, environment: [:], stdin: "", descriptorsFromFiles: [:]) else { return nil }
+        process.waitUntilExit()
+        _ = collected.finish()
+        return process.terminationStatus
+    }
+
+    private func launch(
+        _ arguments: [String], environment extra: [String: String], stdin: String, descriptorsFromFiles: [Int32: String]
+    ) throws -> (Process, Collector) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         if descriptorsFromFiles.isEmpty {
@@ -85,20 +119,7 @@ struct BinaryRunner {
         try process.run()
         input.fileHandleForWriting.write(Data(stdin.utf8))
         try input.fileHandleForWriting.close()
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        let collected = Collector(output: output, error: error)
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(-process.processIdentifier, SIGKILL)
-                process.terminate()
-                Issue.record("fingerlock \(arguments) did not finish within \(timeout)")
-                break
-            }
-            usleep(2_000)
-        }
-        process.waitUntilExit()
-        let (out, err) = collected.finish()
-        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        return (process, Collector(output: output, error: error))
     }
 }
 

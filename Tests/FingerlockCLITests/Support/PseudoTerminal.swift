@@ -50,9 +50,9 @@ final class PseudoTerminalSession {
     /// fails after `timeout`.
     @discardableResult
     func expect(
-        _ text: String, after marker: String? = nil, timeout: Duration = .seconds(20),
+        _ text: String, after marker: String? = nil, timeout: Duration = .seconds(30),
         sourceLocation: SourceLocation = #_sourceLocation
-    ) -> Bool {
+    ) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         func seen() -> Bool {
             guard let marker else { return transcript.contains(text) }
@@ -60,7 +60,7 @@ final class PseudoTerminalSession {
             return transcript[range.upperBound...].contains(text)
         }
         while !seen() {
-            guard ContinuousClock.now < deadline, readSome() else {
+            guard ContinuousClock.now < deadline, await readSome() else {
                 Issue.record("expected \(text.debugDescription) in the terminal; got \(transcript.debugDescription)", sourceLocation: sourceLocation)
                 return false
             }
@@ -70,10 +70,10 @@ final class PseudoTerminalSession {
 
     /// Reads until `text` has appeared `count` times in all.
     @discardableResult
-    func expect(_ text: String, count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func expect(_ text: String, count: Int, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while transcript.components(separatedBy: text).count - 1 < count {
-            guard ContinuousClock.now < deadline, readSome() else {
+            guard ContinuousClock.now < deadline, await readSome() else {
                 Issue.record("expected \(text.debugDescription) \(count) times; got \(transcript.debugDescription)", sourceLocation: sourceLocation)
                 return false
             }
@@ -82,23 +82,32 @@ final class PseudoTerminalSession {
     }
 
     /// Waits for the process to end, collecting the rest of its output; returns its status.
-    func waitForExit(timeout: Duration = .seconds(10)) -> Int32 {
+    func waitForExit(timeout: Duration = .seconds(30)) async -> Int32 {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning && ContinuousClock.now < deadline { _ = readSome(milliseconds: 20) }
+        while process.isRunning && ContinuousClock.now < deadline { _ = await readSome() }
         if process.isRunning {
             Issue.record("the process did not exit; output: \(transcript.debugDescription)")
             kill(process.processIdentifier, SIGKILL)
         }
         process.waitUntilExit()
-        while readSome(milliseconds: 10) {}
+        while readAvailable() {}
         return process.terminationStatus
     }
 
     var output: String { transcript }
 
-    private func readSome(milliseconds: Int32 = 100) -> Bool {
+    /// Reads what is there, or sleeps briefly when nothing is; false once the child is gone and
+    /// nothing is left.
+    private func readSome() async -> Bool {
+        if readAvailable() { return true }
+        guard process.isRunning else { return readAvailable() }
+        try? await Task.sleep(for: .milliseconds(10))
+        return true
+    }
+
+    private func readAvailable() -> Bool {
         var descriptor = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
-        guard poll(&descriptor, 1, milliseconds) > 0 else { return process.isRunning }
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(master, &buffer, buffer.count)
         guard count > 0 else { return false }
