@@ -42,6 +42,10 @@ let package = Package(
             dependencies: ["CFprint", "SafeFiles"],
             swiftSettings: upcoming
         ),
+        // Drives libfprint's virtual devices from tests (socket protocols, NIST images). No C.
+        .target(name: "FingerprintTestSupport", swiftSettings: upcoming),
+        // A child process for tests: verifies a print saved by another process.
+        .executableTarget(name: "fprint-probe", dependencies: ["Fingerprint"], swiftSettings: upcoming),
         .target(
             name: "Vault",
             dependencies: [
@@ -74,7 +78,7 @@ let package = Package(
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
-            dependencies: ["Fingerprint"],
+            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe"],
             resources: [],
             swiftSettings: upcoming
         ),
@@ -82,7 +86,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "Fingerprint", "Vault"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerlockCLITests",
-            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint"],
+            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint", "FingerprintTestSupport"],
             swiftSettings: upcoming
         ),
     ]
