@@ -94,6 +94,15 @@ public final class LibfprintReader: FingerprintReader {
         }
     }
 
+    /// Opens the device and closes it again: proves this user may claim the reader and that nothing else
+    /// holds it (for `doctor`), without waiting for a finger.
+    public func checkAccess() async throws {
+        let device = handle.device
+        try await context.perform(timeout: nil) { _, cancellable in
+            try Self.withOpenDevice(device.pointer, cancellable) { _ in }
+        }
+    }
+
     /// A scan that ended without a decision: a retry hint, or (on match-on-chip readers) a finger that is
     /// not stored at all, which is a no-match.
     private static func scanOutcome(_ error: GLibError) -> ScanResult? {
