@@ -45,15 +45,15 @@ enum LibfprintErrorMapping {
     /// cancelled task, ``FingerprintError`` (with a sentence for the user) for everything else.
     static func map(_ error: GLibError, cancelledBecause reason: CancelReason? = nil) -> any Error {
         switch error.domain {
-        case GLibError.Domain.device:
+        case .device:
             return deviceError(error)
-        case GLibError.Domain.io:
+        case .io:
             return ioError(error, reason: reason)
-        case GLibError.Domain.usb:
+        case .usb:
             return usbError(error, reason: reason)
-        case GLibError.Domain.retry:
-            return FingerprintError(.deviceError, "\(retryReason(code: error.code).hint)")
-        default:
+        case .retry:
+            return FingerprintError(.deviceError, retryReason(code: error.code).hint)
+        case .other:
             return fromMessage(error)
                 ?? FingerprintError(.deviceError, "The fingerprint reader failed: \(detail(error)).")
         }
@@ -183,7 +183,7 @@ enum LibfprintErrorMapping {
 
     private static func detail(_ error: GLibError) -> String {
         let message = error.message.isEmpty ? "no details" : error.message
-        return "\(message) (\(error.domain) \(error.code))"
+        return "\(message) (\(error.domainName) \(error.code))"
     }
 }
 
@@ -192,5 +192,18 @@ extension Duration {
     var seconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension GLibError {
+    /// The domain as GLib spells it, for messages.
+    var domainName: String {
+        switch domain {
+        case .device: "FpDeviceError"
+        case .retry: "FpDeviceRetry"
+        case .io: "GIOError"
+        case .usb: "GUsbDeviceError"
+        case .other(let name): name
+        }
     }
 }

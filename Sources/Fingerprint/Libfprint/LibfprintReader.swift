@@ -106,10 +106,10 @@ public final class LibfprintReader: FingerprintReader {
     /// A scan that ended without a decision: a retry hint, or (on match-on-chip readers) a finger that is
     /// not stored at all, which is a no-match.
     private static func scanOutcome(_ error: GLibError) -> ScanResult? {
-        if error.domain == GLibError.Domain.retry {
+        if error.domain == .retry {
             return .retry(LibfprintErrorMapping.retryReason(code: error.code))
         }
-        if error.domain == GLibError.Domain.device && error.code == DeviceErrorCode.dataNotFound.rawValue {
+        if error.domain == .device && error.code == DeviceErrorCode.dataNotFound.rawValue {
             return .noMatch
         }
         return nil

@@ -55,7 +55,7 @@ final class OperationControl: Sendable {
         }
         if let alreadyCancelled {
             throw LibfprintErrorMapping.map(
-                GLibError(domain: GLibError.Domain.io, code: IOErrorCode.cancelled.rawValue, message: ""),
+                GLibError(domain: .io, code: IOErrorCode.cancelled.rawValue, message: ""),
                 cancelledBecause: alreadyCancelled)
         }
         return try body(cancellable)
