@@ -273,3 +273,29 @@ enum ReaderConformance {
         try await scan(driver, operation) { try await driver.allowStorageOperation() }
     }
 }
+
+extension ReaderConformance {
+    /// Stopping an enrollment mid-way ends it promptly with `CancellationError`, and the reader still works.
+    static func cancelMidEnroll(_ driver: any ReaderDriver) async throws {
+        let reader = driver.reader
+        let finger = driver.fingers[0]
+        let firstStage = AsyncStream.makeStream(of: Void.self)
+        let enrollment = Task {
+            try await reader.enroll(finger, username: username, timeout: scanTimeout) { event in
+                if case .stage = event { firstStage.continuation.yield() }
+            }
+        }
+        try await driver.touch(finger)
+        for await _ in firstStage.stream { break }
+        try await Task.sleep(for: .milliseconds(200))
+        let clock = ContinuousClock()
+        let started = clock.now
+        enrollment.cancel()
+        let result = await enrollment.result
+        let elapsed = clock.now - started
+        await driver.operationEnded()
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(elapsed < .seconds(1), "cancellation took \(elapsed)")
+        _ = try await enroll(driver, finger)
+    }
+}

@@ -55,6 +55,11 @@ extension LibfprintTests {
         }
 
         @Test(.timeLimit(.minutes(1)), arguments: VirtualDriver.allCases)
+        func cancelMidEnroll(_ driver: VirtualDriver) async throws {
+            try await driver.withDriver { script, _ in try await ReaderConformance.cancelMidEnroll(script) }
+        }
+
+        @Test(.timeLimit(.minutes(1)), arguments: VirtualDriver.allCases)
         func timesOut(_ driver: VirtualDriver) async throws {
             try await driver.withDriver { script, _ in try await ReaderConformance.timesOut(script) }
         }
