@@ -74,3 +74,47 @@ enum PrintTemplate {
             finger: Finger.allCases[ordinal - 1], reader: reader, template: try serialize(print), enrolled: enrolled)
     }
 }
+
+/// What a serialized template says about itself (for tests and diagnostics).
+struct TemplateMetadata: Equatable, Sendable {
+    var finger: Finger?
+    var username: String?
+    /// Year, month and day of the enroll date, if one was set.
+    var enrollDay: DateComponents?
+    var driver: String
+    var deviceID: String
+}
+
+extension PrintTemplate {
+    /// Reads the metadata of serialized `template` (on the libfprint thread).
+    static func metadata(_ template: Data) throws -> TemplateMetadata {
+        let print = try template.withUnsafeBytes { raw throws(GLibError) in
+            try withGError { error in
+                fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
+            }
+        }
+        guard let print else { throw GLibError(domain: .device, code: 6, message: "empty template") }
+        defer { g_object_unref(UnsafeMutableRawPointer(print)) }
+        let ordinal = Int(fp_print_get_finger(print).rawValue)
+        var day: DateComponents?
+        if let gdate = fp_print_get_enroll_date(print), g_date_valid(gdate) != 0 {
+            day = DateComponents(
+                year: Int(g_date_get_year(gdate)), month: Int(g_date_get_month(gdate).rawValue),
+                day: Int(g_date_get_day(gdate)))
+        }
+        return TemplateMetadata(
+            finger: (1...10).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
+            username: fp_print_get_username(print).map { String(cString: $0) },
+            enrollDay: day,
+            driver: String(cString: fp_print_get_driver(print)),
+            deviceID: String(cString: fp_print_get_device_id(print)))
+    }
+}
+
+extension LibfprintContext {
+    /// The metadata stored inside `print`'s template.
+    func metadata(of print: EnrolledPrint) async throws -> TemplateMetadata {
+        let template = print.template
+        return try await thread.run { try PrintTemplate.metadata(template) }
+    }
+}

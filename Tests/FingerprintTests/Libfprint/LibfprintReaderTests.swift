@@ -95,11 +95,18 @@ extension LibfprintTests {
                 // The storage driver lists prints from their fprintd-style ids; the finger comes from the print.
                 #expect(stored.map(\.finger) == [.leftRing])
             }
-            try await VirtualDriver.device.withDriver { script, _ in
-                let (print, _) = try await ReaderConformance.enroll(script, .leftRing)
-                #expect(print.template.starts(with: Array("FP3".utf8)))
-                // The serialized template carries the username (GVariant text) as well.
-                #expect(print.template.range(of: Data("tester".utf8)) != nil)
+            for driver in [VirtualDriver.device, .image] {
+                try await driver.withDriver { script, context in
+                    let (print, _) = try await ReaderConformance.enroll(script, .rightIndex)
+                    #expect(print.template.starts(with: Array("FP3".utf8)))
+                    let metadata = try await context.metadata(of: print)
+                    #expect(metadata.finger == .rightIndex)
+                    #expect(metadata.username == "tester")
+                    #expect(metadata.driver == driver.rawValue)
+                    #expect(metadata.deviceID == "0")
+                    let today = Calendar.current.dateComponents([.year, .month, .day], from: print.enrolled)
+                    #expect(metadata.enrollDay == today)
+                }
             }
         }
 
