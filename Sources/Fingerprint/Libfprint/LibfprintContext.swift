@@ -50,6 +50,14 @@ public final class LibfprintContext: Sendable {
         }
     }
 
+    /// Waits until every operation started so far has ended and its device is closed.
+    ///
+    /// A cancelled enrollment's stream ends at once, while libfprint is still closing the device; call
+    /// this before exiting (or before driving the next operation from outside) to be sure it is done.
+    public func waitUntilIdle() async {
+        _ = try? await thread.run {}
+    }
+
     /// The reader named by `selector`: `driver` (its first device) or `driver:device-id`.
     ///
     /// Throws ``FingerprintError/Code/noReader`` with the connected readers when none matches.

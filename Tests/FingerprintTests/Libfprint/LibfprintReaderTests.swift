@@ -132,7 +132,7 @@ extension LibfprintTests {
             defer { for path in paths.values { unlink(path) } }
             let device = try await context.reader(matching: "virtual_device")
             let image = try await context.reader(matching: "virtual_image")
-            let script = VirtualDeviceDriver(reader: device, socket: VirtualDeviceSocket(path: paths[.device]!))
+            let script = VirtualDeviceDriver(reader: device, context: context, socket: VirtualDeviceSocket(path: paths[.device]!))
             let (print, _) = try await ReaderConformance.enroll(script, .rightIndex)
             for operation in [
                 { _ = try await image.verify(print, timeout: .seconds(1)) },

@@ -46,8 +46,9 @@ enum VirtualDriver: String, CaseIterable, Sendable, CustomTestStringConvertible 
         let reader = try await context.reader(matching: rawValue)
         let driver: any ReaderDriver =
             switch self {
-            case .device, .storage: VirtualDeviceDriver(reader: reader, socket: VirtualDeviceSocket(path: path))
-            case .image: try VirtualImageDriver(reader: reader, feeder: VirtualImageFeeder(path: path))
+            case .device, .storage:
+                VirtualDeviceDriver(reader: reader, context: context, socket: VirtualDeviceSocket(path: path))
+            case .image: try VirtualImageDriver(reader: reader, context: context, feeder: VirtualImageFeeder(path: path))
             }
         try await body(driver, context)
     }
@@ -56,6 +57,7 @@ enum VirtualDriver: String, CaseIterable, Sendable, CustomTestStringConvertible 
 /// Drives `virtual_device` and `virtual_device_storage` through their command socket.
 struct VirtualDeviceDriver: ReaderDriver {
     let reader: any FingerprintReader
+    let context: LibfprintContext
     let socket: VirtualDeviceSocket
 
     let fingers: [Finger] = [.rightIndex, .leftThumb, .rightLittle, .leftRing]
@@ -94,20 +96,22 @@ struct VirtualDeviceDriver: ReaderDriver {
 
     func allowStorageOperation() async throws { try await socket.queue(.cont) }
 
-    func operationEnded() async {}
+    func operationEnded() async { await context.waitUntilIdle() }
 }
 
 /// Drives `virtual_image` with the public-domain NIST images: each finger is one image.
 struct VirtualImageDriver: ReaderDriver {
     let reader: any FingerprintReader
+    let context: LibfprintContext
     let feeder: VirtualImageFeeder
     let images: [Finger: GreyImage]
 
     let fingers: [Finger] = [.rightIndex, .leftIndex, .rightMiddle]
     let stranger: Finger = .rightRing
 
-    init(reader: any FingerprintReader, feeder: VirtualImageFeeder) throws {
+    init(reader: any FingerprintReader, context: LibfprintContext, feeder: VirtualImageFeeder) throws {
         self.reader = reader
+        self.context = context
         self.feeder = feeder
         var images: [Finger: GreyImage] = [:]
         for (finger, name) in Self.imageNames {
@@ -142,7 +146,12 @@ struct VirtualImageDriver: ReaderDriver {
 
     func allowStorageOperation() async throws {}
 
-    func operationEnded() async { await feeder.disconnect() }
+    /// Waits for libfprint to close the device (a cancelled enroll's stream ends before that), then drops
+    /// the connection, so that the next image reaches the next opening of the device.
+    func operationEnded() async {
+        await context.waitUntilIdle()
+        await feeder.disconnect()
+    }
 }
 
 enum TestData {
