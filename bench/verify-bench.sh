@@ -24,6 +24,10 @@ echo "building fingerlock (release, static Swift stdlib, as the README installs 
 (cd "$ROOT" && swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"; exit 2; }
 FINGERLOCK="$ROOT/.build/release/fingerlock"
+# The reader layer alone (LibfprintContext + LibfprintReader, no CLI), built the same way.
+(cd "$ROOT" && swift build -c release --static-swift-stdlib --product fprint-probe >"$WORK/build.log" 2>&1) || {
+    cat "$WORK/build.log"; exit 2; }
+PROBE="$ROOT/.build/release/fprint-probe"
 
 # ---------------------------------------------------------------------------------------------------
 # HOOK — fingerlock's command lines. Adjust here if the CLI needs more (e.g. a passcode for the vault).
@@ -35,6 +39,8 @@ FINGERLOCK_VERIFY=("$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" 
 # ---------------------------------------------------------------------------------------------------
 C_ENROLL=("$WORK/verify-c" enroll "$WORK/print.fp")
 C_VERIFY=("$WORK/verify-c" verify "$WORK/print.fp")
+PROBE_ENROLL=("$PROBE" enroll virtual_device "$WORK/print.json")
+PROBE_VERIFY=("$PROBE" verify virtual_device "$WORK/print.json")
 
 # Runs "$@" with a feeder sending the commands in FEED (set by the caller) to the device once it opens.
 # Prints the wall time of "$@" in microseconds.
@@ -56,6 +62,7 @@ median_ms() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", v[int((NR + 1) 
 
 FEED=("SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID")
 fed_run "${C_ENROLL[@]}" >/dev/null
+fed_run "${PROBE_ENROLL[@]}" >/dev/null
 HAVE_FINGERLOCK=0
 if fingerlock_available; then
     HAVE_FINGERLOCK=1
@@ -66,16 +73,20 @@ fi
 
 FEED=("SLEEP 0" "SCAN $SCAN_ID")
 fed_run "${C_VERIFY[@]}" >/dev/null                                   # warm-up (page cache)
+fed_run "${PROBE_VERIFY[@]}" >/dev/null
 [ "$HAVE_FINGERLOCK" = 1 ] && fed_run "${FINGERLOCK_VERIFY[@]}" >/dev/null
-: >"$WORK/c.times"; : >"$WORK/fingerlock.times"
+: >"$WORK/c.times"; : >"$WORK/probe.times"; : >"$WORK/fingerlock.times"
 for ((i = 0; i < ITERATIONS; i++)); do                        # interleaved, so both see the same machine
     fed_run "${C_VERIFY[@]}" >>"$WORK/c.times"
+    fed_run "${PROBE_VERIFY[@]}" >>"$WORK/probe.times"
     [ "$HAVE_FINGERLOCK" = 1 ] && fed_run "${FINGERLOCK_VERIFY[@]}" >>"$WORK/fingerlock.times"
 done
 
 C_MS=$(median_ms <"$WORK/c.times")
 echo "verify on virtual_device, median of $ITERATIONS runs (whole process, one matching touch):"
+P_MS=$(median_ms <"$WORK/probe.times")
 echo "  C baseline (bench/verify-c.c):  $C_MS ms"
+echo "  fprint-probe (reader layer):   $P_MS ms (ratio $(awk -v p="$P_MS" -v c="$C_MS" 'BEGIN { printf "%.2f", p / c }'))"
 if [ "$HAVE_FINGERLOCK" = 1 ]; then
     F_MS=$(median_ms <"$WORK/fingerlock.times")
     RATIO=$(awk -v f="$F_MS" -v c="$C_MS" 'BEGIN { printf "%.2f", f / c }')

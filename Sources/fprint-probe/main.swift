@@ -1,19 +1,27 @@
-// A child process for the Fingerprint tests: proves that a print saved by one process verifies in
-// another. Usage: fprint-probe verify DRIVER PRINT.json
-// Prints "match", "no-match" or "retry:REASON" and exits 0, 1 or 3; on an error prints it and exits 2.
+// A child process for the Fingerprint tests and the benchmark: proves that a print saved by one
+// process verifies in another, and measures the reader layer alone.
+//   fprint-probe verify DRIVER PRINT.json   prints match / no-match / retry:REASON, exits 0 / 1 / 3
+//   fprint-probe enroll DRIVER PRINT.json   enrolls the right index finger into PRINT.json, exits 0
+// On an error it prints it and exits 2.
 import Fingerprint
 import Foundation
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, arguments[1] == "verify" else {
-    FileHandle.standardError.write(Data("usage: fprint-probe verify DRIVER PRINT.json\n".utf8))
+guard arguments.count == 4, ["verify", "enroll"].contains(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: fprint-probe verify|enroll DRIVER PRINT.json\n".utf8))
     exit(64)
 }
+let file = URL(fileURLWithPath: arguments[3])
 
 do {
-    let print = try JSONDecoder().decode(EnrolledPrint.self, from: Data(contentsOf: URL(fileURLWithPath: arguments[3])))
     let context = LibfprintContext()
     let reader = try await context.reader(matching: arguments[2])
+    if arguments[1] == "enroll" {
+        let print = try await reader.enroll(.rightIndex, username: "probe", timeout: .seconds(20)) { _ in }
+        try JSONEncoder().encode(print).write(to: file)
+        exit(0)
+    }
+    let print = try JSONDecoder().decode(EnrolledPrint.self, from: Data(contentsOf: file))
     switch try await reader.verify(print, timeout: .seconds(20)) {
     case .match:
         Swift.print("match")

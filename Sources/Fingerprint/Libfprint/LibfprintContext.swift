@@ -46,7 +46,7 @@ public final class LibfprintContext: Sendable {
             }
         }
         return found.map { device, info in
-            LibfprintReader(context: self, device: DeviceHandle(device, thread: thread), info: info)
+            LibfprintReader(context: self, device: DeviceHandle(device, context: self), info: info)
         }
     }
 
@@ -121,16 +121,19 @@ public final class LibfprintContext: Sendable {
 }
 
 /// Owns one reference to an `FpDevice`; the unref happens on the libfprint thread.
+///
+/// It keeps the context alive, so the device is always released before the `FpContext` and before the
+/// thread stops.
 final class DeviceHandle: Sendable {
     let device: ThreadBound<UnsafeMutablePointer<FpDevice>>
-    private let thread: LibfprintThread
+    private let context: LibfprintContext
 
-    init(_ device: ThreadBound<UnsafeMutablePointer<FpDevice>>, thread: LibfprintThread) {
+    init(_ device: ThreadBound<UnsafeMutablePointer<FpDevice>>, context: LibfprintContext) {
         self.device = device
-        self.thread = thread
+        self.context = context
     }
 
     deinit {
-        thread.submit { [device] in g_object_unref(device.pointer) }
+        context.thread.submit { [device] in g_object_unref(device.pointer) }
     }
 }

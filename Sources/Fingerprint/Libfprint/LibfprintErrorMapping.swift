@@ -8,14 +8,17 @@ enum CancelReason: Equatable, Sendable {
 
 /// libfprint's `FpDeviceError` codes (fp-device.h).
 enum DeviceErrorCode: Int, CaseIterable, Sendable {
-    case general = 0, notSupported, notOpen, alreadyOpen, busy, proto, dataInvalid, dataNotFound, dataFull,
+    case general = 0
+    case notSupported, notOpen, alreadyOpen, busy, proto, dataInvalid, dataNotFound, dataFull,
         dataDuplicate
-    case removed = 0x100, tooHot
+    case removed = 0x100
+    case tooHot
 }
 
 /// GUsb's `GUsbDeviceError` codes (gusb-device.h; `busy` exists from GUsb 0.3.x on).
 enum USBErrorCode: Int, CaseIterable, Sendable {
-    case `internal` = 0, io, timedOut, notSupported, noDevice, notOpen, alreadyOpen, cancelled, failed,
+    case `internal` = 0
+    case io, timedOut, notSupported, noDevice, notOpen, alreadyOpen, cancelled, failed,
         permissionDenied, busy
 }
 
@@ -131,7 +134,8 @@ enum LibfprintErrorMapping {
     private static func usbError(_ error: GLibError, reason: CancelReason?) -> any Error {
         guard let code = USBErrorCode(rawValue: error.code) else {
             return fromMessage(error)
-                ?? FingerprintError(.deviceError, "USB communication with the fingerprint reader failed: \(detail(error)).")
+                ?? FingerprintError(
+                    .deviceError, "USB communication with the fingerprint reader failed: \(detail(error)).")
         }
         switch code {
         case .permissionDenied:

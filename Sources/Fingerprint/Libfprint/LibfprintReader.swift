@@ -70,7 +70,9 @@ public final class LibfprintReader: FingerprintReader {
             defer { g_ptr_array_unref(gallery) }
             for print in prints {
                 // The array takes over the reference.
-                g_ptr_array_add(gallery, UnsafeMutableRawPointer(try PrintTemplate.load(print, for: device.pointer, reader: identity)))
+                g_ptr_array_add(
+                    gallery,
+                    UnsafeMutableRawPointer(try PrintTemplate.load(print, for: device.pointer, reader: identity)))
             }
             return try Self.withOpenDevice(device.pointer, cancellable) { device in
                 var match: OpaquePointer?

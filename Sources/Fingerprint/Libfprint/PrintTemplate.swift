@@ -48,7 +48,8 @@ enum PrintTemplate {
             }
         }
         guard let loaded else {
-            throw FingerprintError(.invalidPrint, "The \(print.finger) print for \(print.reader) is empty; enroll it again.")
+            throw FingerprintError(
+                .invalidPrint, "The \(print.finger) print for \(print.reader) is empty; enroll it again.")
         }
         guard fp_print_compatible(loaded, device) != 0 else {
             g_object_unref(UnsafeMutableRawPointer(loaded))

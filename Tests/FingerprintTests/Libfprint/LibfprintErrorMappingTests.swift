@@ -1,5 +1,6 @@
-@testable import Fingerprint
 import Testing
+
+@testable import Fingerprint
 
 /// The mapping of every libfprint, GIO and GUsb code, with synthetic errors (CI runs as root, so a
 /// real permission failure cannot happen there).
@@ -87,7 +88,10 @@ import Testing
     /// libusb's own wording (as GUsb formats it: "USB error on device 06cb:00bd : TEXT [CODE]") and
     /// errno wording, under codes that do not say what happened by themselves.
     @Test(arguments: [
-        (GLibError.Domain.usb, 0, "USB error on device 06cb:00bd : Access denied (insufficient permissions) [-3]", Code.permissionDenied),
+        (
+            GLibError.Domain.usb, 0, "USB error on device 06cb:00bd : Access denied (insufficient permissions) [-3]",
+            Code.permissionDenied
+        ),
         (.usb, 1, "USB error on device 06cb:00bd : Resource busy [-6]", .busy),
         (.usb, 4, "USB error on device 06cb:00bd : Resource busy [-6]", .busy),
         (.usb, 4, "USB error on device 06cb:00bd : No such device (it may have been disconnected) [-4]", .unplugged),
@@ -135,7 +139,8 @@ import Testing
         #expect(timedOut.message == "No finger was detected within 30 s.")
         let usbCancelled = GLibError(domain: .usb, code: 7, message: "")
         #expect(
-            (LibfprintErrorMapping.map(usbCancelled, cancelledBecause: .timeout(.milliseconds(500))) as? FingerprintError)?
+            (LibfprintErrorMapping.map(usbCancelled, cancelledBecause: .timeout(.milliseconds(500)))
+                as? FingerprintError)?
                 .code == .timedOut)
     }
 

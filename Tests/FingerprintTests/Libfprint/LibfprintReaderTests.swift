@@ -1,7 +1,8 @@
-@testable import Fingerprint
 import FingerprintTestSupport
 import Foundation
 import Testing
+
+@testable import Fingerprint
 
 extension LibfprintTests {
     /// What is specific to libfprint: enumeration, real error codes, NIST images, templates across processes.
@@ -56,7 +57,9 @@ extension LibfprintTests {
                 let outcome: Result<ScanResult, any Error>
                 do {
                     outcome = .success(
-                        try await ReaderConformance.scan(driver, { try await driver.reader.verify(print, timeout: .seconds(20)) }) {
+                        try await ReaderConformance.scan(
+                            driver, { try await driver.reader.verify(print, timeout: .seconds(20)) }
+                        ) {
                             try await driver.socket.queue(.error(code.rawValue))
                         })
                 } catch {
@@ -66,7 +69,8 @@ extension LibfprintTests {
                     // A match-on-chip reader saying "not stored" after a touch means: not this finger.
                     #expect(try outcome.get() == .noMatch)
                 } else {
-                    let expected = LibfprintErrorMapping.map(GLibError(domain: .device, code: code.rawValue, message: ""))
+                    let expected = LibfprintErrorMapping.map(
+                        GLibError(domain: .device, code: code.rawValue, message: ""))
                     #expect(throws: (expected as? FingerprintError)!) { try outcome.get() }
                 }
             }
@@ -77,9 +81,13 @@ extension LibfprintTests {
             try await VirtualDriver.device.withDriver { script, _ in
                 let driver = try #require(script as? VirtualDeviceDriver)
                 let error = await #expect(throws: FingerprintError.self) {
-                    try await ReaderConformance.scan(driver, {
-                        try await driver.reader.enroll(.leftThumb, username: "tester", timeout: .seconds(20)) { _ in }
-                    }) {
+                    try await ReaderConformance.scan(
+                        driver,
+                        {
+                            try await driver.reader.enroll(.leftThumb, username: "tester", timeout: .seconds(20)) { _ in
+                            }
+                        }
+                    ) {
                         try await driver.socket.queue(.error(DeviceErrorCode.dataFull.rawValue))
                     }
                 }
@@ -91,7 +99,9 @@ extension LibfprintTests {
         func enrollSetsFingerUsernameAndDateOnTheTemplate() async throws {
             try await VirtualDriver.storage.withDriver { script, _ in
                 _ = try await ReaderConformance.enroll(script, .leftRing)
-                let stored = try await ReaderConformance.storageOperation(script) { try await script.reader.storedPrints() }
+                let stored = try await ReaderConformance.storageOperation(script) {
+                    try await script.reader.storedPrints()
+                }
                 // The storage driver lists prints from their fprintd-style ids; the finger comes from the print.
                 #expect(stored.map(\.finger) == [.leftRing])
             }
@@ -119,9 +129,12 @@ extension LibfprintTests {
                 }
                 #expect(error?.code == .notSupported)
                 // `match` falls back to verify on such readers.
-                let result = try await ReaderConformance.scan(script, {
-                    try await script.reader.match([print, print], timeout: .seconds(20))
-                }) { try await script.touch(.rightIndex) }
+                let result = try await ReaderConformance.scan(
+                    script,
+                    {
+                        try await script.reader.match([print, print], timeout: .seconds(20))
+                    }
+                ) { try await script.touch(.rightIndex) }
                 #expect(result == .match(print))
             }
         }
@@ -132,7 +145,8 @@ extension LibfprintTests {
             defer { for path in paths.values { unlink(path) } }
             let device = try await context.reader(matching: "virtual_device")
             let image = try await context.reader(matching: "virtual_image")
-            let script = VirtualDeviceDriver(reader: device, context: context, socket: VirtualDeviceSocket(path: paths[.device]!))
+            let script = VirtualDeviceDriver(
+                reader: device, context: context, socket: VirtualDeviceSocket(path: paths[.device]!))
             let (print, _) = try await ReaderConformance.enroll(script, .rightIndex)
             for operation in [
                 { _ = try await image.verify(print, timeout: .seconds(1)) },
@@ -204,7 +218,8 @@ extension LibfprintTests {
 
     /// A print enrolled and serialized here verifies in a fresh process (host-stored prints).
     @Suite struct AcrossProcesses {
-        @Test(.timeLimit(.minutes(1)), arguments: [(Finger.rightIndex, "match", Int32(0)), (.leftThumb, "no-match", 1)])
+        @Test(
+            .timeLimit(.minutes(1)), arguments: [(Finger.rightIndex, "match", Int32(0)), (.leftThumb, "no-match", 1)])
         func printVerifiesInAnotherProcess(touching finger: Finger, output: String, status: Int32) async throws {
             try await VirtualDriver.device.withDriver { script, _ in
                 let (print, _) = try await ReaderConformance.enroll(script, .rightIndex)

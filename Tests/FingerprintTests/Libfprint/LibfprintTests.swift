@@ -6,7 +6,7 @@ import Testing
 /// Every test that touches libfprint, under one serialized parent: the `FP_VIRTUAL_*` variables are
 /// process-wide, libfprint reads them when a context enumerates, and all libfprint calls share the
 /// default GLib main context. Each test builds its own context (so each gets fresh virtual devices).
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct LibfprintTests {}
 
 extension LibfprintTests {
@@ -26,7 +26,9 @@ extension LibfprintTests {
             .timeLimit(.minutes(1)),
             arguments: [VirtualDriver.device, .storage], [RetryReason.general, .tooShort, .centerFinger, .removeFinger])
         func retryMidEnroll(_ driver: VirtualDriver, reason: RetryReason) async throws {
-            try await driver.withDriver { script, _ in try await ReaderConformance.retryMidEnroll(script, reason: reason) }
+            try await driver.withDriver { script, _ in
+                try await ReaderConformance.retryMidEnroll(script, reason: reason)
+            }
         }
 
         @Test(.timeLimit(.minutes(1)), arguments: VirtualDriver.allCases)
@@ -83,12 +85,16 @@ extension LibfprintTests {
 
         @Test(.timeLimit(.minutes(1)))
         func duplicateEnroll() async throws {
-            try await VirtualDriver.storage.withDriver { script, _ in try await ReaderConformance.duplicateEnroll(script) }
+            try await VirtualDriver.storage.withDriver { script, _ in
+                try await ReaderConformance.duplicateEnroll(script)
+            }
         }
 
         @Test(.timeLimit(.minutes(1)))
         func listDeleteClear() async throws {
-            try await VirtualDriver.storage.withDriver { script, _ in try await ReaderConformance.listDeleteClear(script) }
+            try await VirtualDriver.storage.withDriver { script, _ in
+                try await ReaderConformance.listDeleteClear(script)
+            }
         }
 
         @Test(.timeLimit(.minutes(1)), arguments: [VirtualDriver.device, .image])

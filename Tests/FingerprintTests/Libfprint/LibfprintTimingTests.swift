@@ -27,8 +27,10 @@ extension LibfprintTests {
 
                 let script: any ReaderDriver =
                     driver == .image
-                    ? try VirtualImageDriver(reader: reader, context: context, feeder: VirtualImageFeeder(path: paths[driver]!))
-                    : VirtualDeviceDriver(reader: reader, context: context, socket: VirtualDeviceSocket(path: paths[driver]!))
+                    ? try VirtualImageDriver(
+                        reader: reader, context: context, feeder: VirtualImageFeeder(path: paths[driver]!))
+                    : VirtualDeviceDriver(
+                        reader: reader, context: context, socket: VirtualDeviceSocket(path: paths[driver]!))
                 started = clock.now
                 let (print, _) = try await ReaderConformance.enroll(script, .rightIndex)
                 enroll.append(clock.now - started)

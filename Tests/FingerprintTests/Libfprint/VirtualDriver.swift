@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libfprint's three hardware-free drivers.
@@ -48,7 +48,8 @@ enum VirtualDriver: String, CaseIterable, Sendable, CustomTestStringConvertible 
             switch self {
             case .device, .storage:
                 VirtualDeviceDriver(reader: reader, context: context, socket: VirtualDeviceSocket(path: path))
-            case .image: try VirtualImageDriver(reader: reader, context: context, feeder: VirtualImageFeeder(path: path))
+            case .image:
+                try VirtualImageDriver(reader: reader, context: context, feeder: VirtualImageFeeder(path: path))
             }
         try await body(driver, context)
     }

@@ -4,12 +4,12 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket helpers speak the protocol exactly as libfprint expects it, checked against a local
 /// server that records what arrives.
-@Suite struct VirtualDeviceSocketTests {
+@Suite(.timeLimit(.minutes(1))) struct VirtualDeviceSocketTests {
     @Test(arguments: [
         (VirtualDeviceCommand.scan("right-index"), "SCAN right-index"),
         (.retry(2), "RETRY 2"), (.error(256), "ERROR 256"), (.finger(true), "FINGER 1"), (.finger(false), "FINGER 0"),
@@ -32,7 +32,8 @@ import Glibc
         let server = Task {
             try await FakeServer.onThread {
                 usleep(150_000)
-                return try FakeServer.serve(path: path, connections: 3, holdOpen: .milliseconds(100), reply: "id-1\nid-2\n")
+                return try FakeServer.serve(
+                    path: path, connections: 3, holdOpen: .milliseconds(100), reply: "id-1\nid-2\n")
             }
         }
         let clock = ContinuousClock()
@@ -47,7 +48,8 @@ import Glibc
 
     @Test(.timeLimit(.minutes(1)))
     func givesUpWhenNothingListens() async throws {
-        let socket = VirtualDeviceSocket(path: "/tmp/fl-nobody-\(UUID().uuidString.prefix(8)).sock", timeout: .milliseconds(100))
+        let socket = VirtualDeviceSocket(
+            path: "/tmp/fl-nobody-\(UUID().uuidString.prefix(8)).sock", timeout: .milliseconds(100))
         await #expect(throws: VirtualDeviceError.self) { try await socket.send(.cont) }
     }
 
@@ -110,7 +112,9 @@ enum FakeServer {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0, Glibc.listen(fd, 1) == 0 else { throw Failure(call: "bind/listen") }
         return fd
