@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An 8-bit grey image, as libfprint's `virtual_image` driver takes it.
 public struct GreyImage: Sendable, Equatable {

@@ -4,11 +4,20 @@
 //   fprint-probe enroll DRIVER PRINT.json   enrolls the right index finger into PRINT.json, exits 0
 // On an error it prints it and exits 2.
 import Fingerprint
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, ["verify", "enroll"].contains(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: fprint-probe verify|enroll DRIVER PRINT.json\n".utf8))
+    let usage = "usage: fprint-probe verify|enroll DRIVER PRINT.json\n"
+    _ = usage.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }
 let file = URL(fileURLWithPath: arguments[3])

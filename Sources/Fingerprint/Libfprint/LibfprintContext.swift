@@ -1,6 +1,11 @@
 internal import CFprint
-public import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The process's libfprint: its one dedicated thread and its `FpContext`.
 ///

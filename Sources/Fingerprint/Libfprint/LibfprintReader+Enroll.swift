@@ -1,5 +1,10 @@
 internal import CFprint
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension LibfprintReader {
     func runEnroll(

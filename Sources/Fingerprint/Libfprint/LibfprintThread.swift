@@ -1,6 +1,11 @@
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The one thread that makes every libfprint and GLib call of a process, one job at a time.
 ///
@@ -8,6 +13,9 @@ import Synchronization
 /// single thread, so all calls are funnelled through this serial queue. The only GLib call made
 /// elsewhere is `g_cancellable_cancel`, which GIO documents as thread-safe and which exists to be
 /// called from another thread.
+///
+/// A plain POSIX thread rather than Foundation's `Thread`: the latter links all of swift-corelibs-foundation
+/// (CoreFoundation and ICU), which costs milliseconds at every process start.
 final class LibfprintThread: Sendable {
     typealias Job = @Sendable () -> Void
 
@@ -21,27 +29,37 @@ final class LibfprintThread: Sendable {
         let queue = Mutex(Queue())
         /// Counts queued jobs (plus one for the stop request) so the thread sleeps while idle.
         let pending = DispatchSemaphore(value: 0)
-    }
 
-    private let shared = Shared()
-
-    init(name: String = "fingerlock.libfprint") {
-        let shared = shared
-        let thread = Thread {
+        /// Runs the loop until asked to stop with nothing left to do.
+        func run() {
             while true {
-                shared.pending.wait()
-                let next: Job? = shared.queue.withLock { state in
+                pending.wait()
+                let next: Job? = queue.withLock { state in
                     state.jobs.isEmpty ? nil : state.jobs.removeFirst()
                 }
                 if let next {
                     next()
-                } else if shared.queue.withLock({ $0.stopping }) {
+                } else if queue.withLock({ $0.stopping }) {
                     return
                 }
             }
         }
-        thread.name = name
-        thread.start()
+    }
+
+    private let shared = Shared()
+
+    init() {
+        let box = Unmanaged.passRetained(shared)
+        var thread = pthread_t()
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                let shared = Unmanaged<Shared>.fromOpaque(argument!).takeRetainedValue()
+                shared.run()
+                return nil
+            }, box.toOpaque())
+        precondition(created == 0, "cannot start the libfprint thread (error \(created))")
+        pthread_detach(thread)
     }
 
     /// Queues `job`; jobs run in submission order (those queued before `stop()` all run).

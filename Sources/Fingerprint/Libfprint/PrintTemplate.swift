@@ -1,5 +1,14 @@
 internal import CFprint
-import Foundation
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Conversions between `FpPrint` and ``EnrolledPrint`` (on the libfprint thread).
 enum PrintTemplate {
@@ -10,9 +19,9 @@ enum PrintTemplate {
         let print = fp_print_new(device)!
         fp_print_set_finger(print, FpFinger(rawValue: UInt32(finger.ordinal)))
         fp_print_set_username(print, username)
-        let day = Calendar.current.dateComponents([.year, .month, .day], from: date)
-        let gdate = g_date_new_dmy(
-            GDateDay(day.day ?? 1), GDateMonth(rawValue: UInt32(day.month ?? 1)), GDateYear(day.year ?? 1970))
+        // GLib computes the local calendar day (Foundation's Calendar would pull in ICU, slowing start-up).
+        let gdate = g_date_new()!
+        g_date_set_time_t(gdate, time_t(date.timeIntervalSince1970))
         fp_print_set_enroll_date(print, gdate)
         g_date_free(gdate)
         return print
@@ -64,12 +73,8 @@ enum PrintTemplate {
         let ordinal = Int(fp_print_get_finger(print).rawValue)
         guard (1...Finger.allCases.count).contains(ordinal) else { return nil }
         var enrolled = Date(timeIntervalSince1970: 0)
-        if let gdate = fp_print_get_enroll_date(print), g_date_valid(gdate) != 0 {
-            var components = DateComponents()
-            components.year = Int(g_date_get_year(gdate))
-            components.month = Int(g_date_get_month(gdate).rawValue)
-            components.day = Int(g_date_get_day(gdate))
-            enrolled = Calendar.current.date(from: components) ?? enrolled
+        if let day = EnrollDay(fp_print_get_enroll_date(print)) {
+            enrolled = day.localMidnight
         }
         return EnrolledPrint(
             finger: Finger.allCases[ordinal - 1], reader: reader, template: try serialize(print), enrolled: enrolled)
@@ -80,8 +85,8 @@ enum PrintTemplate {
 struct TemplateMetadata: Equatable, Sendable {
     var finger: Finger?
     var username: String?
-    /// Year, month and day of the enroll date, if one was set.
-    var enrollDay: DateComponents?
+    /// The enroll date, if one was set.
+    var enrollDay: EnrollDay?
     var driver: String
     var deviceID: String
 }
@@ -97,16 +102,10 @@ extension PrintTemplate {
         guard let print else { throw GLibError(domain: .device, code: 6, message: "empty template") }
         defer { g_object_unref(UnsafeMutableRawPointer(print)) }
         let ordinal = Int(fp_print_get_finger(print).rawValue)
-        var day: DateComponents?
-        if let gdate = fp_print_get_enroll_date(print), g_date_valid(gdate) != 0 {
-            day = DateComponents(
-                year: Int(g_date_get_year(gdate)), month: Int(g_date_get_month(gdate).rawValue),
-                day: Int(g_date_get_day(gdate)))
-        }
         return TemplateMetadata(
             finger: (1...10).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
             username: fp_print_get_username(print).map { String(cString: $0) },
-            enrollDay: day,
+            enrollDay: EnrollDay(fp_print_get_enroll_date(print)),
             driver: String(cString: fp_print_get_driver(print)),
             deviceID: String(cString: fp_print_get_device_id(print)))
     }
@@ -117,5 +116,43 @@ extension LibfprintContext {
     func metadata(of print: EnrolledPrint) async throws -> TemplateMetadata {
         let template = print.template
         return try await thread.run { try PrintTemplate.metadata(template) }
+    }
+}
+
+/// A calendar day as libfprint stores it on a print (`GDate`).
+struct EnrollDay: Equatable, Sendable {
+    var year: Int
+    var month: Int
+    var day: Int
+
+    init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    init?(_ gdate: UnsafePointer<GDate>?) {
+        guard let gdate, g_date_valid(gdate) != 0 else { return nil }
+        self.init(
+            year: Int(g_date_get_year(gdate)), month: Int(g_date_get_month(gdate).rawValue),
+            day: Int(g_date_get_day(gdate)))
+    }
+
+    /// The day's local midnight (libc's `mktime`, which honours the local time zone).
+    var localMidnight: Date {
+        var time = tm()
+        time.tm_year = Int32(year - 1900)
+        time.tm_mon = Int32(month - 1)
+        time.tm_mday = Int32(day)
+        time.tm_isdst = -1
+        return Date(timeIntervalSince1970: TimeInterval(mktime(&time)))
+    }
+
+    /// The local calendar day of `date`.
+    init(localDayOf date: Date) {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var time = tm()
+        localtime_r(&seconds, &time)
+        self.init(year: Int(time.tm_year) + 1900, month: Int(time.tm_mon) + 1, day: Int(time.tm_mday))
     }
 }

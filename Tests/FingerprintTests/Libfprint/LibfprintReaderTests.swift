@@ -115,7 +115,8 @@ extension LibfprintTests {
                     #expect(metadata.driver == driver.rawValue)
                     #expect(metadata.deviceID == "0")
                     let today = Calendar.current.dateComponents([.year, .month, .day], from: print.enrolled)
-                    #expect(metadata.enrollDay == today)
+                    #expect(metadata.enrollDay == EnrollDay(year: today.year!, month: today.month!, day: today.day!))
+                    #expect(metadata.enrollDay == EnrollDay(localDayOf: print.enrolled))
                 }
             }
         }
