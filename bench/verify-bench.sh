@@ -4,6 +4,7 @@
 # matching touch fed by bench/vfeed.c. Prints the medians and the ratio (the target is ≤ 1.5).
 #
 # Usage: bench/verify-bench.sh [ITERATIONS]      (default 30; needs cc, pkg-config, libfprint-2-dev)
+#        SWIFT_BUILD_FLAGS="..." adds flags to the release builds (e.g. to try linker options).
 # Exit status: 0, or 1 when the ratio is above 1.5, or 2 when a run fails.
 set -euo pipefail
 
@@ -21,11 +22,11 @@ cc -O2 -Wall -o "$WORK/verify-c" "$ROOT/bench/verify-c.c" $(pkg-config --cflags 
 cc -O2 -Wall -o "$WORK/vfeed" "$ROOT/bench/vfeed.c"
 
 echo "building fingerlock (release, static Swift stdlib, as the README installs it)…"
-(cd "$ROOT" && swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1) || {
+(cd "$ROOT" && swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fingerlock >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"; exit 2; }
 FINGERLOCK="$ROOT/.build/release/fingerlock"
 # The reader layer alone (LibfprintContext + LibfprintReader, no CLI), built the same way.
-(cd "$ROOT" && swift build -c release --static-swift-stdlib --product fprint-probe >"$WORK/build.log" 2>&1) || {
+(cd "$ROOT" && swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fprint-probe >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"; exit 2; }
 PROBE="$ROOT/.build/release/fprint-probe"
 

@@ -40,6 +40,17 @@ public struct VirtualDeviceSocket: Sendable {
         try await send(command)
     }
 
+    /// A scan id in fprintd's user-id format, `FP1-<yyyymmdd>-<finger, hex>-<8 hex>-<user>`.
+    ///
+    /// Any id works for `virtual_device` (a verify matches when it scans the id the print was enrolled
+    /// with); with this format `virtual_device_storage` also reports which finger a stored print is.
+    /// `finger` is libfprint's number: 1 = left thumb … 10 = right little finger.
+    public static func scanID(finger: Int, user: String = "tester") -> String {
+        precondition((1...10).contains(finger), "libfprint fingers are numbered 1…10")
+        let hex = String(finger, radix: 16, uppercase: true)
+        return "FP1-20260101-\(hex)-0000000\(finger % 10)-\(user)"
+    }
+
     /// The ids kept by the storage driver's in-process store.
     public func storedIDs() async throws -> [String] {
         try await send(.list).split(separator: "\n").map(String.init)

@@ -77,10 +77,8 @@ struct VirtualDeviceDriver: ReaderDriver {
     ]
 
     /// The scan id of a finger, in fprintd's user-id format so that a match-on-chip reader can tell
-    /// which finger a stored print is: `FP1-<date>-<finger, hex>-<random>-<user>`.
-    static func scanID(_ finger: Finger) -> String {
-        "FP1-20260101-\(String(finger.ordinal, radix: 16, uppercase: true))-0000000\(finger.ordinal % 10)-tester"
-    }
+    /// which finger a stored print is.
+    static func scanID(_ finger: Finger) -> String { VirtualDeviceSocket.scanID(finger: finger.ordinal) }
 
     func touch(_ finger: Finger) async throws { try await socket.touch(Self.scanID(finger)) }
 

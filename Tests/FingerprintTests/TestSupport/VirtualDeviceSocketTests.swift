@@ -162,3 +162,13 @@ enum FakeServer {
         return (connections, received)
     }
 }
+
+extension VirtualDeviceSocketTests {
+    @Test func scanIDsFollowFprintdsUserIDFormat() {
+        #expect(VirtualDeviceSocket.scanID(finger: 7) == "FP1-20260101-7-00000007-tester")
+        #expect(VirtualDeviceSocket.scanID(finger: 10, user: "ann") == "FP1-20260101-A-00000000-ann")
+        // libfprint parses the finger at index 13 and needs dashes at 12, 14 and 23.
+        let id = Array(VirtualDeviceSocket.scanID(finger: 3))
+        #expect(id[12] == "-" && id[14] == "-" && id[23] == "-" && id[13] == "3")
+    }
+}
