@@ -101,7 +101,7 @@ public final class LibfprintContext: Sendable {
 
     /// Runs one libfprint operation on the thread with a fresh `GCancellable`.
     ///
-    /// Task cancellation cancels it (throwing `CancellationError`); with a `timeout`, a timer cancels it
+    /// Task cancellation cancels it (throwing `CancellationError`); with a `timeout`, a GLib timer cancels it
     /// when no finger arrives in time (throwing ``FingerprintError/Code/timedOut``). libfprint errors are
     /// mapped to ``FingerprintError``.
     func perform<T: Sendable>(
@@ -109,8 +109,6 @@ public final class LibfprintContext: Sendable {
         _ body: @escaping @Sendable (OperationControl, UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
         let control = OperationControl(timeout: timeout)
-        let timer = Task { await control.enforceTimeout() }
-        defer { timer.cancel() }
         do {
             return try await withTaskCancellationHandler {
                 try await thread.run {

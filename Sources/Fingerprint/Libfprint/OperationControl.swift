@@ -4,13 +4,19 @@ import Synchronization
 /// Cancellation and timeout for one libfprint operation.
 ///
 /// The `GCancellable` is created, attached and freed on the libfprint thread; `cancel(_:)` may come
-/// from any thread (a task-cancellation handler, the timeout timer). The mutex makes sure the
-/// cancellable is not freed while another thread cancels it.
+/// from any thread (a task-cancellation handler). The mutex makes sure the cancellable is not freed
+/// while another thread cancels it.
+///
+/// The timeout is a GLib timeout source on the default main context, which libfprint's `*_sync` calls
+/// iterate: it fires on the libfprint thread in the middle of the operation, costs no extra thread or
+/// task, and counts from the moment the operation starts (not while it waits in the queue).
 final class OperationControl: Sendable {
     private struct State {
         var cancellable: ThreadBound<UnsafeMutablePointer<GCancellable>>?
         var reason: CancelReason?
         var deadline: ContinuousClock.Instant?
+        /// The pending GLib timeout source, 0 when none (used on the libfprint thread only).
+        var timerSource: guint = 0
     }
 
     private let state = Mutex(State())
@@ -19,9 +25,6 @@ final class OperationControl: Sendable {
 
     init(timeout: Duration?) {
         self.timeout = timeout
-        if let timeout {
-            state.withLock { $0.deadline = .now + timeout }
-        }
     }
 
     /// Why the operation was cancelled, if it was.
@@ -50,7 +53,12 @@ final class OperationControl: Sendable {
             return state.reason
         }
         defer {
-            state.withLock { $0.cancellable = nil }
+            let source = state.withLock { state in
+                state.cancellable = nil
+                defer { state.timerSource = 0 }
+                return state.timerSource
+            }
+            if source != 0 { g_source_remove(source) }
             g_object_unref(cancellable)
         }
         if let alreadyCancelled {
@@ -58,24 +66,42 @@ final class OperationControl: Sendable {
                 GLibError(domain: .io, code: IOErrorCode.cancelled.rawValue, message: ""),
                 cancelledBecause: alreadyCancelled)
         }
+        if let timeout {
+            state.withLock { $0.deadline = .now + timeout }
+            armTimer()
+        }
         return try body(cancellable)
     }
 
-    /// Waits until the deadline passes and then cancels with `.timeout`; returns at once without a timeout.
-    /// Meant to run in a task that is cancelled when the operation ends.
-    func enforceTimeout() async {
-        guard let timeout else { return }
-        while !Task.isCancelled {
-            guard let deadline = state.withLock({ $0.deadline }) else { return }
-            if deadline <= .now {
-                cancel(.timeout(timeout))
-                return
-            }
-            do {
-                try await Task.sleep(until: deadline, clock: .continuous)
-            } catch {
-                return
-            }
+    /// On the libfprint thread: adds a GLib timeout source firing at the deadline. The source holds a
+    /// reference to this object, released when the source is destroyed.
+    private func armTimer() {
+        guard let deadline = state.withLock({ $0.deadline }) else { return }
+        let remaining = max(deadline - .now, .zero)
+        let milliseconds = guint(clamping: Int((remaining.seconds * 1000).rounded(.up)))
+        let source = g_timeout_add_full(
+            0 /* G_PRIORITY_DEFAULT */, milliseconds,
+            { data in
+                Unmanaged<OperationControl>.fromOpaque(data!).takeUnretainedValue().timerFired()
+                return 0 /* G_SOURCE_REMOVE */
+            },
+            Unmanaged.passRetained(self).toOpaque(),
+            { data in Unmanaged<OperationControl>.fromOpaque(data!).release() })
+        state.withLock { $0.timerSource = source }
+    }
+
+    /// On the libfprint thread: cancels when the deadline has passed, otherwise (it was pushed back by
+    /// `rearm()`) waits again.
+    private func timerFired() {
+        let deadline = state.withLock { state in
+            state.timerSource = 0
+            return state.deadline
+        }
+        guard let timeout, let deadline else { return }
+        if deadline <= .now {
+            cancel(.timeout(timeout))
+        } else {
+            armTimer()
         }
     }
 }

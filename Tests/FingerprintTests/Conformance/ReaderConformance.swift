@@ -37,9 +37,10 @@ enum ReaderConformance {
     /// Enrolls `finger`, touching once per requested stage (and once more after each retry); with
     /// `retryAfterFirstStage`, the second touch is that retry condition instead.
     static func enroll(
-        _ driver: any ReaderDriver, _ finger: Finger, retryAfterFirstStage retry: RetryReason? = nil
+        _ driver: any ReaderDriver, _ finger: Finger, retryAfterFirstStage retry: RetryReason? = nil,
+        timeout: Duration = scanTimeout, pauseBeforeEachTouch pause: Duration = .zero
     ) async throws -> (print: EnrolledPrint, events: [EnrollEvent]) {
-        let stream = driver.reader.enroll(finger, username: username, timeout: scanTimeout)
+        let stream = driver.reader.enroll(finger, username: username, timeout: timeout)
         var events: [EnrollEvent] = []
         var retried = false
         do {
@@ -48,6 +49,7 @@ enum ReaderConformance {
                 events.append(event)
                 switch event {
                 case .stage(let completed, let total) where completed < total:
+                    try await Task.sleep(for: pause)
                     if let retry, !retried {
                         retried = true
                         try await driver.retry(retry)
@@ -195,6 +197,17 @@ enum ReaderConformance {
         }
         await driver.operationEnded()
         #expect(error?.code == .timedOut)
+    }
+
+    /// The enroll timeout bounds each touch, not the whole enrollment.
+    static func enrollTimeoutIsPerTouch(_ driver: any ReaderDriver) async throws {
+        let stages = driver.reader.info.enrollStages
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (print, _) = try await enroll(
+            driver, driver.fingers[0], timeout: .milliseconds(1500), pauseBeforeEachTouch: .milliseconds(600))
+        #expect(clock.now - started > .milliseconds(600 * (stages - 1)))
+        #expect(print.finger == driver.fingers[0])
     }
 
     /// Unplugging the reader mid-verify is an `unplugged` error.

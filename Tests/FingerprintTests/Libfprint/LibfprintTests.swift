@@ -72,6 +72,11 @@ extension LibfprintTests {
         }
 
         @Test(.timeLimit(.minutes(1)), arguments: VirtualDriver.allCases)
+        func enrollTimeoutIsPerTouch(_ driver: VirtualDriver) async throws {
+            try await driver.withDriver { script, _ in try await ReaderConformance.enrollTimeoutIsPerTouch(script) }
+        }
+
+        @Test(.timeLimit(.minutes(1)), arguments: VirtualDriver.allCases)
         func unplugMidVerify(_ driver: VirtualDriver) async throws {
             try await driver.withDriver { script, _ in try await ReaderConformance.unplugMidVerify(script) }
         }
