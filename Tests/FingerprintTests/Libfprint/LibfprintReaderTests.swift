@@ -1,5 +1,6 @@
 import FingerprintTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Fingerprint
@@ -118,6 +119,33 @@ extension LibfprintTests {
                     #expect(metadata.enrollDay == EnrollDay(year: today.year!, month: today.month!, day: today.day!))
                     #expect(metadata.enrollDay == EnrollDay(localDayOf: print.enrolled))
                 }
+            }
+        }
+
+        /// A print the reader stored without saying which finger it is cannot be named, so it is not listed;
+        /// clearing the storage removes it too.
+        @Test(.timeLimit(.minutes(1)))
+        func storedPrintsWithoutAFingerAreNotListed() async throws {
+            try await VirtualDriver.storage.withDriver { script, _ in
+                let driver = try #require(script as? VirtualDeviceDriver)
+                _ = try await ReaderConformance.enroll(driver, .leftRing)
+                let onDevice = Mutex<[String]>([])
+                let listed = try await ReaderConformance.scan(driver, { try await driver.reader.storedPrints() }) {
+                    try await driver.socket.queue(.insert("no-finger-metadata"))
+                    let ids = try await driver.socket.storedIDs()
+                    onDevice.withLock { $0 = ids }
+                    try await driver.socket.send(.cont)
+                }
+                #expect(
+                    onDevice.withLock { $0 }.sorted()
+                        == ["no-finger-metadata", VirtualDeviceDriver.scanID(.leftRing)].sorted())
+                #expect(listed.map(\.finger) == [.leftRing])
+                try await ReaderConformance.storageOperation(driver) { try await driver.reader.clearStorage() }
+                // The unnamed print is gone as well.
+                let relisted = try await ReaderConformance.storageOperation(driver) {
+                    try await driver.reader.storedPrints()
+                }
+                #expect(relisted.isEmpty)
             }
         }
 
