@@ -42,6 +42,10 @@ let package = Package(
             dependencies: ["CFprint", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
+        // Drives libfprint's virtual devices from tests (socket protocols, NIST images). No C.
+        .target(name: "FingerprintTestSupport", swiftSettings: upcoming),
+        // A child process for tests: verifies a print saved by another process.
+        .executableTarget(name: "fprint-probe", dependencies: ["Fingerprint"], swiftSettings: upcoming),
         .target(
             name: "Vault",
             dependencies: [
@@ -82,7 +86,7 @@ let package = Package(
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
-            dependencies: ["Fingerprint"],
+            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe"],
             resources: [],
             swiftSettings: upcoming
         ),
@@ -94,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FingerlockCLITests",
-            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint"],
+            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint", "FingerprintTestSupport"],
             swiftSettings: upcoming
         ),
         // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).

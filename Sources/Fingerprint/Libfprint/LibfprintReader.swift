@@ -1,0 +1,138 @@
+internal import CFprint
+
+/// A reader driven by libfprint: a USB reader, or one of libfprint's `virtual_*` test drivers.
+///
+/// Every call runs on the ``LibfprintContext``'s thread, one operation at a time. The device is opened
+/// for each operation and closed after it, even when the operation fails or is cancelled, so a crash,
+/// an unplug or a suspend never leaves the reader claimed.
+public final class LibfprintReader: FingerprintReader {
+    let context: LibfprintContext
+    let handle: DeviceHandle
+    public let info: ReaderInfo
+
+    init(context: LibfprintContext, device: DeviceHandle, info: ReaderInfo) {
+        self.context = context
+        self.handle = device
+        self.info = info
+    }
+
+    public func enroll(
+        _ finger: Finger, username: String, timeout: Duration
+    ) -> AsyncThrowingStream<EnrollEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: EnrollEvent.self)
+        let task = Task {
+            do {
+                let print = try await runEnroll(finger, username: username, timeout: timeout, events: continuation)
+                continuation.yield(.enrolled(print))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        // The consumer stopping (or its task being cancelled) cancels the enrollment.
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
+        let device = handle.device
+        let identity = info.identity
+        return try await context.perform(timeout: timeout) { _, cancellable in
+            let fpPrint = try PrintTemplate.load(print, for: device.pointer, reader: identity)
+            defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
+            return try Self.withOpenDevice(device.pointer, cancellable) { device in
+                var matched: gboolean = 0
+                do throws(GLibError) {
+                    try withGError { error in
+                        _ = fp_device_verify_sync(device, fpPrint, cancellable, nil, nil, &matched, nil, error)
+                    }
+                } catch {
+                    if let result = Self.scanOutcome(error) { return result }
+                    throw error
+                }
+                return matched != 0 ? .match(print) : .noMatch
+            }
+        }
+    }
+
+    public func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+        guard info.canIdentify else {
+            throw FingerprintError(
+                .notSupported, "The \(info.name) reader cannot identify a finger among several; verify one finger.")
+        }
+        guard !prints.isEmpty else {
+            throw FingerprintError(.printNotFound, "No finger is enrolled on \(info.identity).")
+        }
+        let device = handle.device
+        let identity = info.identity
+        return try await context.perform(timeout: timeout) { _, cancellable in
+            let gallery = fl_object_array_new()!
+            defer { g_ptr_array_unref(gallery) }
+            for print in prints {
+                // The array takes over the reference.
+                g_ptr_array_add(
+                    gallery,
+                    UnsafeMutableRawPointer(try PrintTemplate.load(print, for: device.pointer, reader: identity)))
+            }
+            return try Self.withOpenDevice(device.pointer, cancellable) { device in
+                var match: OpaquePointer?
+                do throws(GLibError) {
+                    try withGError { error in
+                        _ = fp_device_identify_sync(device, gallery, cancellable, nil, nil, &match, nil, error)
+                    }
+                } catch {
+                    if let result = Self.scanOutcome(error) { return result }
+                    throw error
+                }
+                guard let match else { return .noMatch }
+                defer { g_object_unref(UnsafeMutableRawPointer(match)) }
+                let index = (0..<Int(gallery.pointee.len)).first { index in
+                    let candidate = OpaquePointer(fl_ptr_array_index(gallery, guint(index)))
+                    return candidate == match || fp_print_equal(candidate, match) != 0
+                }
+                guard let index else { return .noMatch }
+                return .match(prints[index])
+            }
+        }
+    }
+
+    /// Opens the device and closes it again: proves this user may claim the reader and that nothing else
+    /// holds it (for `doctor`), without waiting for a finger.
+    public func checkAccess() async throws {
+        let device = handle.device
+        try await context.perform(timeout: nil) { _, cancellable in
+            try Self.withOpenDevice(device.pointer, cancellable) { _ in }
+        }
+    }
+
+    /// A scan that ended without a decision: a retry hint, or (on match-on-chip readers) a finger that is
+    /// not stored at all, which is a no-match.
+    private static func scanOutcome(_ error: GLibError) -> ScanResult? {
+        if error.domain == .retry {
+            return .retry(LibfprintErrorMapping.retryReason(code: error.code))
+        }
+        if error.domain == .device && error.code == DeviceErrorCode.dataNotFound.rawValue {
+            return .noMatch
+        }
+        return nil
+    }
+
+    /// Opens `device`, runs `body`, and closes the device whatever happened.
+    static func withOpenDevice<T>(
+        _ device: UnsafeMutablePointer<FpDevice>, _ cancellable: UnsafeMutablePointer<GCancellable>,
+        _ body: (UnsafeMutablePointer<FpDevice>) throws -> T
+    ) throws -> T {
+        if fp_device_is_open(device) != 0 {
+            // Left open by an operation that could not close it; start clean.
+            _ = fp_device_close_sync(device, nil, nil)
+        }
+        try withGError { error in _ = fp_device_open_sync(device, cancellable, error) }
+        defer {
+            // No cancellable: closing must finish even when the operation was cancelled.
+            var error: UnsafeMutablePointer<GError>?
+            _ = fp_device_close_sync(device, nil, &error)
+            if let error { g_error_free(error) }
+        }
+        return try body(device)
+    }
+}
