@@ -10,16 +10,22 @@ import Foundation
 var noCoreDumps = rlimit(rlim_cur: 0, rlim_max: 0)
 _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDumps)
 
-// The one place that assembles the real dependencies.
+// The one place that assembles the real dependencies. libfprint gets its one thread here; it
+// enumerates only when a command asks for a reader.
 let environment = ProcessInfo.processInfo.environment
+let libfprint = LibfprintContext()
 let dependencies = CLIDependencies(
     environment: environment,
     console: Console(out: FileDescriptorOutput.standardOutput, err: FileDescriptorOutput.standardError, environment: environment),
-    hardwareReaders: { [] },
+    hardwareReaders: { try await libfprint.readers() },
     openTerminal: { Terminal() },
     now: { Date() },
     username: environment["USER"] ?? "fingerlock",
     keyCache: KernelKeyringCache(),
     input: FileDescriptorInput.standardInput
 )
-exit(await FingerlockMain.run(arguments: Array(CommandLine.arguments.dropFirst()), dependencies: dependencies))
+let status = await FingerlockMain.run(arguments: Array(CommandLine.arguments.dropFirst()), dependencies: dependencies)
+// A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the
+// reader is never left claimed.
+await libfprint.waitUntilIdle()
+exit(status)
