@@ -34,8 +34,19 @@ PROBE="$ROOT/.build/release/fprint-probe"
 # HOOK — fingerlock's command lines. Adjust here if the CLI needs more (e.g. a passcode for the vault).
 # Each runs with FP_VIRTUAL_DEVICE set, no terminal (setsid, stdin /dev/null), in the data directory below.
 DATA_DIR="$WORK/data"
+PASSFILE="$WORK/passcode"
+printf 'bench passcode 1\n' >"$PASSFILE"
 fingerlock_available() { "$FINGERLOCK" --help 2>&1 | grep -qw verify; }
-FINGERLOCK_ENROLL=("$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" enroll right-index-finger)
+# The vault is created first (a test vault: the reader in effect is virtual); enrolling needs the
+# passcode, from descriptor 3. Verify then runs as users run it after an unlock: the vault key comes
+# from the kernel keyring, the templates are unsealed, and one touch is checked.
+export PASSFILE
+FINGERLOCK_SETUP() {
+    printf 'bench passcode 1\nbench passcode 1\n' |
+        FP_VIRTUAL_DEVICE="$SOCKET" setsid -w "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" passcode set --passcode-stdin >/dev/null
+}
+FINGERLOCK_TEARDOWN() { setsid -w "$FINGERLOCK" --data-dir "$DATA_DIR" lock </dev/null >/dev/null 2>&1 || true; }
+FINGERLOCK_ENROLL=(sh -c 'exec "$0" "$@" 3<"$PASSFILE"' "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" enroll right-index-finger --passcode-fd 3)
 FINGERLOCK_VERIFY=("$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" verify right-index-finger)
 # ---------------------------------------------------------------------------------------------------
 C_ENROLL=("$WORK/verify-c" enroll "$WORK/print.fp")
@@ -67,6 +78,8 @@ fed_run "${PROBE_ENROLL[@]}" >/dev/null
 HAVE_FINGERLOCK=0
 if fingerlock_available; then
     HAVE_FINGERLOCK=1
+    FINGERLOCK_SETUP
+    trap 'FINGERLOCK_TEARDOWN; rm -rf "$WORK"' EXIT
     fed_run "${FINGERLOCK_ENROLL[@]}" >/dev/null
 else
     echo "note: this fingerlock has no verify command yet; measuring the C baseline only (see HOOK)."

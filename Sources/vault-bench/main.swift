@@ -132,6 +132,30 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--reads", let 
     }
 }
 
+// `vault-bench --populate DIR N`: adds N generated notes to an existing vault (the passcode on
+// stdin), for benchmarks of the CLI at scale (bench/notes-bench.sh).
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--populate", let count = Int(CommandLine.arguments[3]) {
+    do {
+        let passcode = readLine(strippingNewline: true) ?? ""
+        let vault = try Vault.open(in: CommandLine.arguments[2], using: .passcode(passcode))
+        var generator = SplitMix(state: 42)
+        let stamp = Date()
+        var batch: [Note] = []
+        for index in 0..<count {
+            batch.append(makeNote(index, &generator, stamp: stamp))
+            if batch.count == 10_000 || index == count - 1 {
+                try vault.add(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        vault.close()
+        exit(0)
+    } catch {
+        print("vault-bench: \(error)")
+        exit(1)
+    }
+}
+
 let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let plan = sizes.isEmpty ? [1_000, 10_000, 100_000] : sizes
 let scratch = FileManager.default.temporaryDirectory.path + "/vault-bench-\(getpid())"
