@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import Foundation
+import Foundation
 
 /// Where human and machine output goes. Injected so tests can capture it.
 public protocol OutputStream: Sendable {
