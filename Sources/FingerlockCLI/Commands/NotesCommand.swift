@@ -52,13 +52,20 @@ struct NotesCommand: ParsableCommand {
             try console.printJSON(summaries.map(NoteRow.init))
             return
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
+        // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
+        var buffer = ""
+        buffer.reserveCapacity(1 << 16)
         for note in summaries {
             let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#\($0)" }.joined(separator: " "))
-            let id = String(note.id.uuidString.lowercased().prefix(8))
-            console.print("\(console.bold(id))  \(formatter.string(from: note.modified))  \(note.title.isEmpty ? "(untitled)" : note.title)\(tags)")
+            let id = note.id.uuidString.prefix(8).lowercased()
+            let title = note.title.isEmpty ? "(untitled)" : note.title
+            buffer += "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
+            if buffer.utf8.count >= 1 << 16 {
+                console.out.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
+        console.out.write(buffer)
     }
 
     struct Add: FingerlockCommand {
