@@ -26,7 +26,7 @@ fi
 
 echo; echo "No reader is connected: the same flow with the simulated reader (--reader simulated), scripted."
 export FINGERLOCK_READER=simulated
-passcode="demo passcode 1"
+passcode="blue pot 2026"
 printf '%s\n' "$passcode" >"$work/passcode"
 chmod 600 "$work/passcode"
 
