@@ -215,7 +215,7 @@ struct Installation {
         _ = try await install.context(reader: Installation.reader([.unknown, .unknown, .finger(.rightIndex)]), interaction: interaction)
             .evaluate(.biometricsOrPasscode, reason: "r")
         #expect(interaction.scans == 2)
-        #expect(interaction.notices.last == "Too many failed touches: fingerprint unlock is off until the passcode is entered.")
+        #expect(interaction.notices.last == "No match. That was the 5th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
     }
 
     @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {

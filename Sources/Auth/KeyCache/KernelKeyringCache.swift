@@ -24,15 +24,24 @@ public struct KernelKeyringCache: KeyCache {
     public func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
         let description = "\(prefix):\(name)"
         let seconds = UInt32(clamping: max(1, lifetime.components.seconds))
+        // Built in the process keyring, which dies with this process, and linked into @u only once
+        // its permissions and expiry are set: a kill halfway never leaves a key cached until reboot.
         let serial: Int32 = key.withUnsafeBytes { bytes in
-            add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_USER_KEYRING)
+            add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_PROCESS_KEYRING)
         }
         guard serial >= 0 else { throw failure("store a key in") }
+        defer { _ = keyctl_unlink(serial, KEY_SPEC_PROCESS_KEYRING) }
         // Readable by the same user from any session (possession alone would tie it to this login
-        // session); set before the timeout so the key is never left without an expiry.
+        // session).
         let permissions = UInt32(KEY_POS_ALL) | UInt32(KEY_USR_VIEW) | UInt32(KEY_USR_READ) | UInt32(KEY_USR_SEARCH)
         guard keyctl_setperm(serial, permissions) == 0, keyctl_set_timeout(serial, seconds) == 0 else {
             let error = failure("configure a key in")
+            _ = keyctl_invalidate(serial)
+            throw error
+        }
+        // Linking displaces an older key of the same description in @u.
+        guard keyctl_link(serial, KEY_SPEC_USER_KEYRING) == 0 else {
+            let error = failure("store a key in")
             _ = keyctl_invalidate(serial)
             throw error
         }

@@ -20,6 +20,9 @@ public final class AuthContext: Sendable {
         public var vaultConfiguration: VaultConfiguration
         /// The passcode KDF cost for new slots: `.calibrated` outside tests.
         public var kdfCost: KDFCost
+        /// Whether the reader chosen (even if absent right now) is a test reader; fixes the kind of
+        /// a vault created now. Nil: judged from `reader`.
+        public var testReaderChosen: Bool?
 
         public init(
             dataDirectory: String, reader: (any FingerprintReader)?, readerProblem: FingerprintError? = nil,
@@ -171,6 +174,9 @@ public final class AuthContext: Sendable {
     /// lockout and throws `.authenticationFailed`.
     public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: any FingerprintReader, identified: Bool) {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
+        if let remote = RemoteSession.reason(environment: dependencies.environment) {
+            throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
+        }
         let reader = try requireReader()
         let vault = try await vaultForBiometrics(reason: "read the enrolled fingers")
         defer { vault.close() }
@@ -265,7 +271,12 @@ public final class AuthContext: Sendable {
                 return print
             case .scanned(.noMatch):
                 noMatches += 1
-                if failures >= Self.lockoutThreshold { throw lockout }
+                if failures >= Self.lockoutThreshold {
+                    // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
+                    throw AuthError(
+                        .authenticationFailed,
+                        "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
+                }
                 if noMatches < tries { interaction.notify("No match. Try again.") }
             case .scanned(.retry(let reason)):
                 try uncountTouch()
@@ -359,19 +370,27 @@ public final class AuthContext: Sendable {
 
     // MARK: - Passcode
 
+    /// Refuses at once while a delay runs (so nobody is asked for a passcode that would be refused).
     private func refuseDuringPasscodeDelay() throws {
-        let state = try dependencies.attempts.read()
-        if let left = PasscodeDelays.remaining(in: state, now: dependencies.now()) {
+        try Self.checkDelay(try dependencies.attempts.read(), now: dependencies.now())
+    }
+
+    private static func checkDelay(_ state: AttemptState, now: Date) throws {
+        if let left = PasscodeDelays.remaining(in: state, now: now) {
             throw AuthError(
                 .passcodeDelay,
                 "Too many wrong passcodes (\(state.failedPasscodes)): try again in \(PasscodeDelays.describe(left)).")
         }
     }
 
-    /// Counts the attempt first, then opens; a success clears every counter (and lockout).
+    /// Checks the delay and counts the attempt in one step under the counters' lock — so parallel
+    /// runs waiting at their prompts cannot all slip past one check — then opens; a success clears
+    /// every counter (and lockout). An empty passcode is not an attempt.
     private func openCountingFailure(_ credential: VaultCredential) throws -> Vault? {
+        if case .passcode(let text) = credential, text.isEmpty { return nil }
         let now = dependencies.now()
         try dependencies.attempts.update {
+            try Self.checkDelay($0, now: now)
             $0.failedPasscodes += 1
             $0.lastPasscodeFailure = now
         }

@@ -75,8 +75,14 @@ public struct SecuritySettings: Equatable, Sendable {
     /// Reads the settings from the vault; a value that is missing keeps its default.
     public init(vault: Vault) throws {
         self.init()
+        // The whole set, checked against the manifest: a deleted or rolled-back setting (which would
+        // quietly restore a looser default) is reported as tampering, not believed.
+        let stored = try vault.settings()
         for key in Key.allCases {
-            guard let text = try vault.stringSetting(Self.storagePrefix + key.rawValue) else { continue }
+            guard let data = stored[Self.storagePrefix + key.rawValue] else { continue }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw AuthError(.dataError, "The stored setting \(key.rawValue) is not text.")
+            }
             do {
                 try set(key, to: text)
             } catch {

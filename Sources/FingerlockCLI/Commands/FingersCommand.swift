@@ -22,7 +22,7 @@ struct FingersCommand: FingerlockCommand {
     }
 
     func run(with dependencies: CLIDependencies) async throws {
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
         let vault = try await session.context.openWithCachedKeyOrPasscode(reason: "list the enrolled fingers")
         defer { vault.close() }
         let prints = try VaultPrintStore(vault: vault).allPrints()

@@ -10,8 +10,10 @@ struct NotesCommand: ParsableCommand {
         subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self])
 
     /// Unlocks for a notes command: the finger first, then the passcode.
-    static func unlock(_ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies) async throws -> Vault {
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+    static func unlock(
+        _ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies, json: Bool = false
+    ) async throws -> Vault {
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, json: json)
         let context = session.context
         return try await context.evaluate(.biometricsOrPasscode, reason: "open your notes")
     }
@@ -19,8 +21,8 @@ struct NotesCommand: ParsableCommand {
     /// Whether the body is piped in; a piped body cannot share stdin with `--passcode-stdin`.
     static func bodyComesFromStdin(_ dependencies: CLIDependencies, _ passcode: PasscodeOptions) throws -> Bool {
         let piped = !dependencies.input.isTerminal
-        if piped && passcode.passcodeStdin {
-            throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
+        if piped, let fd = passcode.descriptor, PasscodeOptions.isStandardInput(fd) {
+            throw CLIError(.usage, "The passcode cannot share stdin with the note body: use --passcode-fd N with another descriptor.")
         }
         return piped
     }
@@ -116,7 +118,7 @@ struct NotesCommand: ParsableCommand {
         var jsonOutput: Bool { json }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let notes = try vault.list(tag: tag)
             if notes.isEmpty && !json {
@@ -221,7 +223,7 @@ struct NotesCommand: ParsableCommand {
         var jsonOutput: Bool { json }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let found = try vault.search(text)
             if found.isEmpty && !json {

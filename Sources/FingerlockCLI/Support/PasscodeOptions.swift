@@ -1,5 +1,9 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where passcodes come from when not from the terminal. Never argv, never the environment.
 struct PasscodeOptions: ParsableArguments {
     @Flag(
@@ -19,6 +23,18 @@ struct PasscodeOptions: ParsableArguments {
         if let passcodeFD, passcodeFD < 0 {
             throw ValidationError("--passcode-fd takes a file descriptor number (0 or more).")
         }
+        if let passcodeFD, fcntl(passcodeFD, F_GETFD) < 0 {
+            throw ValidationError("--passcode-fd \(passcodeFD): that descriptor is not open.")
+        }
+    }
+
+    /// Whether `fd` reads the same file as stdin (`--passcode-fd 0`, or a duplicate of it).
+    static func isStandardInput(_ fd: Int32) -> Bool {
+        if fd == STDIN_FILENO { return true }
+        var a = stat()
+        var b = stat()
+        guard fstat(fd, &a) == 0, fstat(STDIN_FILENO, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
     var descriptor: Int32? { passcodeStdin ? 0 : passcodeFD }

@@ -13,7 +13,10 @@ struct AuthSession {
     let dataDirectory: String
     let dependencies: CLIDependencies
 
-    init(global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true) async throws {
+    init(
+        global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true,
+        json: Bool = false
+    ) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
         var reader: (any FingerprintReader)?
@@ -27,11 +30,11 @@ struct AuthSession {
         }
         let interaction: any AuthInteraction
         if let fd = passcode?.descriptor {
-            interaction = ScriptedPasscodeInteraction(fd: fd, console: dependencies.console)
+            interaction = ScriptedPasscodeInteraction(fd: fd, console: dependencies.console, quiet: json)
         } else if let terminal = dependencies.openTerminal() {
             interaction = TerminalInteraction(terminal: terminal, readerOwnsTerminal: resolver.simulatedReaderUsesTerminal)
         } else {
-            interaction = NonInteractive(console: dependencies.console)
+            interaction = NonInteractive(console: dependencies.console, quiet: json)
         }
         if needsReader && reader == nil && problem == nil { problem = resolver.missingReaderError }
         self.reader = reader
@@ -39,11 +42,13 @@ struct AuthSession {
         self.interaction = interaction
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
-        context = AuthContext(.init(
+        var authDependencies = AuthContext.Dependencies(
             dataDirectory: dataDirectory, reader: reader, readerProblem: problem, keyCache: dependencies.keyCache,
             attempts: FileAttemptStore(dataDirectory: dataDirectory), interaction: interaction,
             environment: dependencies.environment, now: dependencies.now,
-            vaultConfiguration: VaultConfiguration(now: dependencies.now)))
+            vaultConfiguration: VaultConfiguration(now: dependencies.now))
+        authDependencies.testReaderChosen = resolver.choosesTestReader
+        context = AuthContext(authDependencies)
     }
 
     /// The reader, or the reader error explaining its absence.
@@ -54,6 +59,17 @@ struct AuthSession {
 }
 
 extension ReaderResolver {
+    /// Whether `--reader` names a test reader (simulated, or a libfprint `virtual_*` driver) —
+    /// known even when that reader is absent. Nil for `auto`: it depends on what is connected.
+    var choosesTestReader: Bool? {
+        switch choice {
+        case .auto: nil
+        case .simulated: true
+        case .driver(let driver): ReaderIdentity(driver: driver, deviceID: "0").isTestReader
+        case .exact(let identity): identity.isTestReader
+        }
+    }
+
     /// The interactive simulated reader reads the terminal itself during scans.
     var simulatedReaderUsesTerminal: Bool {
         choice == .simulated && dependencies.environment["FINGERLOCK_SIMULATED_TOUCHES"] == nil

@@ -10,17 +10,20 @@ import Synchronization
 final class ScriptedPasscodeInteraction: AuthInteraction {
     private let fd: Int32
     private let console: Console
+    /// With `--json`, stderr carries only the JSON error object.
+    private let quiet: Bool
     private let lock = Mutex(())
 
-    init(fd: Int32, console: Console) {
+    init(fd: Int32, console: Console, quiet: Bool) {
         self.fd = fd
         self.console = console
+        self.quiet = quiet
     }
 
     var canAskPasscode: Bool { true }
     var passcodeFromScript: Bool { true }
 
-    func notify(_ message: String) { console.err.write(message + "\n") }
+    func notify(_ message: String) { if !quiet { console.err.write(message + "\n") } }
 
     func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
         .scanned(try await operation())
@@ -30,6 +33,15 @@ final class ScriptedPasscodeInteraction: AuthInteraction {
     /// lines, stay for whoever reads next). A trailing LF or CRLF is removed.
     func askSecret(prompt: String, typedAhead: String) async throws -> String {
         try lock.withLock { _ in
+            // A passcode typed into a terminal given as the source must not echo.
+            var saved = termios()
+            let isTerminal = isatty(fd) == 1 && tcgetattr(fd, &saved) == 0
+            if isTerminal {
+                var quiet = saved
+                quiet.c_lflag &= ~tcflag_t(ECHO)
+                tcsetattr(fd, TCSANOW, &quiet)
+            }
+            defer { if isTerminal { tcsetattr(fd, TCSANOW, &saved) } }
             var bytes: [UInt8] = []
             while true {
                 var byte: UInt8 = 0
@@ -64,11 +76,16 @@ final class ScriptedPasscodeInteraction: AuthInteraction {
 /// No terminal and no passcode source: the reader alone; where the passcode is needed → exit 8.
 final class NonInteractive: AuthInteraction {
     private let console: Console
-    init(console: Console) { self.console = console }
+    /// With `--json`, stderr carries only the JSON error object.
+    private let quiet: Bool
+    init(console: Console, quiet: Bool) {
+        self.console = console
+        self.quiet = quiet
+    }
 
     var canAskPasscode: Bool { false }
     var passcodeFromScript: Bool { false }
-    func notify(_ message: String) { console.err.write(message + "\n") }
+    func notify(_ message: String) { if !quiet { console.err.write(message + "\n") } }
     func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
         .scanned(try await operation())
     }

@@ -114,6 +114,7 @@ final class TerminalInteraction: AuthInteraction {
             Write it down and keep it somewhere safe, away from this computer.
             Press Enter once you have saved it: 
             """)
-        _ = try await askSecret(prompt: "", typedAhead: "")
+        // The change is already made: Ctrl-C here only means "done reading".
+        _ = try? await askSecret(prompt: "", typedAhead: "")
     }
 }
