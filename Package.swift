@@ -93,7 +93,10 @@ let package = Package(
         .testTarget(name: "VaultTests", dependencies: ["Vault", "vault-stress"], swiftSettings: upcoming),
         .testTarget(
             name: "AuthTests",
-            dependencies: ["Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

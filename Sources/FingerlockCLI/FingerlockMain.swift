@@ -1,5 +1,9 @@
 import ArgumentParser
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A command that runs with injected dependencies instead of ArgumentParser's own `run()`.
 protocol FingerlockCommand: ParsableCommand {
     /// Whether errors are reported as JSON objects.
@@ -39,6 +43,11 @@ public enum FingerlockMain {
             return 0
         } catch let problems as DoctorFoundProblems {
             return problems.status
+        } catch let terminated as TerminatedBySignal {
+            // Cleanup is done; die of the signal as the sender meant.
+            signal(terminated.signal, SIG_DFL)
+            raise(terminated.signal)
+            return 128 + terminated.signal
         } catch {
             let failure = CLIError.from(error)
             console.report(failure, json: runnable.jsonOutput)

@@ -3,6 +3,7 @@ import Crypto
 import Fingerprint
 import Foundation
 import Testing
+import GRDB
 import Vault
 
 /// One fingerlock installation for a test: data directory, clock, key cache, counters.
@@ -240,6 +241,53 @@ struct Installation {
         install.clock.advance(240)
         try await attempt(Installation.passcode)
         #expect(try install.attempts.read() == AttemptState())
+    }
+
+    @Test func aDelayStartedByAnotherRunWhileThisOneWaitedAtItsPromptStillHolds() async throws {
+        try await install.setUp()
+        try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        /// Another process fails its fifth passcode while this one sits at its prompt.
+        final class Racing: AuthInteraction, @unchecked Sendable {
+            // Invariant: used by one evaluation at a time in this test.
+            let attempts: FileAttemptStore
+            let now: Date
+            init(_ attempts: FileAttemptStore, now: Date) { self.attempts = attempts; self.now = now }
+            var canAskPasscode: Bool { true }
+            var passcodeFromScript: Bool { true }
+            func notify(_ message: String) {}
+            func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+                .scanned(try await operation())
+            }
+            func askSecret(prompt: String, typedAhead: String) async throws -> String {
+                let now = now
+                try attempts.update { $0.failedPasscodes = 5; $0.lastPasscodeFailure = now }
+                return "a guess in parallel"
+            }
+        }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: nil, interaction: Racing(install.attempts, now: install.clock.now()))
+                .unlockWithPasscode(reason: "r")
+        }
+        #expect(error?.code == .passcodeDelay)
+        #expect(try install.attempts.read().failedPasscodes == 5)
+    }
+
+    @Test func aDeletedSettingIsTamperingNotADefault() async throws {
+        try await install.setUp()
+        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        var settings = try SecuritySettings(vault: vault)
+        try settings.set(.cacheExpiry, to: "2m")
+        try settings.save(.cacheExpiry, to: vault)
+        vault.close()
+        let database = try DatabaseQueue(path: install.directory + "/vault.sqlite")
+        try await database.write { db in try db.execute(sql: "DELETE FROM settings") }
+        try database.close()
+        // Reading the settings (to cache the key for their expiry) reports the deletion.
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        }
+        #expect(error?.code == .dataError)
+        #expect(error?.message.contains("integrity") == true)
     }
 
     @Test func aTemplatePlantedOutsideFingerlockIsIgnored() async throws {

@@ -48,3 +48,39 @@ func latchInterrupts() -> () -> Void {
     sigaction(SIGINT, &action, &previous)
     return { sigaction(SIGINT, &previous, nil) }
 }
+
+/// The last termination signal (SIGTERM, SIGHUP, SIGQUIT) received while one was latched; 0 for none.
+private enum TerminationLatch {
+    static let signal = Atomic<Int32>(0)
+}
+
+/// A termination signal arrived while plaintext or the terminal needed cleaning up first: the
+/// cleanup has run; the process should now die of `signal`.
+struct TerminatedBySignal: Error {
+    let signal: Int32
+}
+
+/// Until the returned closure runs, SIGTERM, SIGHUP and SIGQUIT are only recorded, so the code in
+/// between can restore the terminal or shred an editor file before the process dies of them.
+func latchTerminationSignals() -> () -> Void {
+    var action = sigaction()
+    action.__sigaction_handler.sa_handler = { signal in TerminationLatch.signal.store(signal, ordering: .releasing) }
+    sigemptyset(&action.sa_mask)
+    let signals = [SIGTERM, SIGHUP, SIGQUIT]
+    var previous: [Glibc.sigaction] = signals.map { _ in Glibc.sigaction() }
+    for index in signals.indices { sigaction(signals[index], &action, &previous[index]) }
+    return {
+        for index in signals.indices { sigaction(signals[index], &previous[index], nil) }
+    }
+}
+
+/// The termination signal recorded by `latchTerminationSignals`, if any.
+var pendingTerminationSignal: Int32? {
+    let signal = TerminationLatch.signal.load(ordering: .acquiring)
+    return signal == 0 ? nil : signal
+}
+
+/// Throws `TerminatedBySignal` when a termination signal is pending.
+func checkTerminationSignal() throws {
+    if let signal = pendingTerminationSignal { throw TerminatedBySignal(signal: signal) }
+}

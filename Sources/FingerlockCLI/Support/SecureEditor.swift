@@ -59,7 +59,8 @@ struct SecureEditor {
                 .dataError,
                 "Neither $XDG_RUNTIME_DIR nor /dev/shm is a memory file system, so the note cannot be edited without writing it to disk; pipe the body on stdin instead.")
         }
-        var template = Array("\(root)/fingerlock-edit-XXXXXX".utf8CString)
+        Self.removeAbandoned(in: root)
+        var template = Array("\(root)/fingerlock-edit-\(getpid())-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw CLIError(.dataError, "Cannot create a private editing directory in \(root): \(String(cString: strerror(errno))).")
         }
@@ -78,10 +79,15 @@ struct SecureEditor {
         // The editor gets the terminal; Ctrl-C is its business, so ignore it here meanwhile.
         let restoreInterrupts = latchInterrupts()
         defer { restoreInterrupts() }
+        // Closing the terminal (SIGHUP) or a SIGTERM must not leave the note on tmpfs: the editor is
+        // stopped, the directory shredded (the `defer` above), and then the process dies of it.
+        let restoreTermination = latchTerminationSignals()
+        defer { restoreTermination() }
         // posix_spawn, not Process: the editor must stay in our (foreground) process group to own
         // the terminal and receive Ctrl-C, with the terminal as its stdin, stdout and stderr.
         let status = try Self.spawnAndWait(
             ["/bin/sh", "-c", "exec \(command) \"$1\"", "editor", file], environment: environment, terminal: terminal.fd)
+        try checkTerminationSignal()
         guard status == 0 else {
             throw CLIError(.cancelled, "The editor did not finish normally; nothing was saved.")
         }
@@ -125,11 +131,29 @@ struct SecureEditor {
             throw CLIError(.usage, "Cannot start the editor: \(String(cString: strerror(result))).")
         }
         var status: Int32 = 0
+        var stopped = false
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { return -1 }
+            if pendingTerminationSignal != nil && !stopped {
+                stopped = true
+                kill(pid, SIGTERM)
+            }
         }
         // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
+    }
+
+    /// Shreds editing directories left by a fingerlock that was killed outright (SIGKILL, a crash):
+    /// their names carry the pid, and only those of processes that no longer exist are touched.
+    static func removeAbandoned(in root: String) {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where name.hasPrefix("fingerlock-edit-") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, let pid = pid_t(parts[2]) else { continue }
+            let path = root + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_uid == geteuid(), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { shred(directory: path) }
+        }
     }
 
     /// Overwrites every file in the directory (editors leave swap and backup files there too),

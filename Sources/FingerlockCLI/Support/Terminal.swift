@@ -52,6 +52,7 @@ public final class Terminal: Sendable {
         let clock = ContinuousClock()
         while true {
             try Task.checkCancellation()
+            try checkTerminationSignal()
             let left = deadline - clock.now
             if left <= .zero { return nil }
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
@@ -75,9 +76,13 @@ public final class Terminal: Sendable {
 
     /// Runs `body` with echo, line editing and signal keys off (Ctrl-C arrives as a byte), and
     /// always restores the terminal as it was.
-    func withRawInput<T>(_ body: () async throws -> T) async rethrows -> T {
+    func withRawInput<T>(_ body: () async throws -> T) async throws -> T {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { return try await body() }
+        // A SIGTERM or SIGHUP meanwhile ends the body (see `readByte`) so the terminal is restored
+        // before the process goes: never left without echo.
+        let restoreSignals = latchTerminationSignals()
+        defer { restoreSignals() }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
         raw.c_iflag &= ~tcflag_t(ICRNL)

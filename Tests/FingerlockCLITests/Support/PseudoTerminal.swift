@@ -10,6 +10,8 @@ import Glibc
 final class PseudoTerminalSession {
     let process = Process()
     private let master: Int32
+    /// The terminal's path, to inspect its modes after the program is gone.
+    let slavePath: String
     private var transcript = ""
 
     init(arguments: [String], environment: [String: String]) throws {
@@ -22,7 +24,8 @@ final class PseudoTerminalSession {
         guard master >= 0, ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
             throw POSIXError(.EIO)
         }
-        let slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        slavePath = "/dev/pts/\(number)"
+        let slave = open(slavePath, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.EIO) }
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         // `setsid --ctty` makes the pty (our stdin) the child's controlling terminal.
@@ -95,6 +98,23 @@ final class PseudoTerminalSession {
     }
 
     var output: String { transcript }
+
+    /// The pid of fingerlock itself (`setsid --wait` forks it as its only child).
+    var programPID: pid_t? {
+        let parent = process.processIdentifier
+        guard let text = try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8) else { return nil }
+        return text.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
+    /// Whether the terminal echoes and edits lines (as a shell expects it back).
+    var terminalIsCooked: Bool {
+        let fd = open(slavePath, O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var modes = termios()
+        guard tcgetattr(fd, &modes) == 0 else { return false }
+        return modes.c_lflag & tcflag_t(ECHO) != 0 && modes.c_lflag & tcflag_t(ICANON) != 0
+    }
 
     /// Reads what is there, or sleeps briefly when nothing is; false once the child is gone and
     /// nothing is left.

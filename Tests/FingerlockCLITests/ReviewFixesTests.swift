@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Paths found in review: signals at prompts and in the editor, SSH, descriptors, vault kinds.
+@Suite(.timeLimit(.minutes(3))) struct SignalsAndEdgeCasesTests {
+    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
+    func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }
+
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aSignalAtThePasscodePromptRestoresTheTerminal(signal: Int32) async throws {
+        try await runner.setPasscode()
+        let unlock = try PseudoTerminalSession(arguments: ["unlock"], environment: runner.environment)
+        await unlock.expect("Passcode (unlock): ")
+        #expect(!unlock.terminalIsCooked)
+        let pid = try #require(unlock.programPID)
+        kill(pid, signal)
+        _ = await unlock.waitForExit()
+        #expect(unlock.terminalIsCooked, "the terminal was left without echo")
+    }
+
+    @Test func aSignalWhileEditingLeavesNoPlaintextOnTmpfs() async throws {
+        let runtime = "/dev/shm/fl-runtime-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let script = runtime + "-editor.sh"
+        let marker = "SIGTERM-\(UUID().uuidString)"
+        try "#!/bin/sh\nprintf '# t\\n\\n\(marker)\\n' > \"$1\"\necho editing\nsleep 30\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o700)
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        let edit = try PseudoTerminalSession(
+            arguments: ["notes", "add"],
+            environment: runner.environment.merging(["EDITOR": script, "XDG_RUNTIME_DIR": runtime].merging(touches("right-thumb")) { $1 }) { $1 })
+        await edit.expect("editing")
+        let pid = try #require(edit.programPID)
+        kill(pid, SIGTERM)
+        _ = await edit.waitForExit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty)
+        let listed = try await runner.run(["notes", "list", "--json"], environment: touches("right-thumb"))
+        #expect(!listed.stdout.contains(marker))
+    }
+
+    @Test func verifyOverSSHDoesNotUseTheReader() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        let result = try await runner.run(["verify"], environment: touches("right-thumb").merging(["SSH_CONNECTION": "192.0.2.1 5 192.0.2.2 22"]) { $1 })
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("remote (SSH) session"))
+    }
+
+    @Test func thePasscodeCannotComeFromTheBodysStdinOrAClosedDescriptor() async throws {
+        try await runner.setPasscode()
+        let shared = try await runner.run(["notes", "add", "--passcode-fd", "0"], stdin: "my secret note line\n")
+        #expect(shared.status == 64)
+        let closed = try await runner.run(["unlock", "--passcode-fd", "99"])
+        #expect(closed.status == 64)
+        #expect(closed.stderr.contains("not open"))
+        let attempts = (try? String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)) ?? ""
+        #expect(!attempts.contains("\"failedPasscodes\":1"))
+    }
+
+    @Test func anAbsentSimulatedReaderStillMakesATestVault() async throws {
+        let set = try await runner.run(
+            ["passcode", "set", "--passcode-stdin"], environment: touches("absent"),
+            stdin: "\(BinaryRunner.passcode)\n\(BinaryRunner.passcode)\n")
+        #expect(set.stdout.contains("a test vault"))
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+    }
+
+    @Test func theFifthFailedTouchWithoutATerminalIsANoMatch() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        _ = try await runner.run(["notes", "list"], environment: touches("unknown*3"))
+        let fifth = try await runner.run(["notes", "list"], environment: touches("unknown*3"))
+        #expect(fifth.status == 1)
+        #expect(fifth.stderr.contains("fingerprint unlock is off"))
+        let locked = try await runner.run(["notes", "list"], environment: touches("right-thumb"))
+        #expect(locked.status == 8)
+    }
+
+    @Test func jsonKeepsStderrToTheErrorObject() async throws {
+        try await runner.setPasscode()
+        _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
+        let result = try await runner.run(["notes", "list", "--json"], environment: touches("unknown*3"))
+        #expect(result.status == 1)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: String])
+        #expect(object["error"] == "auth_failed")
+    }
+}
