@@ -195,7 +195,7 @@ public final class AuthContext: Sendable {
             interaction.notify("This reader cannot identify among fingers; checking \(prints[0].finger).")
             prints = [prints[0]]
         }
-        let settings = try SecuritySettings(vault: vault)
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
         return (matched, reader, identified)
     }
@@ -220,7 +220,7 @@ public final class AuthContext: Sendable {
         do {
             try checkReaderKind(reader, vault: vault)
             if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
-            let settings = try SecuritySettings(vault: vault)
+            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
             let storeID = try vault.storeID.uuidString
             if settings.reuseWindow > .zero, try dependencies.keyCache.load(name: storeID + ":reuse") != nil {
                 return vault
@@ -414,7 +414,7 @@ public final class AuthContext: Sendable {
             interaction.notify(reason)
             return
         }
-        let settings = try SecuritySettings(vault: vault)
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         do {
             try cache.store(try vault.exportMasterKey(), name: try vault.storeID.uuidString, lifetime: settings.cacheExpiry)
         } catch let error as KeyCacheError {
