@@ -10,10 +10,13 @@ import Foundation
 var noCoreDumps = rlimit(rlim_cur: 0, rlim_max: 0)
 _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDumps)
 
-// The one place that assembles the real dependencies. libfprint gets its one thread here; it
-// enumerates only when a command asks for a reader.
+// The one place that assembles the real dependencies. libfprint gets its one thread here.
 let environment = ProcessInfo.processInfo.environment
 let libfprint = LibfprintContext()
+let arguments = Array(CommandLine.arguments.dropFirst())
+// A command that will want a reader starts libfprint now, on its thread, overlapping argument
+// parsing and the vault's unlock; the others never touch it.
+if FingerlockMain.mayUseHardwareReader(arguments: arguments, environment: environment) { libfprint.prepare() }
 let dependencies = CLIDependencies(
     environment: environment,
     console: Console(out: FileDescriptorOutput.standardOutput, err: FileDescriptorOutput.standardError, environment: environment),
@@ -24,7 +27,7 @@ let dependencies = CLIDependencies(
     keyCache: KernelKeyringCache(),
     input: FileDescriptorInput.standardInput
 )
-let status = await FingerlockMain.run(arguments: Array(CommandLine.arguments.dropFirst()), dependencies: dependencies)
+let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the
 // reader is never left claimed.
 await libfprint.waitUntilIdle()
