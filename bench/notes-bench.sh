@@ -14,7 +14,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/fl-notes-bench.XXXXXX)
 SOCKET="$WORK/virtual_device.sock"
 SCAN_ID="FP1-20260101-7-00000001-bench"
-PASSCODE="bench passcode 1"
+PASSCODE="bench secret 1"
 export FP_DRIVERS_WHITELIST=virtual_device FP_VIRTUAL_DEVICE="$SOCKET"
 
 echo "building (release, static Swift stdlib)…"

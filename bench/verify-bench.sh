@@ -35,14 +35,14 @@ PROBE="$ROOT/.build/release/fprint-probe"
 # Each runs with FP_VIRTUAL_DEVICE set, no terminal (setsid, stdin /dev/null), in the data directory below.
 DATA_DIR="$WORK/data"
 PASSFILE="$WORK/passcode"
-printf 'bench passcode 1\n' >"$PASSFILE"
+printf 'bench secret 1\n' >"$PASSFILE"
 fingerlock_available() { "$FINGERLOCK" --help 2>&1 | grep -qw verify; }
 # The vault is created first (a test vault: the reader in effect is virtual); enrolling needs the
 # passcode, from descriptor 3. Verify then runs as users run it after an unlock: the vault key comes
 # from the kernel keyring, the templates are unsealed, and one touch is checked.
 export PASSFILE
 FINGERLOCK_SETUP() {
-    printf 'bench passcode 1\nbench passcode 1\n' |
+    printf 'bench secret 1\nbench secret 1\n' |
         FP_VIRTUAL_DEVICE="$SOCKET" setsid -w "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" passcode set --passcode-stdin >/dev/null
 }
 FINGERLOCK_TEARDOWN() { setsid -w "$FINGERLOCK" --data-dir "$DATA_DIR" lock </dev/null >/dev/null 2>&1 || true; }

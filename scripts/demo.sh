@@ -1,36 +1,65 @@
 #!/usr/bin/env bash
-# fingerlock's main job on this machine: enroll a finger and verify it, on the connected reader or,
-# when none is connected, on the simulated reader. Uses a throwaway data directory.
+# fingerlock's main job on this machine, in a throwaway data directory: set a passcode, enroll a
+# finger, add a note and read it back by touch, see a wrong finger fall back to the passcode. On the
+# connected reader when there is one (you touch it and type at the prompts), else on the simulated
+# reader, scripted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${FINGERLOCK_BIN:-.build/release/fingerlock}
-data=$(mktemp -d "${TMPDIR:-/tmp}/fingerlock-demo.XXXXXX")
-trap 'rm -rf "$data"' EXIT
-export FINGERLOCK_DATA_DIR="$data/data"
+work=$(mktemp -d "${TMPDIR:-/tmp}/fingerlock-demo.XXXXXX")
+export FINGERLOCK_DATA_DIR="$work/data"
+cleanup() { "$bin" lock >/dev/null 2>&1 </dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
 say fingerlock readers
 "$bin" readers
-if "$bin" readers --json | grep -q '"id"'; then
-    echo; echo "A fingerprint reader is connected: follow the prompts on it."
-    say fingerlock enroll right-index-finger
-    "$bin" enroll right-index-finger
-    say fingerlock verify
-    "$bin" verify && echo "(exit $?)" || echo "(exit $?)"
+if "$bin" readers --json | grep -q '"id"' && [ -t 0 ]; then
+    echo; echo "A fingerprint reader is connected: follow the prompts (this vault is thrown away afterwards)."
+    say fingerlock passcode set;                  "$bin" passcode set
+    say fingerlock enroll right-index-finger;     "$bin" enroll right-index-finger
+    say 'echo "my first secret" | fingerlock notes add --title demo'
+    echo "my first secret" | "$bin" notes add --title demo
+    say fingerlock notes list;                    "$bin" notes list
     exit 0
 fi
 
-echo; echo "No reader is connected: showing the same flow with the simulated reader (--reader simulated)."
+echo; echo "No reader is connected: the same flow with the simulated reader (--reader simulated), scripted."
 export FINGERLOCK_READER=simulated
-say 'FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" fingerlock enroll right-index-finger'
-FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" "$bin" enroll right-index-finger
-say fingerlock fingers
-"$bin" fingers
-say 'FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock verify'
-FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" verify
-echo "(exit $?: the enrolled finger matches)"
-say 'FINGERLOCK_SIMULATED_TOUCHES=left-thumb fingerlock verify'
+passcode="blue pot 2026"
+printf '%s\n' "$passcode" >"$work/passcode"
+chmod 600 "$work/passcode"
+
+say 'fingerlock passcode set --passcode-stdin     # new passcode + confirmation on stdin'
+printf '%s\n%s\n' "$passcode" "$passcode" | "$bin" passcode set --passcode-stdin
+
+say 'FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" fingerlock enroll right-index-finger --passcode-fd 3'
+FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" \
+    "$bin" enroll right-index-finger --passcode-fd 3 3<"$work/passcode"
+
+say 'echo "the spare key is under the blue pot" | FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock notes add --title garden --tag home'
+echo "the spare key is under the blue pot" | FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes add --title garden --tag home
+
+say 'FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock notes list      # unlocked by the enrolled finger'
+FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes list
+
+id=$(FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes list --json | sed -n 's/.*"id" : "\([0-9a-f]\{6\}\).*/\1/p' | head -1)
+say "FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock notes show $id"
+FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes show "$id"
+
+say 'FINGERLOCK_SIMULATED_TOUCHES="left-thumb*3" fingerlock notes list          # a finger never enrolled'
 status=0
-FINGERLOCK_SIMULATED_TOUCHES=left-thumb "$bin" verify || status=$?
-echo "(exit $status: a finger that was never enrolled does not match)"
+FINGERLOCK_SIMULATED_TOUCHES="left-thumb*3" "$bin" notes list </dev/null || status=$?
+echo "(exit $status: no match; at a terminal fingerlock would now ask for the passcode)"
 [ "$status" -eq 1 ]
+
+say 'FINGERLOCK_SIMULATED_TOUCHES="left-thumb*3" fingerlock notes list --passcode-fd 3    # the passcode instead'
+FINGERLOCK_SIMULATED_TOUCHES="left-thumb*3" "$bin" notes list --passcode-fd 3 3<"$work/passcode"
+
+say fingerlock lock
+"$bin" lock
+status=0
+FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes list </dev/null || status=$?
+echo "(exit $status: after lock a touch is not enough until the passcode is entered again)"
+[ "$status" -eq 8 ]
+echo; echo "Try it yourself at a terminal: FINGERLOCK_READER=simulated fingerlock notes list  (type a finger name, or Enter for the passcode)."

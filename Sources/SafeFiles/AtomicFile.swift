@@ -34,17 +34,7 @@ public enum AtomicFile {
             }
         }
         _ = fchmod(fd, 0o600)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer in
-                Glibc.write(fd, buffer.baseAddress! + offset, bytes.count - offset)
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .io("write", path: path, errno: errno)
-            }
-            offset += written
-        }
+        if let error = FileDescriptorIO.writeAll(fd, bytes) { throw .io("write", path: path, errno: error) }
         if durable {
             guard fsync(fd) == 0 else { throw .io("write", path: path, errno: errno) }
         }

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// An exclusive `flock` on a dedicated lock file that is never renamed or replaced, so every
-/// process locks the same inode. Released when the value is released or `unlock()` is called.
+/// process locks the same inode. Released when the value is released (the descriptor closes).
 public final class FileLock: Sendable {
     private let fd: Int32
     public let path: String

@@ -5,7 +5,7 @@ extension AuthContext {
     /// `passcode set`: creates the vault. The reader in effect fixes its kind for good — a test
     /// vault with the simulated reader or a libfprint `virtual_*` driver, else a hardware vault.
     public func setPasscode() async throws -> (vault: Vault, recoveryKey: RecoveryKey) {
-        if Vault.exists(in: dependencies.dataDirectory) {
+        if passcodes.hasPasscode {
             throw AuthError(.invalidInput, "A passcode is already set: use `fingerlock passcode change` (or `passcode reset` with the recovery key).")
         }
         guard interaction.canAskPasscode else {
@@ -13,11 +13,7 @@ extension AuthContext {
         }
         let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
         let kind: VaultKind = dependencies.reader?.identity.isTestReader == true ? .test : .hardware
-        let created = try Self.vaultCall {
-            try Vault.create(
-                in: dependencies.dataDirectory, passcode: passcode, kind: kind, cost: dependencies.kdfCost,
-                configuration: dependencies.vaultConfiguration)
-        }
+        let created = try Self.vaultCall { try passcodes.create(passcode: passcode, kind: kind) }
         try dependencies.attempts.update { $0 = AttemptState() }
         try cacheKey(of: created.vault)
         return created
@@ -34,7 +30,7 @@ extension AuthContext {
     }
 
     private func replacePasscode(_ flow: PasscodeFlow) async throws -> Vault {
-        guard Vault.exists(in: dependencies.dataDirectory) else {
+        guard passcodes.hasPasscode else {
             throw AuthError(.passcodeNotSet, "No passcode is set yet: run `fingerlock passcode set` to create the vault.")
         }
         guard interaction.canAskPasscode else {
@@ -58,7 +54,7 @@ extension AuthContext {
             throw AuthError(.authenticationFailed, "The passcode was not changed.")
         }
         do {
-            try vault.changePasscode(to: newPasscode, cost: dependencies.kdfCost)
+            try passcodes.replacePasscode(of: vault, with: newPasscode)
         } catch {
             vault.close()
             throw Self.authError(error)

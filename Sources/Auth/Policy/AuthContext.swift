@@ -48,10 +48,15 @@ public final class AuthContext: Sendable {
     static let maximumRetryHints = 10
 
     let dependencies: Dependencies
+    /// The passcode's home: the vault's key slots.
+    let passcodes: any PasscodeRepository
     var interaction: any AuthInteraction { dependencies.interaction }
 
     public init(_ dependencies: Dependencies) {
         self.dependencies = dependencies
+        passcodes = VaultPasscodeRepository(
+            dataDirectory: dependencies.dataDirectory, configuration: dependencies.vaultConfiguration,
+            cost: dependencies.kdfCost)
     }
 
     // MARK: - Availability
@@ -60,10 +65,10 @@ public final class AuthContext: Sendable {
     /// Checks what can be known without unlocking: a vault, remote session, reader, keyring, a
     /// cached key, lockout.
     public func canEvaluate(_ policy: AuthPolicy) -> AuthError? {
-        guard Vault.exists(in: dependencies.dataDirectory) else { return passcodeNotSet }
+        guard passcodes.hasPasscode else { return passcodeNotSet }
         do {
             try biometricPreconditions()
-            let storeID = try Vault.storeID(in: dependencies.dataDirectory)
+            let storeID = try passcodes.storeID()
             guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
             if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
             return nil
@@ -79,7 +84,7 @@ public final class AuthContext: Sendable {
 
     /// Runs `policy` and returns the unlocked vault. `reason` is shown at the passcode prompt.
     public func evaluate(_ policy: AuthPolicy, reason: String) async throws -> Vault {
-        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
         if policy == .biometricsOrPasscode && interaction.passcodeFromScript {
             return try await unlockWithPasscode(reason: reason)
         }
@@ -99,7 +104,7 @@ public final class AuthContext: Sendable {
     /// Always asks for the passcode (enrolling or forgetting a finger, rekey, `unlock`), then caches
     /// the key for fingerprint unlocks.
     public func unlockWithPasscode(reason: String, typedAhead: String = "", why: AuthError? = nil) async throws -> Vault {
-        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard interaction.canAskPasscode else {
             let because = why.map { $0.message + " " } ?? ""
             throw AuthError(.passcodeRequired, because + "The passcode is required. " + Self.noTerminal)
@@ -126,7 +131,7 @@ public final class AuthContext: Sendable {
     /// `rekey`: asks the passcode, rotates the store master key (every note and template re-sealed,
     /// slots rewrapped, a new recovery key), and caches the new key in place of the old.
     public func rekey() async throws -> RecoveryKey {
-        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard interaction.canAskPasscode else {
             throw AuthError(.passcodeRequired, "The passcode is required. " + Self.noTerminal)
         }
@@ -165,7 +170,7 @@ public final class AuthContext: Sendable {
     /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
     /// lockout and throws `.authenticationFailed`.
     public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: any FingerprintReader, identified: Bool) {
-        guard Vault.exists(in: dependencies.dataDirectory) else { throw passcodeNotSet }
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
         let reader = try requireReader()
         let vault = try await vaultForBiometrics(reason: "read the enrolled fingers")
         defer { vault.close() }
@@ -192,8 +197,8 @@ public final class AuthContext: Sendable {
     /// Forgets the cached key: the passcode is needed again (`fingerlock lock`).
     @discardableResult
     public func lock() throws -> Bool {
-        guard Vault.exists(in: dependencies.dataDirectory) else { return false }
-        let storeID = try Vault.storeID(in: dependencies.dataDirectory).uuidString
+        guard passcodes.hasPasscode else { return false }
+        let storeID = try passcodes.storeID().uuidString
         let cache = dependencies.keyCache
         guard cache.unavailableReason() == nil else { return false }
         let removed = try cache.invalidate(name: storeID)
@@ -324,13 +329,10 @@ public final class AuthContext: Sendable {
         var storeID: UUID?
         let opened: Vault?
         do {
-            opened = try Vault.open(
-                in: dependencies.dataDirectory,
-                masterKeyFor: { id in
-                    storeID = id
-                    return try cache.load(name: id.uuidString)
-                },
-                configuration: dependencies.vaultConfiguration)
+            opened = try passcodes.open(masterKeyFor: { id in
+                storeID = id
+                return try cache.load(name: id.uuidString)
+            })
         } catch let error as VaultError where error.code == .wrongKey {
             // A planted or stale key: never use it, and remove it so it cannot be tried again.
             if let storeID { _ = try? cache.invalidate(name: storeID.uuidString) }
@@ -383,7 +385,7 @@ public final class AuthContext: Sendable {
             $0.lastPasscodeFailure = now
         }
         do {
-            let vault = try Vault.open(in: dependencies.dataDirectory, using: credential, configuration: dependencies.vaultConfiguration)
+            let vault = try passcodes.open(with: credential)
             try dependencies.attempts.update { $0 = AttemptState() }
             return vault
         } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {

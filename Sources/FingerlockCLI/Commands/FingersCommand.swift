@@ -35,12 +35,10 @@ struct FingersCommand: FingerlockCommand {
             console.print("No finger is enrolled. Run `fingerlock enroll` to add one.")
             return
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
         for (reader, group) in Dictionary(grouping: prints, by: \.reader).sorted(by: { $0.key < $1.key }) {
             console.print(console.bold(reader.description))
             for print in group {
-                console.print("  \(print.finger)  \(console.dim("enrolled \(formatter.string(from: print.enrolled))"))")
+                console.print("  \(print.finger)  \(console.dim("enrolled \(UTCDay.string(print.enrolled))"))")
             }
         }
     }

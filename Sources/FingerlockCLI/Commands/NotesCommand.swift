@@ -16,6 +16,22 @@ struct NotesCommand: ParsableCommand {
         return try await context.evaluate(.biometricsOrPasscode, reason: "open your notes")
     }
 
+    /// Whether the body is piped in; a piped body cannot share stdin with `--passcode-stdin`.
+    static func bodyComesFromStdin(_ dependencies: CLIDependencies, _ passcode: PasscodeOptions) throws -> Bool {
+        let piped = !dependencies.input.isTerminal
+        if piped && passcode.passcodeStdin {
+            throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
+        }
+        return piped
+    }
+
+    static func readBody(_ dependencies: CLIDependencies) throws -> String {
+        guard let text = String(data: try dependencies.input.readAll(), encoding: .utf8) else {
+            throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
+        }
+        return text
+    }
+
     struct NoteRow: Encodable {
         var id: String
         var title: String
@@ -36,13 +52,20 @@ struct NotesCommand: ParsableCommand {
             try console.printJSON(summaries.map(NoteRow.init))
             return
         }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
+        // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
+        var buffer = ""
+        buffer.reserveCapacity(1 << 16)
         for note in summaries {
             let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#\($0)" }.joined(separator: " "))
-            let id = String(note.id.uuidString.lowercased().prefix(8))
-            console.print("\(console.bold(id))  \(formatter.string(from: note.modified))  \(note.title.isEmpty ? "(untitled)" : note.title)\(tags)")
+            let id = note.id.uuidString.prefix(8).lowercased()
+            let title = note.title.isEmpty ? "(untitled)" : note.title
+            buffer += "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
+            if buffer.utf8.count >= 1 << 16 {
+                console.out.write(buffer)
+                buffer.removeAll(keepingCapacity: true)
+            }
         }
+        console.out.write(buffer)
     }
 
     struct Add: FingerlockCommand {
@@ -57,18 +80,13 @@ struct NotesCommand: ParsableCommand {
         @Option(name: .long, help: "A tag (repeatable; visible in shell history).") var tag: [String] = []
 
         func run(with dependencies: CLIDependencies) async throws {
-            let bodyFromStdin = !dependencies.input.isTerminal
-            if bodyFromStdin && passcode.passcodeStdin {
-                throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
-            }
+            let bodyFromStdin = try NotesCommand.bodyComesFromStdin(dependencies, passcode)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var noteTitle: String
             var body: String
             if bodyFromStdin {
-                guard let text = String(data: try dependencies.input.readAll(), encoding: .utf8) else {
-                    throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
-                }
+                let text = try NotesCommand.readBody(dependencies)
                 body = text
                 noteTitle = title ?? EditableNote.derivedTitle(text)
             } else {
@@ -144,17 +162,12 @@ struct NotesCommand: ParsableCommand {
         @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
 
         func run(with dependencies: CLIDependencies) async throws {
-            let bodyFromStdin = !dependencies.input.isTerminal
-            if bodyFromStdin && passcode.passcodeStdin {
-                throw CLIError(.usage, "--passcode-stdin cannot share stdin with the note body: use --passcode-fd N.")
-            }
+            let bodyFromStdin = try NotesCommand.bodyComesFromStdin(dependencies, passcode)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var note = try vault.note(id: try vault.resolveNoteID(id))
             if bodyFromStdin {
-                guard let text = String(data: try dependencies.input.readAll(), encoding: .utf8) else {
-                    throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
-                }
+                let text = try NotesCommand.readBody(dependencies)
                 note.body = text
             } else {
                 guard let terminal = dependencies.openTerminal() else {

@@ -3,7 +3,8 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-public import Foundation
+import Foundation
+import SafeFiles
 
 /// Where human and machine output goes. Injected so tests can capture it.
 public protocol OutputStream: Sendable {
@@ -20,17 +21,7 @@ public struct FileDescriptorOutput: OutputStream {
     public static var standardError: FileDescriptorOutput { FileDescriptorOutput(fd: STDERR_FILENO) }
 
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
-        bytes.removeAll()
+        FileDescriptorIO.writeAll(fd, Array(text.utf8))
     }
 
     public var isTerminal: Bool { isatty(fd) == 1 }

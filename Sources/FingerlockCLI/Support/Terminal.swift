@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SafeFiles
 
 /// The controlling terminal (`/dev/tty`), where prompts go so stdin stays free for note bodies.
 public final class Terminal: Sendable {
@@ -18,16 +19,7 @@ public final class Terminal: Sendable {
     deinit { close(fd) }
 
     public func write(_ text: String) {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        FileDescriptorIO.writeAll(fd, Array(text.utf8))
     }
 
     public enum LineResult: Equatable, Sendable {

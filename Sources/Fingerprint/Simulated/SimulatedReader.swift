@@ -74,9 +74,9 @@ public struct SimulatedReader: FingerprintReader {
         return try result(of: touch, against: prints, timeout: timeout)
     }
 
-    public func storedPrints() async throws -> [EnrolledPrint] { throw notSupported("keep prints on the device") }
-    public func deleteStoredPrint(_ print: EnrolledPrint) async throws { throw notSupported("keep prints on the device") }
-    public func clearStorage() async throws { throw notSupported("keep prints on the device") }
+    public func storedPrints() async throws -> [EnrolledPrint] { throw notSupported("list stored prints") }
+    public func deleteStoredPrint(_ print: EnrolledPrint) async throws { throw notSupported("delete a stored print") }
+    public func clearStorage() async throws { throw notSupported("clear its storage") }
 
     private func result(of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration) throws -> ScanResult {
         switch touch {
@@ -111,8 +111,8 @@ public struct SimulatedReader: FingerprintReader {
         }
     }
 
-    private func notSupported(_ what: String) -> FingerprintError {
-        FingerprintError(.notSupported, "The simulated reader does not \(what).")
+    private func notSupported(_ action: String) -> FingerprintError {
+        FingerprintError(.notSupported, "The \(info.name) (\(identity)) keeps no prints of its own, so it cannot \(action).")
     }
 
     // Template: magic, random salt, SHA-256(salt ‖ finger name). Opaque like a real template, and

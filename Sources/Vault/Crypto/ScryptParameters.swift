@@ -11,6 +11,10 @@ struct ScryptParameters: Equatable, Sendable {
     /// refused at once instead of running for minutes or exhausting memory. 2^20 × r 8 is 1 GiB,
     /// the most calibration ever picks.
     static let ceilingLog2N: UInt8 = 20
+    /// Calibration never goes above 2^18 × r = 8 (256 MiB) of memory…
+    static let calibratedMemoryCapLog2N: UInt8 = 18
+    /// …and adds at most this many sequential lanes instead.
+    static let maximumCalibratedLanes: UInt32 = 4
     static let ceilingMemory = 1 << 30
     static let ceilingWork = (1 << 20) * 8
 
@@ -71,11 +75,18 @@ struct ScryptParameters: Equatable, Sendable {
                 let start = clock.now
                 let key = try parameters.deriveKey(passcode)
                 let elapsed = clock.now - start
-                // Doubling N doubles the time: stop once we are in (or could only overshoot) the window.
-                if elapsed >= .milliseconds(500) || parameters.log2N >= ceilingLog2N {
+                // Doubling N (or adding a lane) raises the time: stop once we are in (or could only
+                // overshoot) the window. Past 2^18 (256 MiB) more memory buys little against a GPU
+                // and costs the user dearly, so further cost comes from sequential lanes (p), which
+                // take time but no more memory.
+                if elapsed >= .milliseconds(500) || parameters.p >= maximumCalibratedLanes {
                     return (parameters, key)
                 }
-                parameters.log2N += 1
+                if parameters.log2N < calibratedMemoryCapLog2N {
+                    parameters.log2N += 1
+                } else {
+                    parameters.p += 1
+                }
             }
         }
     }

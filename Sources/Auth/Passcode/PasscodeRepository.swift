@@ -1,0 +1,64 @@
+public import Crypto
+public import Foundation
+public import Vault
+
+/// Where the passcode lives, as SwiftPasscodeLock's repository: the passcode screens and the policy
+/// talk to this seam, and the vault's key slots stand behind it (a system service could later).
+public protocol PasscodeRepository: Sendable {
+    /// Whether a passcode (and so a vault) exists.
+    var hasPasscode: Bool { get }
+    /// Creates the vault protected by `passcode`; returns it open with the recovery key to show once.
+    func create(passcode: String, kind: VaultKind) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey)
+    /// Opens with a passcode, recovery key or cached key; throws `VaultError` when it is wrong.
+    func open(with credential: VaultCredential) throws(VaultError) -> Vault
+    /// Replaces the passcode of an open vault (rewraps its slot only).
+    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError)
+    /// The store id, readable before unlocking (it names the key-cache entry).
+    func storeID() throws(VaultError) -> UUID
+    /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
+    /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
+    func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
+}
+
+extension PasscodeRepository {
+    /// `storeID()`, then `open(with: .masterKey(_))`: two reads of the store.
+    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        guard let key = try masterKey(try storeID()) else { return nil }
+        return try open(with: .masterKey(key))
+    }
+}
+
+/// The passcode in the vault's key slots.
+public struct VaultPasscodeRepository: PasscodeRepository {
+    public let dataDirectory: String
+    public let configuration: VaultConfiguration
+    /// `.calibrated` except in tests.
+    public let cost: KDFCost
+
+    public init(dataDirectory: String, configuration: VaultConfiguration, cost: KDFCost) {
+        self.dataDirectory = dataDirectory
+        self.configuration = configuration
+        self.cost = cost
+    }
+
+    public var hasPasscode: Bool { Vault.exists(in: dataDirectory) }
+
+    public func create(passcode: String, kind: VaultKind) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey) {
+        try Vault.create(in: dataDirectory, passcode: passcode, kind: kind, cost: cost, configuration: configuration)
+    }
+
+    public func open(with credential: VaultCredential) throws(VaultError) -> Vault {
+        try Vault.open(in: dataDirectory, using: credential, configuration: configuration)
+    }
+
+    public func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
+        try vault.changePasscode(to: passcode, cost: cost)
+    }
+
+    public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }
+
+    /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.
+    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        try Vault.open(in: dataDirectory, masterKeyFor: masterKey, configuration: configuration)
+    }
+}
