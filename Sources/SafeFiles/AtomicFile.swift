@@ -13,7 +13,10 @@ import Darwin
 /// directory. A crash leaves either the old or the new content, never a mix, and never a file
 /// others can read.
 public enum AtomicFile {
-    public static func write(_ bytes: [UInt8], to path: String) throws(SafeFilesError) {
+    /// Replaces `path` with `bytes`. With `durable` false, the file and directory fsyncs are skipped:
+    /// the replacement is still atomic and private, and it survives the process being killed (the
+    /// kernel has it), but a power loss or OS crash may bring back the previous content.
+    public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true) throws(SafeFilesError) {
         let directory = parentDirectory(of: path)
         var temp = ""
         var fd: Int32 = -1
@@ -32,7 +35,9 @@ public enum AtomicFile {
         }
         _ = fchmod(fd, 0o600)
         if let error = FileDescriptorIO.writeAll(fd, bytes) { throw .io("write", path: path, errno: error) }
-        guard fsync(fd) == 0 else { throw .io("write", path: path, errno: errno) }
+        if durable {
+            guard fsync(fd) == 0 else { throw .io("write", path: path, errno: errno) }
+        }
         guard close(fd) == 0 else {
             fd = -1
             throw .io("write", path: path, errno: errno)
@@ -44,7 +49,7 @@ public enum AtomicFile {
             throw .io("replace", path: path, errno: error)
         }
         succeeded = true
-        try syncDirectory(directory)
+        if durable { try syncDirectory(directory) }
     }
 
     /// Reads a whole file.

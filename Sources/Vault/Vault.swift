@@ -110,6 +110,40 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Opens the vault with a store master key looked up by the store id (the key cache names its entry
+    /// after it), reading the database once — where `storeID(in:)` followed by `open(in:using:)` opens
+    /// it twice. Returns nil, with nothing kept open, when `masterKey` has no key for the id; a key it
+    /// returns is checked exactly as a `.masterKey` credential is (`wrongKey` when it is not this
+    /// vault's). Errors thrown by `masterKey` pass through unchanged.
+    public static func open(
+        in directory: String, masterKeyFor masterKey: (UUID) throws -> SymmetricKey?,
+        configuration: VaultConfiguration = .init()
+    ) throws -> Vault? {
+        let files = VaultFiles(directory: directory)
+        try files.checkPermissions()
+        guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
+        let queue = try guarded { try openDatabase(files.database) }
+        do {
+            let (meta, slots) = try guarded {
+                try queue.read { db in
+                    guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                    }
+                    return (try MetaRow.read(db), try KeySlot.readAll(db))
+                }
+            }
+            guard let key = try masterKey(meta.storeID) else {
+                try? queue.close()
+                return nil
+            }
+            let unlocked = try unlock(meta: meta, slots: slots, credential: .masterKey(key))
+            return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
+        } catch {
+            try? queue.close()
+            throw error
+        }
+    }
+
     /// Creates a vault protected by `passcode` and returns it open, with the recovery key to show
     /// the user once. `cost` is `.calibrated` except in tests.
     public static func create(

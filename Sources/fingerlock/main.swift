@@ -10,10 +10,13 @@ import Foundation
 var noCoreDumps = rlimit(rlim_cur: 0, rlim_max: 0)
 _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDumps)
 
-// The one place that assembles the real dependencies. libfprint gets its one thread here; it
-// enumerates only when a command asks for a reader.
-let environment = ProcessInfo.processInfo.environment
+// The one place that assembles the real dependencies. libfprint gets its one thread here.
+let environment = processEnvironment()
 let libfprint = LibfprintContext()
+let arguments = Array(CommandLine.arguments.dropFirst())
+// A command that will want a reader starts libfprint now, on its thread, overlapping argument
+// parsing and the vault's unlock; the others never touch it.
+if FingerlockMain.mayUseHardwareReader(arguments: arguments, environment: environment) { libfprint.prepare() }
 let dependencies = CLIDependencies(
     environment: environment,
     console: Console(out: FileDescriptorOutput.standardOutput, err: FileDescriptorOutput.standardError, environment: environment),
@@ -24,8 +27,25 @@ let dependencies = CLIDependencies(
     keyCache: KernelKeyringCache(),
     input: FileDescriptorInput.standardInput
 )
-let status = await FingerlockMain.run(arguments: Array(CommandLine.arguments.dropFirst()), dependencies: dependencies)
+let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the
 // reader is never left claimed.
 await libfprint.waitUntilIdle()
 exit(status)
+
+/// The environment, read from `environ` (the first of duplicate names wins, entries without `=` are
+/// skipped). Cheaper at start-up than `ProcessInfo.processInfo.environment`, which sets up
+/// Foundation's process info first.
+func processEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var entry = environ
+    while let pointer = entry.pointee {
+        let text = String(cString: pointer)
+        if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {
+            let name = String(text[..<equals])
+            if result[name] == nil { result[name] = String(text[text.utf8.index(after: equals)...]) }
+        }
+        entry += 1
+    }
+    return result
+}

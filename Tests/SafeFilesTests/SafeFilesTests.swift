@@ -65,6 +65,16 @@ func mode(of path: String) -> mode_t {
         #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["data"])
     }
 
+    @Test func aNonDurableWriteStillReplacesPrivatelyAndLeavesNoTempFile() throws {
+        let root = makeTemporaryDirectory()
+        let path = root + "/counters"
+        try AtomicFile.write([1, 2, 3], to: path)
+        try AtomicFile.write([4, 5], to: path, durable: false)
+        #expect(try AtomicFile.read(path) == [4, 5])
+        #expect(mode(of: path) == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root) == ["counters"])
+    }
+
     @Test func keepsModePrivateEvenWithAPermissiveUmask() throws {
         let root = makeTemporaryDirectory()
         let old = umask(0)

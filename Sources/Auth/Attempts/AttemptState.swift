@@ -16,8 +16,9 @@ public struct AttemptState: Codable, Equatable, Sendable {
     }
 }
 
-/// Where the counters live. Every change is a read-modify-write under a lock, durable before it
-/// returns, so a crash or a parallel run cannot skip a failure.
+/// Where the counters live. Every change is a read-modify-write under a lock, written before it
+/// returns, so a killed process or a parallel run cannot skip a failure. Passcode counters are also
+/// durable across an OS crash; the touch counter need not be (the cached key it guards is gone then).
 public protocol AttemptStore: Sendable {
     func read() throws -> AttemptState
     @discardableResult

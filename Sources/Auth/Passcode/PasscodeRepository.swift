@@ -1,3 +1,4 @@
+public import Crypto
 public import Foundation
 public import Vault
 
@@ -14,6 +15,17 @@ public protocol PasscodeRepository: Sendable {
     func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError)
     /// The store id, readable before unlocking (it names the key-cache entry).
     func storeID() throws(VaultError) -> UUID
+    /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
+    /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
+    func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
+}
+
+extension PasscodeRepository {
+    /// `storeID()`, then `open(with: .masterKey(_))`: two reads of the store.
+    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        guard let key = try masterKey(try storeID()) else { return nil }
+        return try open(with: .masterKey(key))
+    }
 }
 
 /// The passcode in the vault's key slots.
@@ -44,4 +56,9 @@ public struct VaultPasscodeRepository: PasscodeRepository {
     }
 
     public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }
+
+    /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.
+    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        try Vault.open(in: dataDirectory, masterKeyFor: masterKey, configuration: configuration)
+    }
 }

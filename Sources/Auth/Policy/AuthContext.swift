@@ -335,19 +335,28 @@ public final class AuthContext: Sendable {
         if let reason = cache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
-        guard let key = try cache.load(name: storeID.uuidString) else { throw noCachedKey }
+        // One database open: the store id that names the cache entry is read in the same pass that
+        // reads the key check and the slots.
+        var storeID: UUID?
+        let opened: Vault?
         do {
-            return try passcodes.open(with: .masterKey(key))
-        } catch where error.code == .wrongKey {
+            opened = try passcodes.open(masterKeyFor: { id in
+                storeID = id
+                return try cache.load(name: id.uuidString)
+            })
+        } catch let error as VaultError where error.code == .wrongKey {
             // A planted or stale key: never use it, and remove it so it cannot be tried again.
-            _ = try? cache.invalidate(name: storeID.uuidString)
+            if let storeID { _ = try? cache.invalidate(name: storeID.uuidString) }
             throw AuthError(
                 .biometryNotAvailable, "The cached key does not open this vault; it was removed, so the passcode is needed.",
                 unavailability: .noCachedKey)
+        } catch let error as KeyCacheError {
+            throw error
         } catch {
             throw Self.authError(error)
         }
+        guard let vault = opened else { throw noCachedKey }
+        return vault
     }
 
     /// Refuses a test reader on a hardware vault and a hardware reader on a test vault.

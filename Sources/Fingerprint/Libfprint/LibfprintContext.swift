@@ -33,16 +33,31 @@ public final class LibfprintContext: Sendable {
         thread.stop()
     }
 
+    /// Starts creating the context and enumerating on the libfprint thread, without waiting: the
+    /// work (about a millisecond or two: libfprint registers its drivers, then asks udev) overlaps
+    /// whatever the caller does before its first ``readers()``, which then finds it done. Opens no
+    /// device. Pointless, but harmless, when no reader is asked for afterwards.
+    public func prepare() {
+        thread.submit { [self] in _ = self.enumeratedContext() }
+    }
+
+    /// The context, created and enumerated on first use. Runs on the libfprint thread only.
+    private func enumeratedContext() -> UnsafeMutablePointer<FpContext> {
+        let fpContext = context.withLock { state in
+            if let state { return state.pointer }
+            let created = fp_context_new()!
+            state = ThreadBound(created)
+            return created
+        }
+        // Enumerates once per context; later calls return at once.
+        fp_context_enumerate(fpContext)
+        return fpContext
+    }
+
     /// Every reader libfprint can drive right now, in libfprint's order.
     public func readers() async throws -> [LibfprintReader] {
         let found = try await thread.run { [self] () -> [(ThreadBound<UnsafeMutablePointer<FpDevice>>, ReaderInfo)] in
-            let fpContext = self.context.withLock { state in
-                if let state { return state.pointer }
-                let created = fp_context_new()!
-                state = ThreadBound(created)
-                return created
-            }
-            fp_context_enumerate(fpContext)
+            let fpContext = self.enumeratedContext()
             guard let devices = fp_context_get_devices(fpContext) else { return [] }
             return (0..<devices.pointee.len).map { index in
                 let device = fl_ptr_array_index(devices, index)!.assumingMemoryBound(to: FpDevice.self)
