@@ -61,12 +61,20 @@ extension Vault {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
         try files.checkPermissions()
+        var created = false
         do {
             // Held only while the file is created; the copy below takes it again.
             let lock = try files.acquireLock(timeout: configuration.lockTimeout)
-            if !files.databaseExists { try VaultFiles.createPrivateFile(files.database) }
+            if !files.databaseExists {
+                try VaultFiles.createPrivateFile(files.database)
+                created = true
+            }
             withExtendedLifetime(lock) {}
         }
+        // A failed restore (wrong passcode, bad backup) into an empty directory leaves nothing
+        // behind: no half-made vault that would then refuse both `restore` and `passcode set`.
+        var succeeded = false
+        defer { if created && !succeeded { VaultFiles.removeDatabaseFiles(files.database) } }
         return try guarded {
             let live = try openDatabase(files.database)
             do {
@@ -76,6 +84,7 @@ extension Vault {
                 }
                 let unlocked = try restore(
                     from: backupPath, files: files, credential: credential, configuration: configuration, into: live)
+                succeeded = true
                 return Vault(files: files, configuration: configuration, database: live, unlocked: unlocked)
             } catch {
                 try? live.close()

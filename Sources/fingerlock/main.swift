@@ -6,9 +6,8 @@ import FingerlockCLI
 import Fingerprint
 import Foundation
 
-// Notes and keys live in this process's memory: never in a core dump.
-var noCoreDumps = rlimit(rlim_cur: 0, rlim_max: 0)
-_ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDumps)
+// Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.
+ProcessHardening.apply()
 
 // The one place that assembles the real dependencies. libfprint gets its one thread here.
 let environment = processEnvironment()

@@ -181,8 +181,12 @@ import Glibc
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try await list().compactMap { $0["title"] as? String } == ["kept"])
         #expect(try await runner.run(["restore", "/nonexistent/backup", "--yes"], environment: touch).status == 5)
-        // A fresh machine: restore into an empty data directory with the backup's passcode.
+        // A fresh machine: restore into an empty data directory with the backup's passcode — after
+        // a typo, which must leave nothing behind that blocks the next try.
         let fresh = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        let typo = try await fresh.run(["restore", backup, "--yes", "--passcode-stdin"], stdin: "typo passcode\n")
+        #expect(typo.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: fresh.dataDirectory + "/vault.sqlite"))
         let into = try await fresh.run(["restore", backup, "--yes", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(into.status == 0, "\(into.stderr)")
         let listed = try await fresh.run(["notes", "list", "--json", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")

@@ -1,0 +1,9 @@
+import FingerlockCLI
+import Testing
+
+@Suite struct ProcessHardeningTests {
+    @Test func theProcessIsNoLongerDumpable() {
+        ProcessHardening.apply()
+        #expect(!ProcessHardening.isDumpable)
+    }
+}
