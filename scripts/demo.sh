@@ -18,6 +18,7 @@ if "$bin" readers --json | grep -q '"id"' && [ -t 0 ]; then
     echo; echo "A fingerprint reader is connected: follow the prompts (this vault is thrown away afterwards)."
     say fingerlock passcode set;                  "$bin" passcode set
     say fingerlock enroll right-index-finger;     "$bin" enroll right-index-finger
+    say fingerlock verify;                        "$bin" verify || echo "(exit $?)"
     say 'echo "my first secret" | fingerlock notes add --title demo'
     echo "my first secret" | "$bin" notes add --title demo
     say fingerlock notes list;                    "$bin" notes list
@@ -36,6 +37,16 @@ printf '%s\n%s\n' "$passcode" "$passcode" | "$bin" passcode set --passcode-stdin
 say 'FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" fingerlock enroll right-index-finger --passcode-fd 3'
 FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*2,left-thumb,right-index-finger*3" \
     "$bin" enroll right-index-finger --passcode-fd 3 3<"$work/passcode"
+
+say 'FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock verify'
+FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" verify
+echo "(exit $?: the enrolled finger matches)"
+
+say 'FINGERLOCK_SIMULATED_TOUCHES=left-thumb fingerlock verify'
+status=0
+FINGERLOCK_SIMULATED_TOUCHES=left-thumb "$bin" verify || status=$?
+echo "(exit $status: a finger that was never enrolled does not match)"
+[ "$status" -eq 1 ]
 
 say 'echo "the spare key is under the blue pot" | FINGERLOCK_SIMULATED_TOUCHES=right-index-finger fingerlock notes add --title garden --tag home'
 echo "the spare key is under the blue pot" | FINGERLOCK_SIMULATED_TOUCHES=right-index-finger "$bin" notes add --title garden --tag home
