@@ -130,14 +130,22 @@ struct SecureEditor {
         guard result == 0 else {
             throw CLIError(.usage, "Cannot start the editor: \(String(cString: strerror(result))).")
         }
+        // Polled, not a blocking waitpid: a signal may land on any thread, so waitpid is not
+        // reliably interrupted by it.
         var status: Int32 = 0
         var stopped = false
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return -1 }
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { break }
+            if result < 0 {
+                if errno == EINTR { continue }
+                return -1
+            }
             if pendingTerminationSignal != nil && !stopped {
                 stopped = true
                 kill(pid, SIGTERM)
             }
+            usleep(20_000)
         }
         // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : -1
