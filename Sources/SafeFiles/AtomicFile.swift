@@ -89,7 +89,8 @@ public enum AtomicFile {
         guard fsync(fd) == 0 else { throw .io("sync directory", path: path, errno: errno) }
     }
 
-    static func parentDirectory(of path: String) -> String {
+    /// The directory holding `path` ("." for a bare name, "/" for a top-level entry).
+    public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

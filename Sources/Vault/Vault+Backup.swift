@@ -33,7 +33,7 @@ extension Vault {
             }
             try VaultFiles.syncFile(temp)
             guard rename(temp, path) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
-            try guarded { try AtomicFile.syncDirectory(VaultFiles.parent(of: path)) }
+            try guarded { try AtomicFile.syncDirectory(AtomicFile.parentDirectory(of: path)) }
         } catch {
             VaultFiles.removeDatabaseFiles(temp)
             throw VaultError.from(error)

@@ -7,10 +7,12 @@ import SafeFiles
 /// key; deleting the file resets them, which needs a shell as the user — outside what user mode
 /// protects against (see the threat model).
 public struct FileAttemptStore: AttemptStore {
+    let dataDirectory: String
     let path: String
     let lockPath: String
 
     public init(dataDirectory: String) {
+        self.dataDirectory = dataDirectory
         path = dataDirectory + "/attempts.json"
         lockPath = dataDirectory + "/attempts.lock"
     }
@@ -42,8 +44,7 @@ public struct FileAttemptStore: AttemptStore {
     }
 
     private func withLock<T>(_ body: () throws -> T) throws -> T {
-        let directory = try PrivateDirectory(creating: AtomicFileDirectory.parent(of: path))
-        _ = directory
+        _ = try PrivateDirectory(creating: dataDirectory)
         let lock = try FileLock(path: lockPath, timeout: .seconds(30))
         defer { withExtendedLifetime(lock) {} }
         return try body()
@@ -65,12 +66,5 @@ public struct FileAttemptStore: AttemptStore {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = .sortedKeys
         try AtomicFile.write(Array(try encoder.encode(state)), to: path, durable: durable)
-    }
-}
-
-enum AtomicFileDirectory {
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 }

@@ -60,19 +60,3 @@ struct ForgetCommand: FingerlockCommand {
         }
     }
 }
-
-extension ReaderIdentity {
-    var isSimulated: Bool { driver == SimulatedReaderIdentity.driver }
-}
-
-extension ReaderResolver {
-    /// Whether prints of `identity` fall under the `--reader` choice (`auto` covers every reader).
-    func covers(_ identity: ReaderIdentity) -> Bool {
-        switch choice {
-        case .auto: true
-        case .simulated: identity.isSimulated
-        case .driver(let driver): identity.driver == driver
-        case .exact(let exact): identity == exact
-        }
-    }
-}

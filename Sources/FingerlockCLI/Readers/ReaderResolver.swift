@@ -49,13 +49,9 @@ struct ReaderResolver {
         }
     }
 
+    /// A reader to use: as `covers`, except that `auto` never picks the simulated one.
     private func matches(_ reader: any FingerprintReader) -> Bool {
-        switch choice {
-        case .auto: reader.identity.driver != SimulatedReaderIdentity.driver
-        case .simulated: reader.identity.driver == SimulatedReaderIdentity.driver
-        case .driver(let driver): reader.identity.driver == driver
-        case .exact(let identity): reader.identity == identity
-        }
+        choice == .auto ? !reader.identity.isSimulated : covers(reader.identity)
     }
 
     private func simulatedReader() throws -> SimulatedReader? {
@@ -79,5 +75,17 @@ struct ReaderResolver {
             source = ScriptedTouchSource([])
         }
         return SimulatedReader(touches: source, enrollStages: stages, now: dependencies.now)
+    }
+}
+
+extension ReaderResolver {
+    /// Whether prints of `identity` fall under the `--reader` choice (`auto` covers every reader).
+    func covers(_ identity: ReaderIdentity) -> Bool {
+        switch choice {
+        case .auto: true
+        case .simulated: identity.isSimulated
+        case .driver(let driver): identity.driver == driver
+        case .exact(let exact): identity == exact
+        }
     }
 }

@@ -21,7 +21,10 @@ public struct ReaderIdentity: Codable, Hashable, Sendable, Comparable, CustomStr
 
     /// Test readers (the simulated reader and libfprint's `virtual_*` drivers) never unlock a
     /// hardware vault, and hardware readers never unlock a test vault.
-    public var isTestReader: Bool { driver == SimulatedReaderIdentity.driver || driver.hasPrefix("virtual_") }
+    public var isTestReader: Bool { isSimulated || driver.hasPrefix("virtual_") }
+
+    /// fingerlock's own simulated reader.
+    public var isSimulated: Bool { driver == SimulatedReaderIdentity.driver }
 
     public static func < (lhs: ReaderIdentity, rhs: ReaderIdentity) -> Bool { lhs.description < rhs.description }
 }

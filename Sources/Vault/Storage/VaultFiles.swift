@@ -75,11 +75,6 @@ struct VaultFiles: Sendable {
 }
 
 extension VaultFiles {
-    static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
-
     static func syncFile(_ path: String) throws(VaultError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw VaultError.fromErrno(errno, "open \(path)") }
