@@ -105,7 +105,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FingerlockCLITests",
-            dependencies: ["FingerlockCLI", "fingerlock", "Fingerprint", "FingerprintTestSupport"],
+            dependencies: [
+                "FingerlockCLI", "fingerlock", "Fingerprint", "FingerprintTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: upcoming
         ),
         // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).

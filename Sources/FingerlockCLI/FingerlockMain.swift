@@ -20,9 +20,14 @@ public enum FingerlockMain {
     /// Parses `arguments` (without the program name), runs the command and returns the exit status.
     public static func run(arguments: [String], dependencies: CLIDependencies) async -> Int32 {
         let console = dependencies.console
+        let hoisted = hoistingGlobalOptions(arguments)
+        // The hot path for scripts: the usual `verify` command lines skip ArgumentParser (see `VerifyRequest`).
+        if let verify = VerifyRequest(fastParsing: hoisted) {
+            return await execute(json: false, console: console) { try await verify.run(with: dependencies) }
+        }
         let command: any ParsableCommand
         do {
-            command = try Fingerlock.parseAsRoot(hoistingGlobalOptions(arguments))
+            command = try Fingerlock.parseAsRoot(hoisted)
         } catch {
             let code = Fingerlock.exitCode(for: error)
             if code == .success {
@@ -38,8 +43,13 @@ public enum FingerlockMain {
             console.print(Fingerlock.helpMessage())
             return 0
         }
+        return await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+    }
+
+    /// Runs a parsed command and turns how it ended into the exit status, reporting an error once.
+    private static func execute(json: Bool, console: Console, _ body: () async throws -> Void) async -> Int32 {
         do {
-            try await runnable.run(with: dependencies)
+            try await body()
             return 0
         } catch let problems as DoctorFoundProblems {
             return problems.status
@@ -50,7 +60,7 @@ public enum FingerlockMain {
             return 128 + terminated.signal
         } catch {
             let failure = CLIError.from(error)
-            console.report(failure, json: runnable.jsonOutput)
+            console.report(failure, json: json)
             return failure.status.rawValue
         }
     }

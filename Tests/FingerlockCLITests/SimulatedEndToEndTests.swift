@@ -75,6 +75,14 @@ extension BinaryRunner {
 
         let unknown = try await runner.run(["verify"], environment: touches("unknown"))
         #expect(unknown.status == 1)
+
+        // A spelling the fast parser leaves to ArgumentParser runs the same command.
+        let parsed = try await runner.run(["verify", "--", "left-index-finger"], environment: touches("left-index-finger"))
+        #expect(parsed.status == 0, "\(parsed.stderr)")
+        #expect(parsed.stdout.contains("Match: left-index-finger"))
+        let wrongFinger = try await runner.run(["verify", "--", "left-index-finger"], environment: touches("right-index-finger"))
+        #expect(wrongFinger.status == 1)
+        #expect(wrongFinger.stderr == "fingerlock: No match.\n")
     }
 
     @Test(arguments: [

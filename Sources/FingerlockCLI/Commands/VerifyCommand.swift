@@ -23,12 +23,12 @@ struct VerifyCommand: FingerlockCommand {
         }
     }
 
+    /// The parsed command line as plain values.
+    var request: VerifyRequest {
+        VerifyRequest(global: global.settings, passcodeDescriptor: passcode.descriptor, finger: Finger(name: finger))
+    }
+
     func run(with dependencies: CLIDependencies) async throws {
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-        _ = try session.requireReader()
-        let wanted = Finger(name: finger)
-        let context = session.context
-        let result = try await withInterruptCancellation { try await context.verifyTouch(finger: wanted) }
-        dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
+        try await request.run(with: dependencies)
     }
 }

@@ -17,6 +17,21 @@ struct GlobalOptions: ParsableArguments {
             valueName: "dir"))
     var dataDir: String?
 
+    /// The options as plain values.
+    var settings: GlobalSettings { GlobalSettings(reader: reader, dataDir: dataDir) }
+
+    func dataDirectory(_ environment: [String: String]) throws(CLIError) -> String {
+        try settings.dataDirectory(environment)
+    }
+}
+
+/// The global options as plain values, however they were parsed.
+struct GlobalSettings: Equatable, Sendable {
+    /// `--reader`, when given.
+    var reader: String?
+    /// `--data-dir`, when given.
+    var dataDir: String?
+
     func dataDirectory(_ environment: [String: String]) throws(CLIError) -> String {
         if let dir = dataDir ?? environment["FINGERLOCK_DATA_DIR"], !dir.isEmpty { return dir }
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/fingerlock" }

@@ -17,6 +17,16 @@ struct AuthSession {
         global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true,
         json: Bool = false
     ) async throws {
+        try await self.init(
+            global: global.settings, passcodeDescriptor: passcode?.descriptor, dependencies: dependencies,
+            needsReader: needsReader, json: json)
+    }
+
+    /// - Parameter passcodeDescriptor: where scripted passcodes come from (`--passcode-stdin` is 0), or nil.
+    init(
+        global: GlobalSettings, passcodeDescriptor: Int32?, dependencies: CLIDependencies, needsReader: Bool = true,
+        json: Bool = false
+    ) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
         var reader: (any FingerprintReader)?
@@ -29,7 +39,7 @@ struct AuthSession {
             }
         }
         let interaction: any AuthInteraction
-        if let fd = passcode?.descriptor {
+        if let fd = passcodeDescriptor {
             interaction = ScriptedPasscodeInteraction(fd: fd, console: dependencies.console, quiet: json)
         } else if let terminal = dependencies.openTerminal() {
             interaction = TerminalInteraction(terminal: terminal, readerOwnsTerminal: resolver.simulatedReaderUsesTerminal)

@@ -1,0 +1,86 @@
+import Auth
+import Fingerprint
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `fingerlock verify`, as plain values: what `VerifyCommand` parses, and what its fast parser reads.
+///
+/// `verify` is what scripts run, often in a loop, and its whole run takes a few milliseconds, of which
+/// ArgumentParser's reflection-driven parse would be about two. So `init(fastParsing:)` reads the usual
+/// command lines itself, and declines (returns nil) for anything else, which ArgumentParser then parses
+/// as before, with its help and its error messages. It accepts only what it can read with certainty and
+/// what ArgumentParser would accept as the same request; the tests hold the two parsers to that.
+struct VerifyRequest: Equatable {
+    var global: GlobalSettings
+    /// Where scripted passcodes come from (`--passcode-stdin` is 0), or nil for the terminal.
+    var passcodeDescriptor: Int32?
+    /// The finger to check, or nil for `any`.
+    var finger: Finger?
+
+    init(global: GlobalSettings, passcodeDescriptor: Int32?, finger: Finger?) {
+        self.global = global
+        self.passcodeDescriptor = passcodeDescriptor
+        self.finger = finger
+    }
+
+    /// Reads `verify [FINGER|any]` with `--reader`, `--data-dir`, `--passcode-stdin` or `--passcode-fd` (each
+    /// at most once, in any order, `--name value` or `--name=value`), as the arguments look after the global
+    /// options are hoisted. Nil for everything else: help, `--`, short options, repeats, values that
+    /// look like options, an unknown finger, a closed descriptor.
+    init?(fastParsing arguments: [String]) {
+        guard arguments.first == "verify" else { return nil }
+        var options: [String: String] = [:]
+        var passcodeStdin = false
+        var fingerName: String?
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else {
+                // A positional: the finger, once. A lone "-" or a short option is left to ArgumentParser.
+                guard !argument.hasPrefix("-"), fingerName == nil else { return nil }
+                fingerName = argument
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let inline = parts.count == 2 ? String(parts[1]) : nil
+            switch name {
+            case "--passcode-stdin":
+                guard inline == nil, !passcodeStdin else { return nil }
+                passcodeStdin = true
+            case "--reader", "--data-dir", "--passcode-fd":
+                guard options[name] == nil, let value = inline ?? rest.popFirst(), !value.isEmpty, !value.hasPrefix("-")
+                else { return nil }
+                options[name] = value
+            default:
+                return nil
+            }
+        }
+        var descriptor: Int32?
+        if let text = options["--passcode-fd"] {
+            // The checks `PasscodeOptions.validate()` makes; its errors are ArgumentParser's to report.
+            guard !passcodeStdin, let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) >= 0 else { return nil }
+            descriptor = fd
+        } else if passcodeStdin {
+            descriptor = 0
+        }
+        var finger: Finger?
+        if let fingerName, fingerName != "any" {
+            guard let named = Finger(name: fingerName) else { return nil }
+            finger = named
+        }
+        self.init(
+            global: GlobalSettings(reader: options["--reader"], dataDir: options["--data-dir"]),
+            passcodeDescriptor: descriptor, finger: finger)
+    }
+
+    /// One touch: returns on a match, throws otherwise (a no-match counts towards the lockout).
+    func run(with dependencies: CLIDependencies) async throws {
+        let session = try await AuthSession(global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies)
+        _ = try session.requireReader()
+        let context = session.context
+        let result = try await withInterruptCancellation { [finger] in try await context.verifyTouch(finger: finger) }
+        dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
+    }
+}
