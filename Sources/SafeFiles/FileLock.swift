@@ -6,11 +6,15 @@ import Musl
 import Darwin
 #endif
 
-/// An exclusive `flock` on a dedicated lock file that is never renamed or replaced, so every
-/// process locks the same inode. Released when the value is released (the descriptor closes).
+/// An exclusive `flock` on a file that is never renamed or replaced, so every process locks the same
+/// inode. Released when the value is released (the descriptor closes).
 public final class FileLock: Sendable {
     private let fd: Int32
     public let path: String
+
+    /// The locked file, open for reading and writing, for a file that is its own lock. Valid while
+    /// this value lives.
+    public var descriptor: Int32 { fd }
 
     /// Waits for the lock, polling, for at most `timeout`; then fails with a message naming the wait.
     public init(path: String, timeout: Duration = .seconds(30)) throws(SafeFilesError) {

@@ -41,7 +41,7 @@ import Testing
         let state = try FileAttemptStore(dataDirectory: directory).read()
         #expect(state == AttemptState(failedTouches: 2, failedPasscodes: 3, lastPasscodeFailure: when))
         var info = stat()
-        stat(directory + "/attempts.json", &info)
+        stat(directory + "/attempts", &info)
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
@@ -57,11 +57,58 @@ import Testing
         #expect(try store.read().failedTouches == 100)
     }
 
-    @Test func aDamagedFileIsAnErrorNotAReset() throws {
+    @Test(arguments: [
+        "garbage", "fingerlock-attempts 2 touches=1 passcodes=0 last-passcode-failure=-",
+        "fingerlock-attempts 1 touches=-1 passcodes=0 last-passcode-failure=-",
+        "fingerlock-attempts 1 touches=1 passcodes=0", "fingerlock-attempts 1 touches=1 passcodes=0 last-passcode-failure=x",
+        "fingerlock-attempts 1 touches=1 passcodes=0 last-passcode-failure=- extra",
+    ])
+    func aDamagedFileIsAnErrorNotAReset(content: String) throws {
         let store = FileAttemptStore(dataDirectory: directory)
         try store.update { $0.failedPasscodes = 7 }
-        try Data("garbage".utf8).write(to: URL(fileURLWithPath: directory + "/attempts.json"))
+        try Data(content.utf8).write(to: URL(fileURLWithPath: directory + "/attempts"))
         let error = #expect(throws: AuthError.self) { try store.read() }
         #expect(error?.code == .dataError)
+        #expect(throws: AuthError.self) { try store.update { $0.failedTouches += 1 } }
+    }
+
+    @Test func theRecordIsRewrittenInPlaceAtAFixedSize() throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        try store.update { $0.failedTouches = 1 }
+        var first = stat()
+        #expect(stat(directory + "/attempts", &first) == 0)
+        try store.update {
+            $0.failedTouches = 12_345
+            $0.failedPasscodes = 99
+            $0.lastPasscodeFailure = Date(timeIntervalSince1970: 4_102_444_800.123)
+        }
+        var second = stat()
+        #expect(stat(directory + "/attempts", &second) == 0)
+        #expect(second.st_ino == first.st_ino)
+        #expect(second.st_size == first.st_size)
+        let text = try String(contentsOfFile: directory + "/attempts", encoding: .utf8)
+        #expect(text.hasPrefix("fingerlock-attempts 1 touches=12345 passcodes=99 last-passcode-failure=4102444800123 "))
+        #expect(try store.read().lastPasscodeFailure == Date(timeIntervalSince1970: 4_102_444_800.123))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/attempts.lock"))
+    }
+
+    @Test func countersFromAnEarlierVersionAreKept() throws {
+        let legacy = #"{"failedPasscodes":6,"failedTouches":2,"lastPasscodeFailure":"2026-11-22T05:00:00Z"}"#
+        #expect(FileManager.default.createFile(
+            atPath: directory + "/attempts.json", contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
+        let store = FileAttemptStore(dataDirectory: directory)
+        let expected = AttemptState(
+            failedTouches: 2, failedPasscodes: 6, lastPasscodeFailure: Date(timeIntervalSince1970: 1_795_323_600))
+        #expect(try store.read() == expected)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/attempts.json"))
+        #expect(try FileAttemptStore(dataDirectory: directory).read() == expected)
+    }
+
+    @Test func aDamagedEarlierFileIsAnErrorToo() throws {
+        #expect(FileManager.default.createFile(
+            atPath: directory + "/attempts.json", contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
+        let error = #expect(throws: AuthError.self) { try FileAttemptStore(dataDirectory: directory).read() }
+        #expect(error?.code == .dataError)
+        #expect(FileManager.default.fileExists(atPath: directory + "/attempts.json"))
     }
 }

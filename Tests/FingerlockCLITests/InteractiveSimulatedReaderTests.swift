@@ -111,7 +111,7 @@ import Testing
             if attempt < 3 { await unlock.expect("Wrong passcode, try again.") }
         }
         #expect(await unlock.waitForExit() == 1)
-        let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)
-        #expect(attempts.contains("\"failedPasscodes\":3"))
+        let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts", encoding: .utf8)
+        #expect(attempts.contains("passcodes=3 "))
     }
 }

@@ -58,8 +58,8 @@ import Glibc
         let closed = try await runner.run(["unlock", "--passcode-fd", "99"])
         #expect(closed.status == 64)
         #expect(closed.stderr.contains("not open"))
-        let attempts = (try? String(contentsOfFile: runner.dataDirectory + "/attempts.json", encoding: .utf8)) ?? ""
-        #expect(!attempts.contains("\"failedPasscodes\":1"))
+        let attempts = (try? String(contentsOfFile: runner.dataDirectory + "/attempts", encoding: .utf8)) ?? ""
+        #expect(!attempts.contains("passcodes=1 "))
     }
 
     @Test func anAbsentSimulatedReaderStillMakesATestVault() async throws {
