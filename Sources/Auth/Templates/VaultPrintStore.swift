@@ -18,10 +18,7 @@ public struct VaultPrintStore: PrintStore {
     }
 
     public func save(_ print: EnrolledPrint) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = .sortedKeys
-        try vault.putTemplate(try encoder.encode(print), reader: print.reader.description, finger: print.finger.rawValue)
+        try vault.putTemplate(TemplateRecord.encode(print), reader: print.reader.description, finger: print.finger.rawValue)
     }
 
     @discardableResult
@@ -30,10 +27,8 @@ public struct VaultPrintStore: PrintStore {
     }
 
     private func decode(_ sealed: SealedTemplate) throws -> EnrolledPrint {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
         // Authenticated by the vault, so a mismatch here is a fingerlock bug or a format change.
-        guard let print = try? decoder.decode(EnrolledPrint.self, from: sealed.data),
+        guard let print = TemplateRecord.decode(sealed.data),
             print.reader.description == sealed.reader, print.finger.rawValue == sealed.finger
         else {
             throw AuthError(.dataError, "The enrolled \(sealed.finger) on \(sealed.reader) is unreadable; forget it and enroll it again.")
