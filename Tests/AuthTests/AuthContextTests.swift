@@ -335,7 +335,7 @@ struct Installation {
         #expect(error?.code == .passcodeRequired)
         #expect(error?.message.contains("--passcode-stdin") == true)
         #expect(interaction.prompts.isEmpty)
-        #expect(install.context(reader: nil, interaction: interaction).canEvaluate(.biometricsOrPasscode)?.code == .passcodeRequired)
+        #expect(await install.context(reader: nil, interaction: interaction).canEvaluate(.biometricsOrPasscode)?.code == .passcodeRequired)
     }
 
     @Test func ctrlCAtThePasscodePromptCancels() async throws {
@@ -393,13 +393,13 @@ struct Installation {
 
     @Test func canEvaluateSaysWhyBiometricsAreUnavailable() async throws {
         let fresh = install.context(reader: nil, interaction: ScriptedInteraction())
-        #expect(fresh.canEvaluate(.biometrics)?.code == .passcodeNotSet)
+        #expect(await fresh.canEvaluate(.biometrics)?.code == .passcodeNotSet)
         try await install.setUp()
-        #expect(install.context(reader: Installation.reader([]), interaction: ScriptedInteraction()).canEvaluate(.biometrics) == nil)
-        #expect(install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometrics)?.unavailability == .noReader)
-        #expect(install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometricsOrPasscode) == nil)
+        #expect(await install.context(reader: Installation.reader([]), interaction: ScriptedInteraction()).canEvaluate(.biometrics) == nil)
+        #expect(await install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometrics)?.unavailability == .noReader)
+        #expect(await install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometricsOrPasscode) == nil)
         let noKeyring = InMemoryKeyCache(now: install.clock.now, unavailableReason: "no keyring")
-        #expect(install.context(reader: Installation.reader([]), interaction: ScriptedInteraction(), cache: noKeyring).canEvaluate(.biometrics)?.unavailability == .noKeyring)
+        #expect(await install.context(reader: Installation.reader([]), interaction: ScriptedInteraction(), cache: noKeyring).canEvaluate(.biometrics)?.unavailability == .noKeyring)
     }
 
     // MARK: passcode management

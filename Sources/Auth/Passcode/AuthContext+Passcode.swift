@@ -12,7 +12,12 @@ extension AuthContext {
             throw AuthError(.passcodeRequired, "A new passcode is needed. " + Self.noTerminal)
         }
         let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
-        let isTest = dependencies.testReaderChosen ?? (dependencies.reader?.identity.isTestReader == true)
+        let isTest: Bool
+        if let chosen = dependencies.testReaderChosen {
+            isTest = chosen
+        } else {
+            isTest = await dependencies.readerLookup.outcome().reader?.identity.isTestReader == true
+        }
         let kind: VaultKind = isTest ? .test : .hardware
         let created = try Self.vaultCall { try passcodes.create(passcode: passcode, kind: kind) }
         try dependencies.attempts.update { $0 = AttemptState() }

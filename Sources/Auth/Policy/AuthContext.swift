@@ -8,10 +8,9 @@ public import Vault
 public final class AuthContext: Sendable {
     public struct Dependencies: Sendable {
         public var dataDirectory: String
-        /// The reader in effect, or nil when none is connected.
-        public var reader: (any FingerprintReader)?
-        /// Why no reader could be had, when enumerating failed (no permission, busy…).
-        public var readerProblem: FingerprintError?
+        /// The reader in effect (nil when none is connected, with the problem when enumerating failed:
+        /// no permission, busy…), possibly still being found.
+        public var readerLookup: ReaderLookup
         public var keyCache: any KeyCache
         public var attempts: any AttemptStore
         public var interaction: any AuthInteraction
@@ -31,8 +30,7 @@ public final class AuthContext: Sendable {
             vaultConfiguration: VaultConfiguration = .init(), kdfCost: KDFCost = .calibrated
         ) {
             self.dataDirectory = dataDirectory
-            self.reader = reader
-            self.readerProblem = readerProblem
+            self.readerLookup = .found(reader, problem: readerProblem)
             self.keyCache = keyCache
             self.attempts = attempts
             self.interaction = interaction
@@ -67,10 +65,10 @@ public final class AuthContext: Sendable {
     /// Nil when `policy` can run now; otherwise why not (as `LAContext.canEvaluatePolicy`).
     /// Checks what can be known without unlocking: a vault, remote session, reader, keyring, a
     /// cached key, lockout.
-    public func canEvaluate(_ policy: AuthPolicy) -> AuthError? {
+    public func canEvaluate(_ policy: AuthPolicy) async -> AuthError? {
         guard passcodes.hasPasscode else { return passcodeNotSet }
         do {
-            try biometricPreconditions()
+            try await biometricPreconditions()
             let storeID = try passcodes.storeID()
             guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
             if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
@@ -177,8 +175,28 @@ public final class AuthContext: Sendable {
         if let remote = RemoteSession.reason(environment: dependencies.environment) {
             throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
         }
-        let reader = try requireReader()
-        let vault = try await vaultForBiometrics(reason: "read the enrolled fingers")
+        // The cached key opens the vault while the reader may still be being found; the passcode is
+        // asked for only once the reader is known to be there.
+        var cacheMiss: AuthError?
+        var cached: Vault?
+        do {
+            cached = try openWithCachedKey()
+        } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
+            cacheMiss = error
+        }
+        let reader: any FingerprintReader
+        do {
+            reader = try await requireReader()
+        } catch {
+            cached?.close()
+            throw error
+        }
+        let vault: Vault
+        if let cached {
+            vault = cached
+        } else {
+            vault = try await unlockWithPasscode(reason: "read the enrolled fingers", why: cacheMiss)
+        }
         defer { vault.close() }
         try checkReaderKind(reader, vault: vault)
         if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
@@ -215,8 +233,8 @@ public final class AuthContext: Sendable {
     // MARK: - Fingerprint unlock
 
     private func unlockWithFinger() async throws -> Vault {
-        let reader = try requireReader()
-        let vault = try vaultFromCache()
+        let reader = try await requireReader()
+        let vault = try await vaultFromCache()
         do {
             try checkReaderKind(reader, vault: vault)
             if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
@@ -307,30 +325,37 @@ public final class AuthContext: Sendable {
     /// The vault key for a biometric operation: from the cache, else from the passcode.
     private func vaultForBiometrics(reason: String) async throws -> Vault {
         do {
-            return try vaultFromCache(checkingSession: false)
+            return try openWithCachedKey()
         } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
             return try await unlockWithPasscode(reason: reason, why: error)
         }
     }
 
-    private func biometricPreconditions() throws {
+    private func biometricPreconditions() async throws {
         if let remote = RemoteSession.reason(environment: dependencies.environment) {
             throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
         }
-        _ = try requireReader()
+        _ = try await requireReader()
         if let reason = dependencies.keyCache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
     }
 
-    private func requireReader() throws -> any FingerprintReader {
-        if let reader = dependencies.reader { return reader }
-        if let problem = dependencies.readerProblem { throw Self.authError(problem) }
+    private func requireReader() async throws -> any FingerprintReader {
+        let (reader, problem) = await dependencies.readerLookup.outcome()
+        if let reader { return reader }
+        if let problem { throw Self.authError(problem) }
         throw AuthError(.biometryNotAvailable, "No fingerprint reader is connected.", unavailability: .noReader)
     }
 
-    private func vaultFromCache(checkingSession: Bool = true) throws -> Vault {
-        if checkingSession { try biometricPreconditions() }
+    /// The vault opened with the cached key, once a touch could be asked for at all.
+    private func vaultFromCache() async throws -> Vault {
+        try await biometricPreconditions()
+        return try openWithCachedKey()
+    }
+
+    /// The vault opened with the cached key, without the session checks of `vaultFromCache()`.
+    private func openWithCachedKey() throws -> Vault {
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)

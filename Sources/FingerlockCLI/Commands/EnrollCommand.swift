@@ -23,7 +23,7 @@ struct EnrollCommand: FingerlockCommand {
         let finger = Finger(name: self.finger)!
         let console = dependencies.console
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-        let reader = try session.requireReader()
+        let reader = try await session.requireReader()
         let vault = try await session.context.unlockWithPasscode(reason: "enroll a finger")
         defer { vault.close() }
         try session.context.checkReaderKind(reader, vault: vault)

@@ -78,7 +78,6 @@ struct VerifyRequest: Equatable {
     /// One touch: returns on a match, throws otherwise (a no-match counts towards the lockout).
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies)
-        _ = try session.requireReader()
         let context = session.context
         let result = try await withInterruptCancellation { [finger] in try await context.verifyTouch(finger: finger) }
         dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))

@@ -7,8 +7,8 @@ import Vault
 /// or none) and the `AuthContext` built from them.
 struct AuthSession {
     let context: AuthContext
-    let reader: (any FingerprintReader)?
-    let readerProblem: FingerprintError?
+    /// The reader in effect, possibly still being found.
+    let readerLookup: ReaderLookup
     let interaction: any AuthInteraction
     let dataDirectory: String
     let dependencies: CLIDependencies
@@ -29,13 +29,23 @@ struct AuthSession {
     ) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
-        var reader: (any FingerprintReader)?
-        var problem: FingerprintError?
-        if needsReader {
-            do {
-                reader = try await resolver.reader()
-            } catch let error as FingerprintError {
-                problem = error
+        if !needsReader {
+            readerLookup = .found(nil)
+        } else if resolver.choice == .simulated {
+            // Made on the spot (its script errors are usage errors, reported now).
+            let reader = try await resolver.reader()
+            readerLookup = .found(reader, problem: reader == nil ? resolver.missingReaderError : nil)
+        } else {
+            // libfprint is still enumerating on its thread: let the commands get on meanwhile.
+            readerLookup = .started { [resolver] in
+                do {
+                    if let reader = try await resolver.reader() { return (reader, nil) }
+                    return (nil, resolver.missingReaderError)
+                } catch let error as FingerprintError {
+                    return (nil, error)
+                } catch {
+                    return (nil, FingerprintError(.deviceError, "Cannot list the fingerprint readers: \(error)"))
+                }
             }
         }
         let interaction: any AuthInteraction
@@ -46,25 +56,24 @@ struct AuthSession {
         } else {
             interaction = NonInteractive(console: dependencies.console, quiet: json)
         }
-        if needsReader && reader == nil && problem == nil { problem = resolver.missingReaderError }
-        self.reader = reader
-        self.readerProblem = problem
         self.interaction = interaction
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
         var authDependencies = AuthContext.Dependencies(
-            dataDirectory: dataDirectory, reader: reader, readerProblem: problem, keyCache: dependencies.keyCache,
+            dataDirectory: dataDirectory, reader: nil, keyCache: dependencies.keyCache,
             attempts: FileAttemptStore(dataDirectory: dataDirectory), interaction: interaction,
             environment: dependencies.environment, now: dependencies.now,
             vaultConfiguration: VaultConfiguration(now: dependencies.now))
+        authDependencies.readerLookup = readerLookup
         authDependencies.testReaderChosen = resolver.choosesTestReader
         context = AuthContext(authDependencies)
     }
 
-    /// The reader, or the reader error explaining its absence.
-    func requireReader() throws -> any FingerprintReader {
+    /// The reader, or the reader error explaining its absence (waiting for libfprint if need be).
+    func requireReader() async throws -> any FingerprintReader {
+        let (reader, problem) = await readerLookup.outcome()
         if let reader { return reader }
-        throw readerProblem ?? FingerprintError.noReader()
+        throw problem ?? FingerprintError.noReader()
     }
 }
 

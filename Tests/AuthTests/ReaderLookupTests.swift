@@ -1,0 +1,103 @@
+import Auth
+import Crypto
+import Fingerprint
+import Foundation
+import Synchronization
+import Testing
+import Vault
+
+/// A key cache that counts lookups, to tell what happened before a pending reader was known.
+final class CountingKeyCache: KeyCache {
+    let inner: any KeyCache
+    let loads = Atomic<Int>(0)
+
+    init(_ inner: any KeyCache) { self.inner = inner }
+
+    func unavailableReason() -> String? { inner.unavailableReason() }
+    func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
+        try inner.store(key, name: name, lifetime: lifetime)
+    }
+    func load(name: String) throws(KeyCacheError) -> SymmetricKey? {
+        loads.add(1, ordering: .sequentiallyConsistent)
+        return try inner.load(name: name)
+    }
+    func invalidate(name: String) throws(KeyCacheError) -> Bool { try inner.invalidate(name: name) }
+}
+
+/// `verifyTouch` with a reader still being found (libfprint enumerating): the cached key opens the
+/// vault meanwhile, and the passcode is asked for only once the reader is known to be there.
+@Suite(.timeLimit(.minutes(1))) struct ReaderLookupTests {
+    let install = Installation()
+
+    func context(_ lookup: ReaderLookup, interaction: ScriptedInteraction, cache: any KeyCache) -> AuthContext {
+        var dependencies = AuthContext.Dependencies(
+            dataDirectory: install.directory, reader: nil, keyCache: cache, attempts: install.attempts,
+            interaction: interaction, environment: [:], now: install.clock.now,
+            vaultConfiguration: VaultConfiguration(now: install.clock.now), kdfCost: .insecureForTestsOnly())
+        dependencies.readerLookup = lookup
+        return AuthContext(dependencies)
+    }
+
+    @Test func theCachedKeyOpensTheVaultBeforeTheReaderIsKnown() async throws {
+        try await install.setUp()
+        let cache = CountingKeyCache(install.cache)
+        // The lookup finishes only after the vault has been opened with the cached key (or gives up
+        // after two seconds): were the reader awaited first, it would give up.
+        let sawTheVaultOpened = Mutex(false)
+        let lookup = ReaderLookup.started {
+            let deadline = ContinuousClock.now + .seconds(2)
+            while cache.loads.load(ordering: .sequentiallyConsistent) == 0 && ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            sawTheVaultOpened.withLock { $0 = cache.loads.load(ordering: .sequentiallyConsistent) > 0 }
+            return (Installation.reader([.finger(.rightIndex)]), nil)
+        }
+        let interaction = ScriptedInteraction()
+        let result = try await context(lookup, interaction: interaction, cache: cache).verifyTouch(finger: nil)
+        #expect(result.print.finger == .rightIndex)
+        #expect(interaction.prompts.isEmpty)
+        #expect(sawTheVaultOpened.withLock { $0 })
+    }
+
+    @Test func aReaderFoundLaterIsWaitedFor() async throws {
+        try await install.setUp()
+        let lookup = ReaderLookup.started {
+            try? await Task.sleep(for: .milliseconds(200))
+            return (Installation.reader([.finger(.rightIndex)]), nil)
+        }
+        let result = try await context(lookup, interaction: ScriptedInteraction(), cache: install.cache).verifyTouch(finger: .rightIndex)
+        #expect(result.print.finger == .rightIndex)
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func noReaderFailsWithoutAskingForThePasscode() async throws {
+        try await install.setUp()
+        try install.cache.invalidate(name: try storeID())
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let lookup = ReaderLookup.started { (nil, FingerprintError(.busy, "The reader is busy.")) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await context(lookup, interaction: interaction, cache: install.cache).verifyTouch(finger: nil)
+        }
+        #expect(error?.unavailability == .busy)
+        #expect(error?.message == "The reader is busy.")
+        #expect(interaction.prompts.isEmpty)
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func withoutACachedKeyThePasscodeIsAskedOnceTheReaderIsThere() async throws {
+        try await install.setUp()
+        try install.cache.invalidate(name: try storeID())
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let lookup = ReaderLookup.started {
+            try? await Task.sleep(for: .milliseconds(50))
+            return (Installation.reader([.finger(.rightIndex)]), nil)
+        }
+        let result = try await context(lookup, interaction: interaction, cache: install.cache).verifyTouch(finger: nil)
+        #expect(result.print.finger == .rightIndex)
+        #expect(interaction.prompts.count == 1)
+    }
+
+    func storeID() throws -> String {
+        try Vault.storeID(in: install.directory).uuidString
+    }
+}
