@@ -52,6 +52,23 @@ public struct PrivateDirectory: Sendable, Hashable {
     public static func checkFile(_ path: String) throws(SafeFilesError) {
         var info = stat()
         guard lstat(path, &info) == 0 else { throw .io("inspect", path: path, errno: errno) }
+        try checkFile(info, path: path)
+    }
+
+    /// As `checkFile(_:)`, for a file already open (no window between the check and the use); also
+    /// refuses anything but a regular file. Returns the file's size.
+    @discardableResult
+    public static func checkFile(descriptor fd: Int32, path: String) throws(SafeFilesError) -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io("inspect", path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SafeFilesError(.notARegularFile, path: path, "\(path) is not a regular file; fingerlock will not use it.")
+        }
+        try checkFile(info, path: path)
+        return Int(info.st_size)
+    }
+
+    private static func checkFile(_ info: stat, path: String) throws(SafeFilesError) {
         guard info.st_uid == geteuid() else {
             throw SafeFilesError(.notOwned, path: path, "\(path) belongs to another user; fingerlock will not use it.")
         }

@@ -4,6 +4,7 @@ public struct SafeFilesError: Error, Equatable, Sendable, CustomStringConvertibl
         case tooOpen
         case notOwned
         case notADirectory
+        case notARegularFile
         case io
         case diskFull
         case lockTimeout

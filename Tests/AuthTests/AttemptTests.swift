@@ -89,19 +89,50 @@ import Testing
         let text = try String(contentsOfFile: directory + "/attempts", encoding: .utf8)
         #expect(text.hasPrefix("fingerlock-attempts 1 touches=12345 passcodes=99 last-passcode-failure=4102444800123 "))
         #expect(try store.read().lastPasscodeFailure == Date(timeIntervalSince1970: 4_102_444_800.123))
-        #expect(!FileManager.default.fileExists(atPath: directory + "/attempts.lock"))
+        // A clock set before 1970 still reads back.
+        try store.update { $0.lastPasscodeFailure = Date(timeIntervalSince1970: -1.5) }
+        #expect(try store.read().lastPasscodeFailure == Date(timeIntervalSince1970: -1.5))
+    }
+
+    @Test func aRecordWithMoreAfterItIsDamaged() throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        try store.update { $0.failedTouches = 2 }
+        let handle = try #require(FileHandle(forWritingAtPath: directory + "/attempts"))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: UInt8(ascii: " "), count: 200))
+        handle.closeFile()
+        let error = #expect(throws: AuthError.self) { try store.read() }
+        #expect(error?.code == .dataError)
+        #expect(error?.message.contains("Deleting the file resets them") == true)
+    }
+
+    @Test func somethingOtherThanAFileIsRefused() throws {
+        #expect(mkfifo(directory + "/attempts", 0o600) == 0)
+        #expect(throws: (any Error).self) { try FileAttemptStore(dataDirectory: directory).read() }
     }
 
     @Test func countersFromAnEarlierVersionAreKept() throws {
         let legacy = #"{"failedPasscodes":6,"failedTouches":2,"lastPasscodeFailure":"2026-11-22T05:00:00Z"}"#
         #expect(FileManager.default.createFile(
             atPath: directory + "/attempts.json", contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(FileManager.default.createFile(
+            atPath: directory + "/attempts.lock", contents: Data(), attributes: [.posixPermissions: 0o600]))
         let store = FileAttemptStore(dataDirectory: directory)
         let expected = AttemptState(
             failedTouches: 2, failedPasscodes: 6, lastPasscodeFailure: Date(timeIntervalSince1970: 1_795_323_600))
         #expect(try store.read() == expected)
         #expect(!FileManager.default.fileExists(atPath: directory + "/attempts.json"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/attempts.lock"))
         #expect(try FileAttemptStore(dataDirectory: directory).read() == expected)
+    }
+
+    @Test func anEarlierFileBesideARecordIsIgnored() throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        try store.update { $0.failedTouches = 1 }
+        #expect(FileManager.default.createFile(
+            atPath: directory + "/attempts.json", contents: Data(#"{"failedPasscodes":9,"failedTouches":4}"#.utf8),
+            attributes: [.posixPermissions: 0o600]))
+        #expect(try store.read() == AttemptState(failedTouches: 1))
     }
 
     @Test func aDamagedEarlierFileIsAnErrorToo() throws {

@@ -97,6 +97,28 @@ final class CountingKeyCache: KeyCache {
         #expect(interaction.prompts.count == 1)
     }
 
+    @Test func aReaderProblemWithTheKeyCachedIsReportedAfterTheVaultOpens() async throws {
+        try await install.setUp()
+        let cache = CountingKeyCache(install.cache)
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let lookup = ReaderLookup.started { (nil, FingerprintError(.unplugged, "The reader was unplugged.")) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await context(lookup, interaction: interaction, cache: cache).verifyTouch(finger: nil)
+        }
+        #expect(error?.unavailability == .unplugged)
+        #expect(cache.loads.load(ordering: .sequentiallyConsistent) == 1)
+        #expect(interaction.prompts.isEmpty)
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func noPasscodeSetIsReportedBeforeAMissingReader() async throws {
+        let lookup = ReaderLookup.started { (nil, FingerprintError.noReader()) }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await context(lookup, interaction: ScriptedInteraction(), cache: install.cache).verifyTouch(finger: nil)
+        }
+        #expect(error?.code == .passcodeNotSet)
+    }
+
     func storeID() throws -> String {
         try Vault.storeID(in: install.directory).uuidString
     }

@@ -11,14 +11,23 @@ import Vault
         template: Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }), enrolled: Date(timeIntervalSince1970: 1_795_323_600.25))
 
     @Test func aPrintSurvivesTheRoundTrip() throws {
-        let record = TemplateRecord.encode(Self.print)
+        let record = try TemplateRecord.encode(Self.print)
         #expect(record.first == 1)
         #expect(TemplateRecord.decode(record) == Self.print)
         // Also when the bytes arrive as a slice of something larger.
         let framed = Data([0xAA, 0xBB]) + record
         #expect(TemplateRecord.decode(framed.dropFirst(2)) == Self.print)
         let empty = EnrolledPrint(finger: .leftThumb, reader: ReaderIdentity(driver: "synaptics", deviceID: "1-4"), template: Data(), enrolled: .init(timeIntervalSince1970: 0))
-        #expect(TemplateRecord.decode(TemplateRecord.encode(empty)) == empty)
+        #expect(TemplateRecord.decode(try TemplateRecord.encode(empty)) == empty)
+        let early = EnrolledPrint(finger: .leftThumb, reader: Self.print.reader, template: Data([1]), enrolled: .init(timeIntervalSince1970: -86_400.5))
+        #expect(TemplateRecord.decode(try TemplateRecord.encode(early)) == early)
+    }
+
+    @Test func aReaderIdTooLongToStoreIsRefused() {
+        let long = EnrolledPrint(
+            finger: .leftThumb, reader: ReaderIdentity(driver: "d", deviceID: String(repeating: "x", count: 70_000)),
+            template: Data(), enrolled: Date())
+        #expect(throws: AuthError.self) { try TemplateRecord.encode(long) }
     }
 
     @Test func printsSealedAsJSONByEarlierVersionsAreRead() throws {
@@ -34,8 +43,8 @@ import Vault
         #expect(print.enrolled == Date(timeIntervalSince1970: 1_795_323_600))
     }
 
-    @Test func everyTruncationAndAWrongVersionAreRefused() {
-        let record = TemplateRecord.encode(Self.print)
+    @Test func everyTruncationAndAWrongVersionAreRefused() throws {
+        let record = try TemplateRecord.encode(Self.print)
         // Cut anywhere before the template starts: the header is incomplete.
         let header = 1 + 1 + "right-index-finger".utf8.count + 2 + "virtual_device:0".utf8.count + 8
         for length in 0..<header {
@@ -47,8 +56,8 @@ import Vault
         #expect(TemplateRecord.decode(Data("{not json".utf8)) == nil)
     }
 
-    @Test func anUnknownFingerOrReaderIsRefused() {
-        var record = TemplateRecord.encode(Self.print)
+    @Test func anUnknownFingerOrReaderIsRefused() throws {
+        var record = try TemplateRecord.encode(Self.print)
         record[2] = UInt8(ascii: "x")  // "xight-index-finger"
         #expect(TemplateRecord.decode(record) == nil)
         let noColon = Data([1, 9] + Array("left-ring".utf8) + [0, 3] + Array("abc".utf8) + Array(repeating: 0, count: 8))

@@ -14,9 +14,9 @@ import Glibc
 ///
 /// Every touch updates the file twice (counted before the scan, cleared after a match), so it is
 /// built for that: one open and one lock per update, a fixed-size record rewritten in place by a
-/// single `pwrite` (which a killed process cannot tear), and no rename, which on ext4 starts writeback
-/// of the new file at once. The record is text, for whoever looks:
-/// `fingerlock-attempts 1 touches=N passcodes=N last-passcode-failure=MILLISECONDS|-`.
+/// single `pwrite` (which a killed process cannot tear, and which stays inside one disk sector), and
+/// no rename, which on ext4 starts writeback of the new file at once. The record is text, for
+/// whoever looks: `fingerlock-attempts 1 touches=N passcodes=N last-passcode-failure=MILLISECONDS|-`.
 public struct FileAttemptStore: AttemptStore {
     let dataDirectory: String
     let path: String
@@ -34,13 +34,13 @@ public struct FileAttemptStore: AttemptStore {
     }
 
     public func read() throws -> AttemptState {
-        try withRecord { fd, _ in try load(fd) }
+        try withRecord { fd, size in try load(fd, size: size) }
     }
 
     @discardableResult
     public func update<T>(_ body: (inout AttemptState) throws -> T) throws -> T {
-        try withRecord { fd, created in
-            var state = try load(fd)
+        try withRecord { fd, size in
+            var state = try load(fd, size: size)
             let before = state
             let result = try body(&state)
             if state != before {
@@ -48,49 +48,49 @@ public struct FileAttemptStore: AttemptStore {
                 // guards a key that lives in the kernel keyring, which a crash or power loss empties
                 // too: afterwards no touch can unlock anything until the passcode is entered (which
                 // clears the counter). Written without fsync it still reaches the kernel before the
-                // touch is checked, so killing the process cannot skip a failure.
+                // touch is checked, so killing the process cannot skip a failure. The first record in
+                // a new file is always made durable, with the directory entry that names the file.
                 let passcodeCountersChanged =
                     state.failedPasscodes != before.failedPasscodes
                     || state.lastPasscodeFailure != before.lastPasscodeFailure
-                try store(state, fd, durable: passcodeCountersChanged, created: created)
+                try store(state, fd, durable: passcodeCountersChanged, first: size == 0)
             }
             return result
         }
     }
 
-    /// Runs `body` with the record open and locked; `created` says whether this call made the file.
-    private func withRecord<T>(_ body: (Int32, Bool) throws -> T) throws -> T {
+    /// Runs `body` with the record open and locked, and its size as found under the lock.
+    private func withRecord<T>(_ body: (Int32, Int) throws -> T) throws -> T {
         _ = try PrivateDirectory(creating: dataDirectory)
-        let existed = access(path, F_OK) == 0
         let lock = try FileLock(path: path, timeout: .seconds(30))
         return try withExtendedLifetime(lock) {
-            try PrivateDirectory.checkFile(path)
-            return try body(lock.descriptor, !existed)
+            let size = try PrivateDirectory.checkFile(descriptor: lock.descriptor, path: path)
+            return try body(lock.descriptor, size)
         }
     }
 
-    private func load(_ fd: Int32) throws -> AttemptState {
-        var buffer = [UInt8](repeating: 0, count: Self.recordSize * 2)
+    private func load(_ fd: Int32, size: Int) throws -> AttemptState {
+        if size == 0 { return try migrateLegacy(fd) }
+        guard size <= Self.recordSize else { throw damaged(path) }
+        var buffer = [UInt8](repeating: 0, count: size)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count >= 0 else { throw AuthError(.dataError, "Cannot read the attempt counters in \(path) (errno \(errno)).") }
-        if count == 0 { return try migrateLegacy(fd) }
-        guard let state = Self.parse(buffer[..<count]) else {
-            throw AuthError(.dataError, "The attempt counters in \(path) are damaged; fingerlock will not guess them.")
-        }
+        guard count == size else { throw AuthError(.dataError, "Cannot read the attempt counters in \(path) (errno \(errno)).") }
+        guard let state = Self.parse(buffer[...]) else { throw damaged(path) }
         return state
     }
 
-    private func store(_ state: AttemptState, _ fd: Int32, durable: Bool, created: Bool) throws {
+    /// `first`: the file was empty, so this also makes the record and the directory entry durable.
+    private func store(_ state: AttemptState, _ fd: Int32, durable: Bool, first: Bool) throws {
         let record = Self.format(state)
         let written = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == record.count, ftruncate(fd, off_t(record.count)) == 0 else {
             throw AuthError(.dataError, "Cannot write the attempt counters in \(path) (errno \(errno)).")
         }
-        guard durable else { return }
+        guard durable || first else { return }
         guard fdatasync(fd) == 0 else {
             throw AuthError(.dataError, "Cannot write the attempt counters in \(path) (errno \(errno)).")
         }
-        if created { try AtomicFile.syncDirectory(dataDirectory) }
+        if first { try AtomicFile.syncDirectory(dataDirectory) }
     }
 
     /// The counters an earlier version left in `attempts.json`, moved into the new (empty) record.
@@ -100,12 +100,18 @@ public struct FileAttemptStore: AttemptStore {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let state = try? decoder.decode(AttemptState.self, from: Data(try AtomicFile.read(legacyPath))) else {
-            throw AuthError(.dataError, "The attempt counters in \(legacyPath) are damaged; fingerlock will not guess them.")
+            throw damaged(legacyPath)
         }
-        try store(state, fd, durable: true, created: true)
+        try store(state, fd, durable: true, first: true)
         _ = try AtomicFile.remove(legacyPath)
         _ = try AtomicFile.remove(dataDirectory + "/attempts.lock")
         return state
+    }
+
+    private func damaged(_ file: String) -> AuthError {
+        AuthError(
+            .dataError,
+            "The attempt counters in \(file) are damaged; fingerlock will not guess them. Deleting the file resets them (and ends any lockout).")
     }
 
     static func format(_ state: AttemptState) -> [UInt8] {
@@ -128,7 +134,8 @@ public struct FileAttemptStore: AttemptStore {
         else { return nil }
         var lastFailure: Date?
         if last != "-" {
-            guard let milliseconds = Int64(last), milliseconds >= 0 else { return nil }
+            // A clock set before 1970 gives a negative time; it still reads back.
+            guard let milliseconds = Int64(last) else { return nil }
             lastFailure = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         }
         return AttemptState(failedTouches: touches, failedPasscodes: passcodes, lastPasscodeFailure: lastFailure)

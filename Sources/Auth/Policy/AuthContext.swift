@@ -29,8 +29,19 @@ public final class AuthContext: Sendable {
             environment: [String: String], now: @escaping @Sendable () -> Date,
             vaultConfiguration: VaultConfiguration = .init(), kdfCost: KDFCost = .calibrated
         ) {
+            self.init(
+                dataDirectory: dataDirectory, readerLookup: .found(reader, problem: readerProblem), keyCache: keyCache,
+                attempts: attempts, interaction: interaction, environment: environment, now: now,
+                vaultConfiguration: vaultConfiguration, kdfCost: kdfCost)
+        }
+
+        public init(
+            dataDirectory: String, readerLookup: ReaderLookup, keyCache: any KeyCache, attempts: any AttemptStore,
+            interaction: any AuthInteraction, environment: [String: String], now: @escaping @Sendable () -> Date,
+            vaultConfiguration: VaultConfiguration = .init(), kdfCost: KDFCost = .calibrated
+        ) {
             self.dataDirectory = dataDirectory
-            self.readerLookup = .found(reader, problem: readerProblem)
+            self.readerLookup = readerLookup
             self.keyCache = keyCache
             self.attempts = attempts
             self.interaction = interaction
@@ -176,7 +187,8 @@ public final class AuthContext: Sendable {
             throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
         }
         // The cached key opens the vault while the reader may still be being found; the passcode is
-        // asked for only once the reader is known to be there.
+        // asked for only once the reader is known to be there. So a vault that cannot be opened is
+        // reported before a missing reader, and a missing reader before any passcode prompt.
         var cacheMiss: AuthError?
         var cached: Vault?
         do {
@@ -343,6 +355,8 @@ public final class AuthContext: Sendable {
 
     private func requireReader() async throws -> any FingerprintReader {
         let (reader, problem) = await dependencies.readerLookup.outcome()
+        // libfprint's enumeration cannot be interrupted; a Ctrl-C during it takes effect here.
+        try Task.checkCancellation()
         if let reader { return reader }
         if let problem { throw Self.authError(problem) }
         throw AuthError(.biometryNotAvailable, "No fingerprint reader is connected.", unavailability: .noReader)

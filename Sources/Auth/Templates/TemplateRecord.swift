@@ -12,9 +12,12 @@ public import Foundation
 public enum TemplateRecord {
     static let version: UInt8 = 1
 
-    public static func encode(_ print: EnrolledPrint) -> Data {
+    public static func encode(_ print: EnrolledPrint) throws(AuthError) -> Data {
         let finger = Array(print.finger.rawValue.utf8)
         let reader = Array(print.reader.description.utf8)
+        guard reader.count <= Int(UInt16.max) else {
+            throw AuthError(.invalidInput, "The reader id \(print.reader) is too long to store.")
+        }
         var bytes: [UInt8] = [version, UInt8(finger.count)]
         bytes.reserveCapacity(bytes.count + finger.count + 2 + reader.count + 8 + print.template.count)
         bytes += finger

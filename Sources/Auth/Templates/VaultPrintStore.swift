@@ -18,7 +18,7 @@ public struct VaultPrintStore: PrintStore {
     }
 
     public func save(_ print: EnrolledPrint) throws {
-        try vault.putTemplate(TemplateRecord.encode(print), reader: print.reader.description, finger: print.finger.rawValue)
+        try vault.putTemplate(try TemplateRecord.encode(print), reader: print.reader.description, finger: print.finger.rawValue)
     }
 
     @discardableResult

@@ -1,10 +1,6 @@
 import Auth
 import Fingerprint
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One `fingerlock verify`, as plain values: what `VerifyCommand` parses, and what its fast parser reads.
 ///
 /// `verify` is what scripts run, often in a loop, and its whole run takes a few milliseconds, of which
@@ -57,14 +53,14 @@ struct VerifyRequest: Equatable {
                 return nil
             }
         }
-        var descriptor: Int32?
+        var fd: Int32?
         if let text = options["--passcode-fd"] {
-            // The checks `PasscodeOptions.validate()` makes; its errors are ArgumentParser's to report.
-            guard !passcodeStdin, let fd = Int32(text), fd >= 0, fcntl(fd, F_GETFD) >= 0 else { return nil }
-            descriptor = fd
-        } else if passcodeStdin {
-            descriptor = 0
+            guard let number = Int32(text) else { return nil }
+            fd = number
         }
+        // A bad choice is ArgumentParser's to report, as `PasscodeOptions.validate()` does.
+        guard PasscodeOptions.problem(stdin: passcodeStdin, fd: fd) == nil else { return nil }
+        let descriptor = passcodeStdin ? 0 : fd
         var finger: Finger?
         if let fingerName, fingerName != "any" {
             guard let named = Finger(name: fingerName) else { return nil }

@@ -337,6 +337,7 @@ public struct Doctor: Sendable {
             return "\(path) is accessible to other users (mode \(String(mode?.intValue ?? 0, radix: 8)))."
         case .notOwned: return "\(path) belongs to another user; fingerlock will not use it."
         case .notADirectory: return "\(path) is not a directory."
+        case .notARegularFile: return "\(path) is not a regular file."
         case .io, .diskFull, .lockTimeout: return error.message
         }
     }
@@ -346,6 +347,7 @@ public struct Doctor: Sendable {
         case .tooOpen: "chmod \(isDirectory ? "700" : "600") '\(path)'"
         case .notOwned: "sudo chown \(dependencies.user.name) '\(path)', or use your own --data-dir"
         case .notADirectory: "move '\(path)' out of the way; fingerlock needs a directory there"
+        case .notARegularFile: "move '\(path)' out of the way; fingerlock needs a plain file there"
         case .io, .diskFull, .lockTimeout: "check '\(path)' (ls -ld '\(path)')"
         }
     }

@@ -17,15 +17,16 @@ struct PasscodeOptions: ParsableArguments {
     var passcodeFD: Int32?
 
     func validate() throws {
-        if passcodeStdin && passcodeFD != nil {
-            throw ValidationError("Use either --passcode-stdin or --passcode-fd, not both.")
-        }
-        if let passcodeFD, passcodeFD < 0 {
-            throw ValidationError("--passcode-fd takes a file descriptor number (0 or more).")
-        }
-        if let passcodeFD, fcntl(passcodeFD, F_GETFD) < 0 {
-            throw ValidationError("--passcode-fd \(passcodeFD): that descriptor is not open.")
-        }
+        if let problem = Self.problem(stdin: passcodeStdin, fd: passcodeFD) { throw ValidationError(problem) }
+    }
+
+    /// What is wrong with this choice of passcode source, or nil (shared with `verify`'s fast parser).
+    static func problem(stdin: Bool, fd: Int32?) -> String? {
+        if stdin && fd != nil { return "Use either --passcode-stdin or --passcode-fd, not both." }
+        guard let fd else { return nil }
+        if fd < 0 { return "--passcode-fd takes a file descriptor number (0 or more)." }
+        if fcntl(fd, F_GETFD) < 0 { return "--passcode-fd \(fd): that descriptor is not open." }
+        return nil
     }
 
     /// Whether `fd` reads the same file as stdin (`--passcode-fd 0`, or a duplicate of it).

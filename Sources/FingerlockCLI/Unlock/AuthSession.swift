@@ -43,6 +43,8 @@ struct AuthSession {
                     return (nil, resolver.missingReaderError)
                 } catch let error as FingerprintError {
                     return (nil, error)
+                } catch is CancellationError {
+                    return (nil, FingerprintError(.deviceError, "Listing the fingerprint readers was cancelled."))
                 } catch {
                     return (nil, FingerprintError(.deviceError, "Cannot list the fingerprint readers: \(error)"))
                 }
@@ -60,11 +62,10 @@ struct AuthSession {
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
         var authDependencies = AuthContext.Dependencies(
-            dataDirectory: dataDirectory, reader: nil, keyCache: dependencies.keyCache,
+            dataDirectory: dataDirectory, readerLookup: readerLookup, keyCache: dependencies.keyCache,
             attempts: FileAttemptStore(dataDirectory: dataDirectory), interaction: interaction,
             environment: dependencies.environment, now: dependencies.now,
             vaultConfiguration: VaultConfiguration(now: dependencies.now))
-        authDependencies.readerLookup = readerLookup
         authDependencies.testReaderChosen = resolver.choosesTestReader
         context = AuthContext(authDependencies)
     }

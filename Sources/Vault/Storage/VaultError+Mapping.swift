@@ -9,7 +9,7 @@ extension VaultError {
             return error
         case let error as SafeFilesError:
             switch error.code {
-            case .tooOpen, .notOwned, .notADirectory: return VaultError(.permissions, error.message)
+            case .tooOpen, .notOwned, .notADirectory, .notARegularFile: return VaultError(.permissions, error.message)
             case .lockTimeout: return VaultError(.busy, error.message)
             case .diskFull: return VaultError(.diskFull, error.message)
             case .io: return VaultError(.io, error.message)
