@@ -45,9 +45,8 @@ import Vault
 
     @Test func everyTruncationAndAWrongVersionAreRefused() throws {
         let record = try TemplateRecord.encode(Self.print)
-        // Cut anywhere before the template starts: the header is incomplete.
-        let header = 1 + 1 + "right-index-finger".utf8.count + 2 + "virtual_device:0".utf8.count + 8
-        for length in 0..<header {
+        // Cut anywhere: every field is length-prefixed, so a short record is never read.
+        for length in 0..<record.count {
             #expect(TemplateRecord.decode(record.prefix(length)) == nil, "cut at \(length)")
         }
         var wrongVersion = record
@@ -57,11 +56,19 @@ import Vault
     }
 
     @Test func anUnknownFingerOrReaderIsRefused() throws {
-        var record = try TemplateRecord.encode(Self.print)
-        record[2] = UInt8(ascii: "x")  // "xight-index-finger"
-        #expect(TemplateRecord.decode(record) == nil)
-        let noColon = Data([1, 9] + Array("left-ring".utf8) + [0, 3] + Array("abc".utf8) + Array(repeating: 0, count: 8))
-        #expect(TemplateRecord.decode(noColon) == nil)
+        func record(finger: String, reader: String) -> Data {
+            var writer = ByteWriter()
+            writer.u8(1)
+            writer.string(finger)
+            writer.string(reader)
+            writer.date(Date(timeIntervalSince1970: 0))
+            writer.field([UInt8]())
+            return writer.data
+        }
+        #expect(TemplateRecord.decode(record(finger: "left-ring-finger", reader: "abc:0")) != nil)
+        #expect(TemplateRecord.decode(record(finger: "xight-index-finger", reader: "abc:0")) == nil)
+        #expect(TemplateRecord.decode(record(finger: "left-ring-finger", reader: "abc")) == nil)
+        #expect(TemplateRecord.decode(record(finger: "left-ring-finger", reader: "abc:0") + Data([0])) == nil)
     }
 
     @Test func theVaultStoreWritesRecordsAndReadsBothKinds() throws {

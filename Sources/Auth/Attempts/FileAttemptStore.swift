@@ -74,7 +74,7 @@ public struct FileAttemptStore: AttemptStore {
         guard size <= Self.recordSize else { throw damaged(path) }
         var buffer = [UInt8](repeating: 0, count: size)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count == size else { throw AuthError(.dataError, "Cannot read the attempt counters in \(path) (errno \(errno)).") }
+        guard count == size else { throw ioError("read") }
         guard let state = Self.parse(buffer[...]) else { throw damaged(path) }
         return state
     }
@@ -83,13 +83,9 @@ public struct FileAttemptStore: AttemptStore {
     private func store(_ state: AttemptState, _ fd: Int32, durable: Bool, first: Bool) throws {
         let record = Self.format(state)
         let written = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        guard written == record.count, ftruncate(fd, off_t(record.count)) == 0 else {
-            throw AuthError(.dataError, "Cannot write the attempt counters in \(path) (errno \(errno)).")
-        }
+        guard written == record.count, ftruncate(fd, off_t(record.count)) == 0 else { throw ioError("write") }
         guard durable || first else { return }
-        guard fdatasync(fd) == 0 else {
-            throw AuthError(.dataError, "Cannot write the attempt counters in \(path) (errno \(errno)).")
-        }
+        guard fdatasync(fd) == 0 else { throw ioError("write") }
         if first { try AtomicFile.syncDirectory(dataDirectory) }
     }
 
@@ -106,6 +102,10 @@ public struct FileAttemptStore: AttemptStore {
         _ = try AtomicFile.remove(legacyPath)
         _ = try AtomicFile.remove(dataDirectory + "/attempts.lock")
         return state
+    }
+
+    private func ioError(_ verb: String) -> AuthError {
+        AuthError(.dataError, "Cannot \(verb) the attempt counters in \(path) (errno \(errno)).")
     }
 
     private func damaged(_ file: String) -> AuthError {

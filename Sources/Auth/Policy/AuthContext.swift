@@ -189,26 +189,15 @@ public final class AuthContext: Sendable {
         // The cached key opens the vault while the reader may still be being found; the passcode is
         // asked for only once the reader is known to be there. So a vault that cannot be opened is
         // reported before a missing reader, and a missing reader before any passcode prompt.
-        var cacheMiss: AuthError?
-        var cached: Vault?
-        do {
-            cached = try openWithCachedKey()
-        } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
-            cacheMiss = error
-        }
+        let cached = try cachedVault()
         let reader: any FingerprintReader
         do {
             reader = try await requireReader()
         } catch {
-            cached?.close()
+            cached.vault?.close()
             throw error
         }
-        let vault: Vault
-        if let cached {
-            vault = cached
-        } else {
-            vault = try await unlockWithPasscode(reason: "read the enrolled fingers", why: cacheMiss)
-        }
+        let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
         try checkReaderKind(reader, vault: vault)
         if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
@@ -331,16 +320,23 @@ public final class AuthContext: Sendable {
     /// The vault for reading the enrolled set or settings: with the cached key, else the passcode.
     /// No touch is asked for — the cache is readable by the user's own processes anyway.
     public func openWithCachedKeyOrPasscode(reason: String) async throws -> Vault {
-        try await vaultForBiometrics(reason: reason)
+        try await vault(try cachedVault(), orPasscodeFor: reason)
     }
 
-    /// The vault key for a biometric operation: from the cache, else from the passcode.
-    private func vaultForBiometrics(reason: String) async throws -> Vault {
+    /// The vault opened with the cached key, or nil with why there is none (no key cached, no
+    /// keyring) — the cases the passcode stands in for; other failures throw.
+    private func cachedVault() throws -> (vault: Vault?, miss: AuthError?) {
         do {
-            return try openWithCachedKey()
+            return (try openWithCachedKey(), nil)
         } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
-            return try await unlockWithPasscode(reason: reason, why: error)
+            return (nil, error)
         }
+    }
+
+    /// The vault `cachedVault()` opened, else the one the passcode opens.
+    private func vault(_ cached: (vault: Vault?, miss: AuthError?), orPasscodeFor reason: String) async throws -> Vault {
+        if let vault = cached.vault { return vault }
+        return try await unlockWithPasscode(reason: reason, why: cached.miss)
     }
 
     private func biometricPreconditions() async throws {

@@ -1,57 +1,46 @@
 public import Fingerprint
 public import Foundation
+import Vault
 
-/// The bytes an enrolled print is sealed as in the vault: a small binary record.
+/// The bytes an enrolled print is sealed as in the vault, in the vault's own binary encoding
+/// (`ByteWriter`): version 1, finger name, reader (`driver:device-id`), enrollment date, template.
 ///
-/// Every `verify` and every unlock by touch opens the enrolled prints, so the record is read by hand
-/// in microseconds instead of through JSONDecoder, whose first use (with base64 template bytes and
-/// ISO 8601 dates) cost half a millisecond of a few-millisecond run. Layout, integers big-endian:
-/// version 1 (1 byte) · finger name length (1) · finger name · reader length (2) · reader
-/// (`driver:device-id`) · enrollment time in milliseconds since 1970 (8, signed) · template bytes (the rest).
-/// Prints sealed by earlier versions as JSON (they begin with `{`) are still read.
+/// Every `verify` and every unlock by touch opens the enrolled prints, so they are read without
+/// JSONDecoder, whose first use (with base64 template bytes and ISO 8601 dates) cost half a
+/// millisecond of a few-millisecond run. Prints sealed as JSON by earlier versions (they begin with
+/// `{`) are still read.
 public enum TemplateRecord {
     static let version: UInt8 = 1
+    /// A reader id is a driver name and a device id; anything this long is not one.
+    static let maximumReaderLength = Int(UInt16.max)
 
     public static func encode(_ print: EnrolledPrint) throws(AuthError) -> Data {
-        let finger = Array(print.finger.rawValue.utf8)
-        let reader = Array(print.reader.description.utf8)
-        guard reader.count <= Int(UInt16.max) else {
+        let reader = print.reader.description
+        guard reader.utf8.count <= maximumReaderLength else {
             throw AuthError(.invalidInput, "The reader id \(print.reader) is too long to store.")
         }
-        var bytes: [UInt8] = [version, UInt8(finger.count)]
-        bytes.reserveCapacity(bytes.count + finger.count + 2 + reader.count + 8 + print.template.count)
-        bytes += finger
-        bytes += [UInt8(reader.count >> 8), UInt8(reader.count & 0xff)]
-        bytes += reader
-        let milliseconds = Int64((print.enrolled.timeIntervalSince1970 * 1000).rounded())
-        bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: milliseconds >> ($0 * 8)) }
-        bytes += print.template
-        return Data(bytes)
+        var writer = ByteWriter(capacity: 64 + print.template.count)
+        writer.u8(version)
+        writer.string(print.finger.rawValue)
+        writer.string(reader)
+        writer.date(print.enrolled)
+        writer.field(print.template)
+        return writer.data
     }
 
     /// The print in `data`, or nil when it is neither a well-formed record nor an earlier version's JSON.
     public static func decode(_ data: Data) -> EnrolledPrint? {
         guard let first = data.first else { return nil }
         if first == UInt8(ascii: "{") { return decodeJSON(data) }
-        guard first == version else { return nil }
-        var rest = data.dropFirst()
-        func take(_ count: Int) -> Data? {
-            guard rest.count >= count else { return nil }
-            defer { rest = rest.dropFirst(count) }
-            return rest.prefix(count)
-        }
-        guard let fingerLength = take(1)?.first,
-            let fingerBytes = take(Int(fingerLength)),
-            let finger = Finger(rawValue: String(decoding: fingerBytes, as: UTF8.self)),
-            let readerLength = take(2).map({ Int($0[$0.startIndex]) << 8 | Int($0[$0.startIndex + 1]) }),
-            let readerBytes = take(readerLength),
-            let reader = ReaderIdentity(String(decoding: readerBytes, as: UTF8.self)),
-            let time = take(8)
+        var reader = ByteReader(data)
+        guard reader.u8() == version,
+            let finger = reader.string().flatMap(Finger.init(rawValue:)),
+            let identity = reader.string().flatMap(ReaderIdentity.init),
+            let enrolled = reader.date(),
+            let template = reader.field(),
+            reader.isAtEnd
         else { return nil }
-        let milliseconds = time.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        return EnrolledPrint(
-            finger: finger, reader: reader, template: Data(rest),
-            enrolled: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        return EnrolledPrint(finger: finger, reader: identity, template: Data(template), enrolled: enrolled)
     }
 
     private static func decodeJSON(_ data: Data) -> EnrolledPrint? {

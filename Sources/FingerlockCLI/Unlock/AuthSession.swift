@@ -29,20 +29,25 @@ struct AuthSession {
     ) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
+        // The reader, or the problem that explains its absence; other errors (a bad simulated script) throw.
+        let find: @Sendable () async throws -> ReaderLookup.Outcome = { [resolver] in
+            do {
+                return (try await resolver.requiredReader(), nil)
+            } catch let error as FingerprintError {
+                return (nil, error)
+            }
+        }
         if !needsReader {
             readerLookup = .found(nil)
         } else if resolver.choice == .simulated {
             // Made on the spot (its script errors are usage errors, reported now).
-            let reader = try await resolver.reader()
-            readerLookup = .found(reader, problem: reader == nil ? resolver.missingReaderError : nil)
+            let (reader, problem) = try await find()
+            readerLookup = .found(reader, problem: problem)
         } else {
             // libfprint is still enumerating on its thread: let the commands get on meanwhile.
-            readerLookup = .started { [resolver] in
+            readerLookup = .started {
                 do {
-                    if let reader = try await resolver.reader() { return (reader, nil) }
-                    return (nil, resolver.missingReaderError)
-                } catch let error as FingerprintError {
-                    return (nil, error)
+                    return try await find()
                 } catch is CancellationError {
                     return (nil, FingerprintError(.deviceError, "Listing the fingerprint readers was cancelled."))
                 } catch {

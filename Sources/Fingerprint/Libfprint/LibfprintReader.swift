@@ -19,19 +19,9 @@ public final class LibfprintReader: FingerprintReader {
     public func enroll(
         _ finger: Finger, username: String, timeout: Duration
     ) -> AsyncThrowingStream<EnrollEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: EnrollEvent.self)
-        let task = Task {
-            do {
-                let print = try await runEnroll(finger, username: username, timeout: timeout, events: continuation)
-                continuation.yield(.enrolled(print))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
+        EnrollEvent.stream { [self] events in
+            try await runEnroll(finger, username: username, timeout: timeout, events: events)
         }
-        // The consumer stopping (or its task being cancelled) cancels the enrollment.
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {

@@ -24,6 +24,25 @@ public enum EnrollEvent: Sendable, Equatable {
     case retry(RetryReason)
     /// Enrollment finished; this is the print to keep.
     case enrolled(EnrolledPrint)
+
+    /// The stream a reader's `enroll` returns: `enroll` runs in a task of its own, reports progress
+    /// through the continuation, and its print ends the stream as `.enrolled`; an error ends it with
+    /// that error. The consumer stopping (or its task being cancelled) cancels the enrollment.
+    static func stream(
+        _ enroll: @escaping @Sendable (AsyncThrowingStream<EnrollEvent, any Error>.Continuation) async throws -> EnrolledPrint
+    ) -> AsyncThrowingStream<EnrollEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: EnrollEvent.self)
+        let task = Task {
+            do {
+                continuation.yield(.enrolled(try await enroll(continuation)))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
 }
 
 /// The result of one touch checked against one or more enrolled prints.

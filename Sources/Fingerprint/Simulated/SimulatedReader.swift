@@ -29,37 +29,26 @@ public struct SimulatedReader: FingerprintReader {
     }
 
     public func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: EnrollEvent.self)
-        let task = Task {
-            do {
-                var completed = 0
-                let total = info.enrollStages
-                while completed < total {
-                    let touch = try await touches.nextTouch(
-                        for: .enroll(finger, stage: completed + 1, of: total), timeout: timeout)
-                    switch touch {
-                    case .finger(let touched) where touched == finger:
-                        completed += 1
-                        continuation.yield(.stage(completed: completed, total: total))
-                    case .finger, .unknown:
-                        // Another finger mid-enrollment does not count, as on a real reader.
-                        continuation.yield(.retry(.general))
-                    case .retry(let reason):
-                        continuation.yield(.retry(reason))
-                    default:
-                        throw try failure(for: touch, timeout: timeout)
-                    }
+        EnrollEvent.stream { [self] continuation in
+            var completed = 0
+            let total = info.enrollStages
+            while completed < total {
+                let touch = try await touches.nextTouch(for: .enroll(finger, stage: completed + 1, of: total), timeout: timeout)
+                switch touch {
+                case .finger(let touched) where touched == finger:
+                    completed += 1
+                    continuation.yield(.stage(completed: completed, total: total))
+                case .finger, .unknown:
+                    // Another finger mid-enrollment does not count, as on a real reader.
+                    continuation.yield(.retry(.general))
+                case .retry(let reason):
+                    continuation.yield(.retry(reason))
+                default:
+                    throw try failure(for: touch, timeout: timeout)
                 }
-                let print = EnrolledPrint(
-                    finger: finger, reader: identity, template: Self.makeTemplate(for: finger), enrolled: now())
-                continuation.yield(.enrolled(print))
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
             }
+            return EnrolledPrint(finger: finger, reader: identity, template: Self.makeTemplate(for: finger), enrolled: now())
         }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
     }
 
     public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {

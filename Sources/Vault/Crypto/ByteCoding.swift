@@ -1,80 +1,81 @@
-import Foundation
+public import Foundation
 
 /// A tiny length-prefixed binary encoding for sealed plaintexts and associated data. JSON would
 /// do, but decoding 100k note headers with JSONDecoder costs most of a listing; this costs nothing.
-struct ByteWriter {
-    private(set) var bytes: [UInt8] = []
+/// Public for what others seal in the vault (enrolled prints).
+public struct ByteWriter {
+    public private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
-    mutating func u8(_ value: UInt8) { bytes.append(value) }
+    public mutating func u8(_ value: UInt8) { bytes.append(value) }
 
-    mutating func u32(_ value: UInt32) {
+    public mutating func u32(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func u64(_ value: UInt64) {
+    public mutating func u64(_ value: UInt64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    mutating func raw<C: Collection<UInt8>>(_ value: C) { bytes.append(contentsOf: value) }
+    public mutating func raw<C: Collection<UInt8>>(_ value: C) { bytes.append(contentsOf: value) }
 
     /// Length-prefixed bytes, so neighbouring fields can never run into each other.
-    mutating func field<C: Collection<UInt8>>(_ value: C) {
+    public mutating func field<C: Collection<UInt8>>(_ value: C) {
         u32(UInt32(value.count))
         bytes.append(contentsOf: value)
     }
 
-    mutating func string(_ value: String) { field(Array(value.utf8)) }
+    public mutating func string(_ value: String) { field(Array(value.utf8)) }
 
-    mutating func date(_ value: Date) { u64(value.timeIntervalSinceReferenceDate.bitPattern) }
+    public mutating func date(_ value: Date) { u64(value.timeIntervalSinceReferenceDate.bitPattern) }
 
-    var data: Data { Data(bytes) }
+    public var data: Data { Data(bytes) }
 }
 
 /// Reads what `ByteWriter` wrote; any short or malformed input is a `nil` (the caller decides what
 /// that means — after AEAD authentication it cannot happen unless we wrote it wrong).
-struct ByteReader {
+public struct ByteReader {
     private let bytes: [UInt8]
     private var offset = 0
 
-    init<C: Collection<UInt8>>(_ bytes: C) { self.bytes = Array(bytes) }
+    public init<C: Collection<UInt8>>(_ bytes: C) { self.bytes = Array(bytes) }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    public var isAtEnd: Bool { offset == bytes.count }
 
-    mutating func u8() -> UInt8? {
+    public mutating func u8() -> UInt8? {
         guard offset < bytes.count else { return nil }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func u32() -> UInt32? {
+    public mutating func u32() -> UInt32? {
         guard let raw = take(4) else { return nil }
         return raw.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
     }
 
-    mutating func u64() -> UInt64? {
+    public mutating func u64() -> UInt64? {
         guard let raw = take(8) else { return nil }
         return raw.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
     }
 
-    mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
+    public mutating func take(_ count: Int) -> ArraySlice<UInt8>? {
         guard count >= 0, bytes.count - offset >= count else { return nil }
         defer { offset += count }
         return bytes[offset..<offset + count]
     }
 
-    mutating func field() -> ArraySlice<UInt8>? {
+    public mutating func field() -> ArraySlice<UInt8>? {
         guard let count = u32() else { return nil }
         return take(Int(count))
     }
 
-    mutating func string() -> String? {
+    public mutating func string() -> String? {
         guard let raw = field() else { return nil }
         return String(validating: raw, as: UTF8.self)
     }
 
-    mutating func date() -> Date? {
+    public mutating func date() -> Date? {
         guard let raw = u64() else { return nil }
         return Date(timeIntervalSinceReferenceDate: Double(bitPattern: raw))
     }
