@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: [
-                "FingerlockCLI", "fingerlock", "Fingerprint", "FingerprintTestSupport",
+                "FingerlockCLI", "fingerlock", "Auth", "Fingerprint", "FingerprintTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming

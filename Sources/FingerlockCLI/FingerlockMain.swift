@@ -50,8 +50,16 @@ public enum FingerlockMain {
     private static func execute(json: Bool, console: Console, _ body: () async throws -> Void) async -> Int32 {
         do {
             try await body()
+            if let failure = console.out.failure {
+                // Output that did not arrive is a failure, whatever the command did.
+                throw CLIError(.dataError, "Cannot write the output: \(failure).")
+            }
             return 0
         } catch let problems as DoctorFoundProblems {
+            if let failure = console.out.failure {
+                console.report(CLIError(.dataError, "Cannot write the output: \(failure)."), json: json)
+                return ExitStatus.dataError.rawValue
+            }
             return problems.status
         } catch let terminated as TerminatedBySignal {
             // Cleanup is done; die of the signal as the sender meant.

@@ -17,10 +17,14 @@ public final class FileLock: Sendable {
     public var descriptor: Int32 { fd }
 
     /// Waits for the lock, polling, for at most `timeout`; then fails with a message naming the wait.
-    public init(path: String, timeout: Duration = .seconds(30)) throws(SafeFilesError) {
+    /// With `creating` false a missing file is not created: it fails with `.missing`.
+    public init(path: String, timeout: Duration = .seconds(30), creating: Bool = true) throws(SafeFilesError) {
         self.path = path
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw .io("open lock file", path: path, errno: errno) }
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (creating ? O_CREAT : 0), 0o600)
+        guard fd >= 0 else {
+            if !creating && errno == ENOENT { throw SafeFilesError(.missing, path: path, "\(path) does not exist.") }
+            throw .io("open lock file", path: path, errno: errno)
+        }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         var pause: UInt32 = 1_000

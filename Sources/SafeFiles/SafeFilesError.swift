@@ -8,6 +8,8 @@ public struct SafeFilesError: Error, Equatable, Sendable, CustomStringConvertibl
         case io
         case diskFull
         case lockTimeout
+        /// The file does not exist (only where the caller asked not to create it).
+        case missing
     }
 
     public var code: Code

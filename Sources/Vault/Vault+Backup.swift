@@ -46,9 +46,11 @@ extension Vault {
     /// transaction under the lock — so a bad backup leaves the current vault untouched.
     public func restore(from backupPath: String, using credential: VaultCredential? = nil) throws(VaultError) {
         let current = try unlocked()
-        let restored = try Self.restore(
-            from: backupPath, files: files, credential: credential ?? .masterKey(current.keys.master),
-            configuration: configuration, into: database)
+        let staged = try Self.stageRestore(
+            from: backupPath, into: files.directory, using: credential ?? .masterKey(current.keys.master),
+            configuration: configuration)
+        defer { staged.discard() }
+        let restored = try staged.copy(into: database)
         state.withLock { $0 = restored }
     }
 
@@ -58,8 +60,95 @@ extension Vault {
         from backupPath: String, into directory: String, using credential: VaultCredential,
         configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> Vault {
+        let staged = try stageRestore(from: backupPath, into: directory, using: credential, configuration: configuration)
+        defer { staged.discard() }
+        return try staged.commit()
+    }
+
+    /// Copies a backup into `directory` as a private staging file, opens it with `credential` and
+    /// verifies it whole (slot table, manifest, every row). Nothing of the live vault changes until
+    /// `commit()`; meanwhile the staged copy can be read (`staged.backup`) to say what a restore
+    /// would bring back.
+    public static func stageRestore(
+        from backupPath: String, into directory: String, using credential: VaultCredential,
+        configuration: VaultConfiguration = .init()
+    ) throws(VaultError) -> StagedRestore {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
+        try files.checkPermissions()
+        let bytes = try guarded { try AtomicFile.read(backupPath) }
+        let staged = VaultFiles.temporaryName(near: files.database, "restore")
+        do {
+            try guarded { try AtomicFile.write(bytes, to: staged) }
+            return try guarded {
+                let queue = try openDatabase(staged)
+                do {
+                    let (meta, slots) = try queue.read { db in
+                        guard try VaultSchema.inspect(db, path: backupPath) == .vault else {
+                            throw VaultError(.notAVault, "\(backupPath) is not a fingerlock backup.")
+                        }
+                        return (try MetaRow.read(db), try KeySlot.readAll(db))
+                    }
+                    let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
+                    let backup = Vault(
+                        files: VaultFiles(directory: directory), configuration: configuration, database: queue,
+                        unlocked: unlocked)
+                    try backup.verifyIntegrity()
+                    return StagedRestore(
+                        backup: backup, files: files, stagedPath: staged, formatVersion: meta.formatVersion,
+                        configuration: configuration)
+                } catch {
+                    try? queue.close()
+                    throw error
+                }
+            }
+        } catch {
+            VaultFiles.removeDatabaseFiles(staged)
+            throw VaultError.from(error)
+        }
+    }
+
+    /// Whether `credential` opens this vault's slots (for saying which passcode opens a vault about
+    /// to be restored). Costs one key derivation for a passcode.
+    public func opens(with credential: VaultCredential) -> Bool {
+        guard let (meta, slots) = try? read({ db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }) else {
+            return false
+        }
+        return (try? Self.unlock(meta: meta, slots: slots, credential: credential)) != nil
+    }
+
+    /// Whether this vault and `other` have the same recovery-key slot, so the same recovery key
+    /// opens both.
+    public func hasSameRecoveryKey(as other: Vault) -> Bool {
+        func slot(_ vault: Vault) -> KeySlot? {
+            try? vault.read { db, _, _ in try KeySlot.readAll(db).first { $0.name == KeySlot.recovery } }
+        }
+        guard let mine = slot(self), let theirs = slot(other) else { return false }
+        return mine == theirs
+    }
+}
+
+/// A verified backup staged beside the live vault, not yet in place: read `backup` to see what it
+/// holds, then `commit()` or `discard()`.
+public final class StagedRestore: Sendable {
+    /// The staged copy, open for reading.
+    public let backup: Vault
+    let files: VaultFiles
+    let stagedPath: String
+    let formatVersion: Int64
+    let configuration: VaultConfiguration
+
+    init(backup: Vault, files: VaultFiles, stagedPath: String, formatVersion: Int64, configuration: VaultConfiguration) {
+        self.backup = backup
+        self.files = files
+        self.stagedPath = stagedPath
+        self.formatVersion = formatVersion
+        self.configuration = configuration
+    }
+
+    /// Puts the backup in place of the live vault (creating it in an empty directory) in one SQLite
+    /// transaction under the vault lock, and returns the live vault opened with the backup's key.
+    public func commit() throws(VaultError) -> Vault {
         try files.checkPermissions()
         var created = false
         do {
@@ -71,19 +160,18 @@ extension Vault {
             }
             withExtendedLifetime(lock) {}
         }
-        // A failed restore (wrong passcode, bad backup) into an empty directory leaves nothing
-        // behind: no half-made vault that would then refuse both `restore` and `passcode set`.
+        // A failed restore into an empty directory leaves nothing behind: no half-made vault that
+        // would then refuse both `restore` and `passcode set`.
         var succeeded = false
         defer { if created && !succeeded { VaultFiles.removeDatabaseFiles(files.database) } }
         return try guarded {
-            let live = try openDatabase(files.database)
+            let live = try Vault.openDatabase(files.database)
             do {
                 let state = try live.read { db in try VaultSchema.inspect(db, path: files.database) }
                 if state == .empty {
                     try live.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
                 }
-                let unlocked = try restore(
-                    from: backupPath, files: files, credential: credential, configuration: configuration, into: live)
+                let unlocked = try copy(into: live)
                 succeeded = true
                 return Vault(files: files, configuration: configuration, database: live, unlocked: unlocked)
             } catch {
@@ -93,40 +181,28 @@ extension Vault {
         }
     }
 
-    /// Stages the backup as a private copy in the data directory, verifies it completely, then
-    /// copies it over `live` under the lock.
-    private static func restore(
-        from backupPath: String, files: VaultFiles, credential: VaultCredential, configuration: VaultConfiguration,
-        into live: DatabaseQueue
-    ) throws(VaultError) -> Unlocked {
-        let bytes = try guarded { try AtomicFile.read(backupPath) }
-        let staged = VaultFiles.temporaryName(near: files.database, "restore")
-        defer { VaultFiles.removeDatabaseFiles(staged) }
-        try guarded { try AtomicFile.write(bytes, to: staged) }
+    /// Copies the staged backup over `live` under the lock; returns the backup's keys.
+    func copy(into live: DatabaseQueue) throws(VaultError) -> Vault.Unlocked {
+        let unlocked = try backup.unlocked()
         return try guarded {
-            let queue = try openDatabase(staged)
-            defer { try? queue.close() }
-            let (meta, slots) = try queue.read { db in
-                guard try VaultSchema.inspect(db, path: backupPath) == .vault else {
-                    throw VaultError(.notAVault, "\(backupPath) is not a fingerlock backup.")
-                }
-                return (try MetaRow.read(db), try KeySlot.readAll(db))
-            }
-            let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
-            let check = Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
-            try check.verifyIntegrity()
             let lock = try files.acquireLock(timeout: configuration.lockTimeout)
             defer { withExtendedLifetime(lock) {} }
             try live.read { db in
                 if try VaultSchema.inspect(db, path: files.database) == .vault, let current = try? MetaRow.read(db),
-                    current.formatVersion != meta.formatVersion
+                    current.formatVersion != formatVersion
                 {
                     throw VaultError(.unsupportedFormat, "The backup's format does not match this vault's.")
                 }
             }
             // One step, one transaction on the live database: all of the backup or none of it.
-            try queue.backup(to: live)
+            try backup.database.backup(to: live)
             return unlocked
         }
+    }
+
+    /// Closes and removes the staged copy.
+    public func discard() {
+        backup.close()
+        VaultFiles.removeDatabaseFiles(stagedPath)
     }
 }

@@ -39,7 +39,9 @@ extension Vault {
     /// SMK, the passcode slot is rewrapped (same passcode, fresh salt and cost), a new recovery key
     /// replaces the old one, and the old slots are destroyed — all in one transaction. Old copies
     /// of the slots, old cached keys and the old recovery key no longer open this vault.
-    public func rekey(passcode: String, cost: KDFCost = .calibrated) throws(VaultError) -> RecoveryKey {
+    public func rekey(
+        passcode: String, cost: KDFCost = .calibrated, recoveryKey: RecoveryKey = .generate()
+    ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
         guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
@@ -48,7 +50,6 @@ extension Vault {
             throw .tampered("slot table")
         }
         let newKeys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: current.keys.storeID)
-        let recoveryKey = RecoveryKey.random()
         let newSlots = try guarded {
             [try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys), try KeySlot.makeRecovery(recoveryKey, keys: newKeys)]
         }

@@ -148,7 +148,7 @@ public final class Vault: Sendable {
     /// the user once. `cost` is `.calibrated` except in tests.
     public static func create(
         in directory: String, passcode: String, kind: VaultKind, cost: KDFCost = .calibrated,
-        configuration: VaultConfiguration = .init()
+        recoveryKey: RecoveryKey = .generate(), configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey) {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
@@ -156,7 +156,6 @@ public final class Vault: Sendable {
         // Derive the slots before taking the lock: calibration takes about a second.
         let storeID = UUID()
         let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: storeID)
-        let recoveryKey = RecoveryKey.random()
         let slots = try guarded {
             [try KeySlot.makePasscode(passcode, cost: cost, keys: keys), try KeySlot.makeRecovery(recoveryKey, keys: keys)]
         }

@@ -5,6 +5,7 @@ import Auth
 import FingerlockCLI
 import Fingerprint
 import Foundation
+import Vault
 
 // Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.
 ProcessHardening.apply()
@@ -23,8 +24,13 @@ let dependencies = CLIDependencies(
     openTerminal: { Terminal() },
     now: { Date() },
     username: environment["USER"] ?? "fingerlock",
-    keyCache: KernelKeyringCache(),
-    input: FileDescriptorInput.standardInput
+    keyCache: KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
+    input: FileDescriptorInput.standardInput,
+    passcodeRepository: { directory in
+        VaultPasscodeRepository(dataDirectory: directory, configuration: VaultConfiguration(), cost: .calibrated)
+    },
+    attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
+    remoteSession: { RemoteSession.reason(environment: environment) }
 )
 let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the

@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test(arguments: [
-        "garbage", "fingerlock-attempts 2 touches=1 passcodes=0 last-passcode-failure=-",
+        "", "fingerlock-att", " ", "\n", "garbage", "fingerlock-attempts 2 touches=1 passcodes=0 last-passcode-failure=-",
         "fingerlock-attempts 1 touches=-1 passcodes=0 last-passcode-failure=-",
         "fingerlock-attempts 1 touches=1 passcodes=0", "fingerlock-attempts 1 touches=1 passcodes=0 last-passcode-failure=x",
         "fingerlock-attempts 1 touches=1 passcodes=0 last-passcode-failure=- extra",
@@ -70,6 +70,17 @@ import Testing
         let error = #expect(throws: AuthError.self) { try store.read() }
         #expect(error?.code == .dataError)
         #expect(throws: AuthError.self) { try store.update { $0.failedTouches += 1 } }
+    }
+
+    @Test func onlyAMissingFileIsAFreshStart() throws {
+        let store = FileAttemptStore(dataDirectory: directory)
+        try store.update { $0.failedTouches = 5 }
+        #expect(unlink(directory + "/attempts") == 0)
+        #expect(try store.read() == AttemptState())
+        // The new record exists whole at once: never an empty file another process could misread.
+        var info = stat()
+        #expect(stat(directory + "/attempts", &info) == 0)
+        #expect(Int(info.st_size) == FileAttemptStoreSize.record)
     }
 
     @Test func theRecordIsRewrittenInPlaceAtAFixedSize() throws {
@@ -142,4 +153,8 @@ import Testing
         #expect(error?.code == .dataError)
         #expect(FileManager.default.fileExists(atPath: directory + "/attempts.json"))
     }
+}
+
+enum FileAttemptStoreSize {
+    static let record = 96
 }

@@ -22,6 +22,7 @@ final class CountingKeyCache: KeyCache {
         return try inner.load(name: name)
     }
     func invalidate(name: String) throws(KeyCacheError) -> Bool { try inner.invalidate(name: name) }
+    func invalidateAll() throws(KeyCacheError) -> Int { try inner.invalidateAll() }
 }
 
 /// `verifyTouch` with a reader still being found (libfprint enumerating): the cached key opens the
@@ -30,12 +31,7 @@ final class CountingKeyCache: KeyCache {
     let install = Installation()
 
     func context(_ lookup: ReaderLookup, interaction: ScriptedInteraction, cache: any KeyCache) -> AuthContext {
-        var dependencies = AuthContext.Dependencies(
-            dataDirectory: install.directory, reader: nil, keyCache: cache, attempts: install.attempts,
-            interaction: interaction, environment: [:], now: install.clock.now,
-            vaultConfiguration: VaultConfiguration(now: install.clock.now), kdfCost: .insecureForTestsOnly())
-        dependencies.readerLookup = lookup
-        return AuthContext(dependencies)
+        install.context(lookup, interaction: interaction, cache: cache)
     }
 
     @Test func theCachedKeyOpensTheVaultBeforeTheReaderIsKnown() async throws {

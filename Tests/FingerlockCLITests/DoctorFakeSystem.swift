@@ -1,3 +1,4 @@
+import Auth
 import Fingerprint
 import Foundation
 

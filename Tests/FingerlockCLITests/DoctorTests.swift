@@ -1,3 +1,4 @@
+import Auth
 import ArgumentParser
 import Fingerprint
 import Foundation

@@ -209,7 +209,7 @@ import Glibc
         _ = try await add("still here", title: "survivor")
         let rekey = try await runner.run(["rekey", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(rekey.status == 0, "\(rekey.stderr)")
-        #expect(rekey.stdout.contains("New recovery key"))
+        #expect(rekey.stdout.contains("Recovery key (shown once"))
         #expect(try await list().first?["title"] as? String == "survivor")
     }
 }

@@ -34,13 +34,13 @@ public struct FileAttemptStore: AttemptStore {
     }
 
     public func read() throws -> AttemptState {
-        try withRecord { fd, size in try load(fd, size: size) }
+        try withRecord { fd in try load(fd) }
     }
 
     @discardableResult
     public func update<T>(_ body: (inout AttemptState) throws -> T) throws -> T {
-        try withRecord { fd, size in
-            var state = try load(fd, size: size)
+        try withRecord { fd in
+            var state = try load(fd)
             let before = state
             let result = try body(&state)
             if state != before {
@@ -48,59 +48,93 @@ public struct FileAttemptStore: AttemptStore {
                 // guards a key that lives in the kernel keyring, which a crash or power loss empties
                 // too: afterwards no touch can unlock anything until the passcode is entered (which
                 // clears the counter). Written without fsync it still reaches the kernel before the
-                // touch is checked, so killing the process cannot skip a failure. The first record in
-                // a new file is always made durable, with the directory entry that names the file.
+                // touch is checked, so killing the process cannot skip a failure.
                 let passcodeCountersChanged =
                     state.failedPasscodes != before.failedPasscodes
                     || state.lastPasscodeFailure != before.lastPasscodeFailure
-                try store(state, fd, durable: passcodeCountersChanged, first: size == 0)
+                try store(state, fd, durable: passcodeCountersChanged)
             }
             return result
         }
     }
 
     /// Runs `body` with the record open and locked, and its size as found under the lock.
-    private func withRecord<T>(_ body: (Int32, Int) throws -> T) throws -> T {
+    ///
+    /// The record never exists empty: a new one is written in full under a temporary name and
+    /// linked into place, so an empty, short or unparsable file is always damage (never "no
+    /// attempts yet", which would end a lockout); only a missing file is a fresh start.
+    private func withRecord<T>(_ body: (Int32) throws -> T) throws -> T {
         _ = try PrivateDirectory(creating: dataDirectory)
-        let lock = try FileLock(path: path, timeout: .seconds(30))
-        return try withExtendedLifetime(lock) {
-            let size = try PrivateDirectory.checkFile(descriptor: lock.descriptor, path: path)
-            return try body(lock.descriptor, size)
+        while true {
+            guard let lock = try existingRecordLocked() else {
+                try createRecord()
+                continue
+            }
+            return try withExtendedLifetime(lock) {
+                let size = try PrivateDirectory.checkFile(descriptor: lock.descriptor, path: path)
+                guard size > 0 else { throw damaged(path) }
+                return try body(lock.descriptor)
+            }
         }
     }
 
-    private func load(_ fd: Int32, size: Int) throws -> AttemptState {
-        if size == 0 { return try migrateLegacy(fd) }
-        guard size <= Self.recordSize else { throw damaged(path) }
-        var buffer = [UInt8](repeating: 0, count: size)
+    /// The record, open and locked; nil when there is none yet.
+    private func existingRecordLocked() throws -> FileLock? {
+        do {
+            return try FileLock(path: path, timeout: .seconds(30), creating: false)
+        } catch {
+            if error.code == .missing { return nil }
+            throw error
+        }
+    }
+
+    /// Puts a complete first record in place (counters migrated from `attempts.json` when an
+    /// earlier version left them), durably, unless another process got there first.
+    private func createRecord() throws {
+        let initial = try legacyState() ?? AttemptState()
+        let temporary = dataDirectory + "/.attempts.\(getpid()).new"
+        _ = unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw ioError("create") }
+        defer { _ = unlink(temporary) }
+        let record = Self.format(initial)
+        let failed = FileDescriptorIO.writeAll(fd, record) != nil || fsync(fd) != 0
+        close(fd)
+        if failed { throw ioError("write") }
+        // link() fails with EEXIST instead of replacing a record another process made meanwhile.
+        if link(temporary, path) != 0 && errno != EEXIST { throw ioError("create") }
+        try AtomicFile.syncDirectory(dataDirectory)
+        if initial != AttemptState() || access(legacyPath, F_OK) == 0 {
+            _ = try AtomicFile.remove(legacyPath)
+            _ = try AtomicFile.remove(dataDirectory + "/attempts.lock")
+        }
+    }
+
+    private func load(_ fd: Int32) throws -> AttemptState {
+        var buffer = [UInt8](repeating: 0, count: Self.recordSize + 1)
         let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-        guard count == size else { throw ioError("read") }
-        guard let state = Self.parse(buffer[...]) else { throw damaged(path) }
+        guard count >= 0 else { throw ioError("read") }
+        guard count <= Self.recordSize, let state = Self.parse(buffer[..<count]) else { throw damaged(path) }
         return state
     }
 
-    /// `first`: the file was empty, so this also makes the record and the directory entry durable.
-    private func store(_ state: AttemptState, _ fd: Int32, durable: Bool, first: Bool) throws {
+    private func store(_ state: AttemptState, _ fd: Int32, durable: Bool) throws {
         let record = Self.format(state)
         let written = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         guard written == record.count, ftruncate(fd, off_t(record.count)) == 0 else { throw ioError("write") }
-        guard durable || first else { return }
+        guard durable else { return }
         guard fdatasync(fd) == 0 else { throw ioError("write") }
-        if first { try AtomicFile.syncDirectory(dataDirectory) }
     }
 
-    /// The counters an earlier version left in `attempts.json`, moved into the new (empty) record.
-    private func migrateLegacy(_ fd: Int32) throws -> AttemptState {
-        guard access(legacyPath, F_OK) == 0 else { return AttemptState() }
+    /// The counters an earlier version left in `attempts.json`, or nil when there is none.
+    private func legacyState() throws -> AttemptState? {
+        guard access(legacyPath, F_OK) == 0 else { return nil }
         try PrivateDirectory.checkFile(legacyPath)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         guard let state = try? decoder.decode(AttemptState.self, from: Data(try AtomicFile.read(legacyPath))) else {
             throw damaged(legacyPath)
         }
-        try store(state, fd, durable: true, first: true)
-        _ = try AtomicFile.remove(legacyPath)
-        _ = try AtomicFile.remove(dataDirectory + "/attempts.lock")
         return state
     }
 

@@ -44,4 +44,12 @@ public final class InMemoryKeyCache: KeyCache {
     public func invalidate(name: String) throws(KeyCacheError) -> Bool {
         entries.withLock { $0.removeValue(forKey: name) != nil }
     }
+
+    @discardableResult
+    public func invalidateAll() throws(KeyCacheError) -> Int {
+        entries.withLock { entries in
+            defer { entries.removeAll() }
+            return entries.count
+        }
+    }
 }

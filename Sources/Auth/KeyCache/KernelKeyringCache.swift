@@ -8,10 +8,20 @@ import Foundation
 public struct KernelKeyringCache: KeyCache {
     /// Prefix of every description, so `keyctl show @u` says whose keys these are.
     public let prefix: String
+    /// An optional namespace inside the prefix (`FINGERLOCK_KEYRING_NAMESPACE`), so separate
+    /// installations — parallel test runs — keep and lock their keys apart. `lock` without one
+    /// forgets every fingerlock key, namespaced or not.
+    public let namespace: String?
 
-    public init(prefix: String = "fingerlock") {
+    /// `namespace` is used only when it is made of letters, digits, `-` and `_`.
+    public init(prefix: String = "fingerlock", namespace: String? = nil) {
         self.prefix = prefix
+        let allowed = namespace.map { !$0.isEmpty && $0.utf8.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } }
+        self.namespace = allowed == true ? namespace : nil
     }
+
+    /// What every description of this cache starts with.
+    private var scope: String { prefix + ":" + (namespace.map { $0 + ":" } ?? "") }
 
     public func unavailableReason() -> String? {
         // Resolving @u (without creating anything) fails where keyrings are disabled or filtered.
@@ -22,7 +32,7 @@ public struct KernelKeyringCache: KeyCache {
     }
 
     public func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
-        let description = "\(prefix):\(name)"
+        let description = scope + name
         let seconds = UInt32(clamping: max(1, lifetime.components.seconds))
         // Built in the process keyring, which dies with this process, and linked into @u only once
         // its permissions and expiry are set: a kill halfway never leaves a key cached until reboot.
@@ -48,7 +58,7 @@ public struct KernelKeyringCache: KeyCache {
     }
 
     public func load(name: String) throws(KeyCacheError) -> SymmetricKey? {
-        let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", "\(prefix):\(name)", 0)
+        let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", scope + name, 0)
         if serial < 0 {
             // Missing, expired, revoked or invalidated all mean "not cached".
             if [ENOKEY, EKEYEXPIRED, EKEYREVOKED, EACCES].contains(errno) { return nil }
@@ -70,13 +80,55 @@ public struct KernelKeyringCache: KeyCache {
 
     @discardableResult
     public func invalidate(name: String) throws(KeyCacheError) -> Bool {
-        let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", "\(prefix):\(name)", 0)
+        let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", scope + name, 0)
         guard serial >= 0 else { return false }
         guard keyctl_invalidate(Int32(serial)) == 0 else {
             if errno == ENOKEY || errno == EKEYEXPIRED { return false }
             throw failure("forget a key in")
         }
         return true
+    }
+
+    /// Every `user` key in `@u` whose description starts with the prefix: found by description, so
+    /// keys of vaults that no longer exist, of another data directory or of a restored vault's old
+    /// store id are found too.
+    @discardableResult
+    public func invalidateAll() throws(KeyCacheError) -> Int {
+        var removed = 0
+        for serial in try ownKeys() {
+            if keyctl_invalidate(serial) == 0 {
+                removed += 1
+            } else if ![ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) {
+                throw failure("forget a key in")
+            }
+        }
+        let left = try ownKeys()
+        guard left.isEmpty else {
+            throw KeyCacheError("\(left.count) fingerlock key(s) are still in the kernel keyring after invalidating them.")
+        }
+        return removed
+    }
+
+    /// The serials of fingerlock's keys linked into the user keyring.
+    private func ownKeys() throws(KeyCacheError) -> [Int32] {
+        var buffer: UnsafeMutableRawPointer?
+        let length = keyctl_read_alloc(KEY_SPEC_USER_KEYRING, &buffer)
+        guard length >= 0, let buffer else {
+            if errno == ENOKEY { return [] }
+            throw failure("list the keys of")
+        }
+        defer { free(buffer) }
+        let count = Int(length) / MemoryLayout<Int32>.size
+        let serials = (0..<count).map { buffer.loadUnaligned(fromByteOffset: $0 * MemoryLayout<Int32>.size, as: Int32.self) }
+        return serials.filter { serial in
+            var description: UnsafeMutablePointer<CChar>?
+            guard keyctl_describe_alloc(serial, &description) >= 0, let description else { return false }
+            defer { free(description) }
+            // "type;uid;gid;perm;description"
+            let fields = String(cString: description).split(separator: ";", maxSplits: 4, omittingEmptySubsequences: false)
+            return fields.count == 5 && fields[0] == "user" && fields[4].hasPrefix(scope)
+                && fields[1] == Substring(String(getuid()))
+        }
     }
 
     private func failure(_ action: String) -> KeyCacheError {

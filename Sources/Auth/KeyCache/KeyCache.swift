@@ -12,6 +12,10 @@ public protocol KeyCache: Sendable {
     /// Forgets the entry; returns whether there was one.
     @discardableResult
     func invalidate(name: String) throws(KeyCacheError) -> Bool
+    /// Forgets every entry this cache holds for the user, whichever vault it belongs to, and checks
+    /// that none is left; returns how many there were. Throws when one cannot be removed.
+    @discardableResult
+    func invalidateAll() throws(KeyCacheError) -> Int
 }
 
 public struct KeyCacheError: Error, Equatable, Sendable, CustomStringConvertible {

@@ -1,10 +1,94 @@
 import Fingerprint
+import Foundation
 public import Vault
 
+/// The passcode: unlocking with it (counted and delayed), and setting, changing or resetting it.
 extension AuthContext {
+    /// Always asks for the passcode (enrolling or forgetting a finger, a setting, `unlock`), then
+    /// caches the key for fingerprint unlocks.
+    public func unlockWithPasscode(reason: String, typedAhead: String = "", why: AuthError? = nil) async throws -> Vault {
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
+        try requirePasscodeSource(why: why)
+        let (vault, _) = try await promptForPasscode(reason: reason, typedAhead: typedAhead)
+        do {
+            try cacheKey(of: vault)
+        } catch {
+            vault.close()
+            throw error
+        }
+        return vault
+    }
+
+    func requirePasscodeSource(why: AuthError? = nil) throws {
+        guard interaction.canAskPasscode else {
+            let because = why.map { $0.message + " " } ?? ""
+            throw AuthError(.passcodeRequired, because + "The passcode is required. " + Self.noTerminal)
+        }
+    }
+
+    /// Asks until the passcode opens the vault (three tries at a terminal, one from a script).
+    /// Returns the passcode too, for work that re-derives with it (rekey, restore's comparison).
+    func promptForPasscode(reason: String, typedAhead: String) async throws -> (Vault, String) {
+        let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
+        var typed = typedAhead
+        for attempt in 1...prompts {
+            try refuseDuringPasscodeDelay()
+            let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
+            typed = ""
+            if let vault = try openCountingFailure(.passcode(passcode)) { return (vault, passcode) }
+            if attempt < prompts { interaction.notify("Wrong passcode, try again.") }
+        }
+        throw AuthError(.authenticationFailed, "Wrong passcode.")
+    }
+
+    /// Opens with the recovery key (for `passcode reset`), counted like a passcode attempt.
+    func openWithRecoveryKeyOrPasscode(_ credential: VaultCredential) throws -> Vault? {
+        try refuseDuringPasscodeDelay()
+        return try openCountingFailure(credential)
+    }
+
+    /// Refuses at once while a delay runs (so nobody is asked for a passcode that would be refused).
+    func refuseDuringPasscodeDelay() throws {
+        try Self.checkDelay(try dependencies.attempts.read(), now: dependencies.now())
+    }
+
+    static func checkDelay(_ state: AttemptState, now: Date) throws {
+        if let left = PasscodeDelays.remaining(in: state, now: now) {
+            throw AuthError(
+                .passcodeDelay,
+                "Too many wrong passcodes (\(state.failedPasscodes)): try again in \(PasscodeDelays.describe(left)).")
+        }
+    }
+
+    /// Checks the delay and counts the attempt in one step under the counters' lock — so parallel
+    /// runs waiting at their prompts cannot all slip past one check — then opens; a success clears
+    /// every counter (and lockout). An empty passcode is not an attempt.
+    func openCountingFailure(_ credential: VaultCredential) throws -> Vault? {
+        if case .passcode(let text) = credential, text.isEmpty { return nil }
+        let now = dependencies.now()
+        try dependencies.attempts.update {
+            try Self.checkDelay($0, now: now)
+            $0.failedPasscodes += 1
+            $0.lastPasscodeFailure = now
+        }
+        do {
+            let vault = try passcodes.open(with: credential)
+            try dependencies.attempts.update { $0 = AttemptState() }
+            return vault
+        } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
+            // A malformed recovery key is just a wrong one, and counts as such.
+            return nil
+        } catch {
+            throw Self.authError(error)
+        }
+    }
+
+    // MARK: - Setting and replacing the passcode
+
     /// `passcode set`: creates the vault. The reader in effect fixes its kind for good — a test
     /// vault with the simulated reader or a libfprint `virtual_*` driver, else a hardware vault.
-    public func setPasscode() async throws -> (vault: Vault, recoveryKey: RecoveryKey) {
+    /// The recovery key is shown before the vault is created: if it cannot be shown, nothing is.
+    public func setPasscode() async throws -> Vault {
         if passcodes.hasPasscode {
             throw AuthError(.invalidInput, "A passcode is already set: use `fingerlock passcode change` (or `passcode reset` with the recovery key).")
         }
@@ -12,65 +96,84 @@ extension AuthContext {
             throw AuthError(.passcodeRequired, "A new passcode is needed. " + Self.noTerminal)
         }
         let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
+        let kind: VaultKind = try await chosenVaultKind()
+        let recoveryKey = RecoveryKey.generate()
+        try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
+        let created = try Self.vaultCall { try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey) }
+        do {
+            try dependencies.attempts.update { $0 = AttemptState() }
+            try cacheKey(of: created)
+        } catch {
+            created.close()
+            throw error
+        }
+        return created
+    }
+
+    /// The kind a vault created now gets: a test vault with a test reader, else a hardware vault.
+    func chosenVaultKind() async throws -> VaultKind {
         let isTest: Bool
         if let chosen = dependencies.testReaderChosen {
             isTest = chosen
         } else {
             isTest = await dependencies.readerLookup.outcome().reader?.identity.isTestReader == true
         }
-        let kind: VaultKind = isTest ? .test : .hardware
-        let created = try Self.vaultCall { try passcodes.create(passcode: passcode, kind: kind) }
-        try dependencies.attempts.update { $0 = AttemptState() }
-        try cacheKey(of: created.vault)
-        return created
+        return isTest ? .test : .hardware
+    }
+
+    /// Shows a new recovery key through the interaction before the change that makes it valid; a
+    /// key that could not be shown (stdout closed or full) stops the change.
+    func presentRecoveryKey(_ key: RecoveryKey, notCommitted: String) async throws {
+        do {
+            try await interaction.presentRecoveryKey(key.displayString)
+        } catch let error as AuthError where error.code == .userCancel {
+            throw AuthError(.userCancel, "Cancelled before the recovery key was saved. " + notCommitted)
+        } catch {
+            throw AuthError(.dataError, "The recovery key could not be shown (\(Self.authError(error).message)). " + notCommitted)
+        }
     }
 
     /// `passcode change`: current → new → confirm. Rewraps the passcode slot only.
-    public func changePasscode() async throws -> Vault {
+    public func changePasscode() async throws {
         try await replacePasscode(PasscodeFlow(.change))
     }
 
     /// `passcode reset`: recovery key → new → confirm, for a forgotten passcode.
-    public func resetPasscode() async throws -> Vault {
+    public func resetPasscode() async throws {
         try await replacePasscode(PasscodeFlow(.reset))
     }
 
-    private func replacePasscode(_ flow: PasscodeFlow) async throws -> Vault {
-        guard passcodes.hasPasscode else {
-            throw AuthError(.passcodeNotSet, "No passcode is set yet: run `fingerlock passcode set` to create the vault.")
-        }
-        guard interaction.canAskPasscode else {
-            throw AuthError(.passcodeRequired, "The passcode is required. " + Self.noTerminal)
-        }
+    private func replacePasscode(_ flow: PasscodeFlow) async throws {
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
+        try requirePasscodeSource()
+        // Checked before the first prompt: nobody types a passcode that would be refused anyway.
+        try refuseDuringPasscodeDelay()
         let opened = OpenedVault()
+        defer { opened.vault?.close() }
         let finished = try await runFlow(flow) { step, input in
             let vault: Vault?
             switch step {
             case .enterCurrent:
-                vault = try self.openWithPasscodeCounted(input)
+                vault = try self.openWithRecoveryKeyOrPasscode(.passcode(input))
             case .enterRecoveryKey:
-                vault = try self.openWithRecoveryKey(input)
+                vault = try self.openWithRecoveryKeyOrPasscode(.recoveryKey(input))
             default:
                 vault = nil
             }
-            opened.vault = vault ?? opened.vault
+            if let vault {
+                opened.vault?.close()
+                opened.vault = vault
+            }
             return vault != nil
         }
         guard let vault = opened.vault, let newPasscode = finished.newPasscode else {
             throw AuthError(.authenticationFailed, "The passcode was not changed.")
         }
-        do {
-            try passcodes.replacePasscode(of: vault, with: newPasscode)
-        } catch {
-            vault.close()
-            throw Self.authError(error)
+        if flow.kind == .change, let old = finished.credential, old == newPasscode {
+            throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
+        try Self.vaultCall { try passcodes.replacePasscode(of: vault, with: newPasscode) }
         try cacheKey(of: vault)
-        return vault
-    }
-
-    func openWithPasscodeCounted(_ passcode: String) throws -> Vault? {
-        try openWithRecoveryKeyOrPasscode(.passcode(passcode))
     }
 
     /// Drives a passcode flow through the interaction. From a script there is no second chance:

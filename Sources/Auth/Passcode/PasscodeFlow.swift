@@ -57,7 +57,9 @@ public struct PasscodeFlow: Sendable {
             step = .enterNew
             return Prompt(step: .enterNew, notice: nil)
         case .enterNew:
-            let passcode = PasscodeRules.normalized(input)
+            // Compared as Swift strings (canonical equivalence); the vault alone normalises the
+            // bytes it derives keys from.
+            let passcode = input
             if let rejection = PasscodeRules.rejection(passcode) {
                 return Prompt(step: .enterNew, notice: rejection)
             }
@@ -65,7 +67,7 @@ public struct PasscodeFlow: Sendable {
             step = .confirmNew
             return Prompt(step: .confirmNew, notice: PasscodeRules.weakness(passcode))
         case .confirmNew:
-            guard let candidate, PasscodeRules.normalized(input) == candidate else {
+            guard let candidate, input == candidate else {
                 self.candidate = nil
                 step = .enterNew
                 return Prompt(step: .enterNew, notice: "The passcodes didn't match. Try again.")

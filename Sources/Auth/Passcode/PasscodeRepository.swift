@@ -7,14 +7,19 @@ public import Vault
 public protocol PasscodeRepository: Sendable {
     /// Whether a passcode (and so a vault) exists.
     var hasPasscode: Bool { get }
-    /// Creates the vault protected by `passcode`; returns it open with the recovery key to show once.
-    func create(passcode: String, kind: VaultKind) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey)
+    /// Creates the vault protected by `passcode` and `recoveryKey` (already shown to the user);
+    /// returns it open.
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault
     /// Opens with a passcode, recovery key or cached key; throws `VaultError` when it is wrong.
     func open(with credential: VaultCredential) throws(VaultError) -> Vault
     /// Replaces the passcode of an open vault (rewraps its slot only).
     func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError)
+    /// Rotates the store master key of an open vault; `recoveryKey` (already shown) replaces the old one.
+    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError)
     /// The store id, readable before unlocking (it names the key-cache entry).
     func storeID() throws(VaultError) -> UUID
+    /// Stages a backup beside the vault, opened with `credential` and verified, for `restore`.
+    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
     func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
@@ -43,8 +48,11 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public var hasPasscode: Bool { Vault.exists(in: dataDirectory) }
 
-    public func create(passcode: String, kind: VaultKind) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey) {
-        try Vault.create(in: dataDirectory, passcode: passcode, kind: kind, cost: cost, configuration: configuration)
+    public func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
+        try Vault.create(
+            in: dataDirectory, passcode: passcode, kind: kind, cost: cost, recoveryKey: recoveryKey,
+            configuration: configuration
+        ).vault
     }
 
     public func open(with credential: VaultCredential) throws(VaultError) -> Vault {
@@ -55,7 +63,15 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         try vault.changePasscode(to: passcode, cost: cost)
     }
 
+    public func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
+        _ = try vault.rekey(passcode: passcode, cost: cost, recoveryKey: recoveryKey)
+    }
+
     public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }
+
+    public func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
+        try Vault.stageRestore(from: backupPath, into: dataDirectory, using: credential, configuration: configuration)
+    }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.
     public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {

@@ -4,11 +4,6 @@ import Foundation
 public enum PasscodeRules {
     public static let minimumLength = 6
 
-    /// Normalises as the vault does (Unicode NFC), so the same keys always give the same passcode.
-    public static func normalized(_ passcode: String) -> String {
-        passcode.precomposedStringWithCanonicalMapping
-    }
-
     /// Nil when acceptable; else why not.
     public static func rejection(_ passcode: String) -> String? {
         if passcode.count < minimumLength {

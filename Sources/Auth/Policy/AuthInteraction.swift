@@ -24,4 +24,7 @@ public protocol AuthInteraction: Sendable {
     /// scan. Throws `AuthError(.userCancel)` on Ctrl-C and `.passcodeRequired` when there is nothing
     /// left to read.
     func askSecret(prompt: String, typedAhead: String) async throws -> String
+    /// Shows a new recovery key once, before the change that makes it valid. Throws when it could not
+    /// be shown (output closed or full) or the user cancelled, and then the change is not made.
+    func presentRecoveryKey(_ text: String) async throws
 }

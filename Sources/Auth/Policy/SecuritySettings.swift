@@ -126,7 +126,7 @@ public struct SecuritySettings: Equatable, Sendable {
         return total
     }
 
-    static func format(_ duration: Duration) -> String {
+    public static func format(_ duration: Duration) -> String {
         var seconds = duration.components.seconds
         if seconds == 0 { return "0s" }
         var text = ""

@@ -17,18 +17,22 @@ struct BackupCommand: FingerlockCommand {
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
         try vault.backup(to: file)
-        dependencies.console.print("Backed up \(try vault.noteCount()) notes to \(file).")
+        let count = try vault.noteCount()
+        dependencies.console.print("Backed up \(count) \(count == 1 ? "note" : "notes") to \(file).")
     }
 }
 
 struct RestoreCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
-        abstract: "Put a backup back: replaces every note (asks first unless --yes).",
+        abstract: "Put a backup back: replaces every note, the passcode, fingers and settings (asks first unless --yes).",
         discussion: """
-            The backup is checked whole (slots, manifest, every row) before anything is replaced, and the \
-            current vault stays as it was if the backup is bad. A backup made before a passcode change \
-            or a rekey asks for the passcode it was made with.
+            Needs the current vault's passcode or recovery key (never a touch): a backup brings back \
+            its passcode, recovery key, enrolled fingers and settings too, and restore lists what changes \
+            before asking. The backup is checked whole (slots, manifest, every row) before anything is \
+            replaced, and the current vault stays as it was if the backup is bad. A backup made before a \
+            rekey, or of another vault, asks for the passcode it was made with. A test vault's backup is \
+            never restored over a hardware vault (or the reverse).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -37,42 +41,27 @@ struct RestoreCommand: FingerlockCommand {
     @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
 
     func run(with dependencies: CLIDependencies) async throws {
-        guard FileManager.default.fileExists(atPath: file) else {
-            throw CLIError(.notFound, "No backup at \(file).")
-        }
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-        let context = session.context
-        let restored: Vault
-        if Vault.exists(in: session.dataDirectory) {
-            let vault = try await context.evaluate(.biometricsOrPasscode, reason: "restore a backup")
-            if !yes {
-                let count = try vault.noteCount()
-                let confirmed = try await Confirmation.ask(
-                    "Replace all \(count) notes with the backup's?", terminal: dependencies.openTerminal(), unlessFlag: "--yes")
-                guard confirmed else {
-                    vault.close()
-                    throw CLIError(.cancelled, "Nothing was restored.")
-                }
-            }
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let prepared = try await session.context.prepareRestore(from: file)
+        let console = dependencies.console
+        let plan = prepared.plan
+        for line in RestorePlanText.lines(plan) { console.print(line) }
+        if !yes {
+            let confirmed: Bool
             do {
-                try vault.restore(from: file)
-            } catch where [.wrongKey, .wrongPasscode].contains(error.code) {
-                let backupPasscode = try await context.askSecret("Passcode the backup was made with: ")
-                try vault.restore(from: file, using: .passcode(backupPasscode))
+                confirmed = try await Confirmation.ask(
+                    "Restore the backup?", terminal: dependencies.openTerminal(), unlessFlag: "--yes")
             } catch {
-                vault.close()
+                prepared.cancel()
                 throw error
             }
-            restored = vault
-        } else {
-            let backupPasscode = try await context.askSecret("Passcode the backup was made with: ")
-            restored = try Vault.restore(
-                from: file, into: session.dataDirectory, using: .passcode(backupPasscode),
-                configuration: VaultConfiguration(now: dependencies.now))
+            guard confirmed else {
+                prepared.cancel()
+                throw CLIError(.cancelled, "Nothing was restored.")
+            }
         }
-        defer { restored.close() }
-        try context.cacheKey(of: restored)
-        dependencies.console.print("Restored \(try restored.noteCount()) notes from \(file).")
+        let count = try prepared.commit()
+        console.print("Restored \(count) \(count == 1 ? "note" : "notes") from \(file).")
     }
 }
 
@@ -99,9 +88,20 @@ struct ExportCommand: FingerlockCommand {
         }
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
+        let text: String
         switch format {
-        case .json: dependencies.console.out.write(String(decoding: try vault.exportJSON(), as: UTF8.self) + "\n")
-        case .markdown: dependencies.console.out.write(try vault.exportMarkdown())
+        case .json: text = String(decoding: try vault.exportJSON(), as: UTF8.self) + "\n"
+        case .markdown: text = try vault.exportMarkdown()
+        }
+        // All or nothing: the export is made whole first, and a file it fails to fill (a full disk)
+        // is cut back to what it held before, so no truncated export is left looking complete.
+        let out = dependencies.console.out
+        let start = out.regularFileOffset
+        do {
+            try out.writeChecked(text)
+        } catch {
+            if let start { out.truncate(to: start) }
+            throw CLIError(error.status, error.message + " Nothing was exported.")
         }
     }
 }
@@ -117,12 +117,7 @@ struct RekeyCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        let recoveryKey = try await session.context.rekey()
-        if let terminal = session.interaction as? TerminalInteraction {
-            try await terminal.presentRecoveryKey(recoveryKey.displayString)
-        } else {
-            dependencies.console.print("New recovery key (shown once, keep it safe): \(recoveryKey.displayString)")
-        }
+        try await session.context.rekey()
         dependencies.console.print("Rekeyed: the old recovery key and old copies of the key slots no longer open this vault.")
     }
 }

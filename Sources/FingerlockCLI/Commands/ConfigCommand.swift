@@ -1,6 +1,5 @@
 import ArgumentParser
 import Auth
-import Vault
 
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,9 +26,7 @@ struct ConfigCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let vault = try await session.context.openWithCachedKeyOrPasscode(reason: "read the settings")
-            defer { vault.close() }
-            let settings = try SecuritySettings(vault: vault)
+            let settings = try await session.context.settings()
             if let key {
                 dependencies.console.print(settings.value(try ConfigCommand.key(key)))
             } else {
@@ -61,11 +58,7 @@ struct ConfigCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let key = try ConfigCommand.key(self.key)
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let vault = try await session.context.unlockWithPasscode(reason: "change a setting")
-            defer { vault.close() }
-            var settings = try SecuritySettings(vault: vault)
-            try settings.set(key, to: value)
-            try settings.save(key, to: vault)
+            let settings = try await session.context.changeSetting(key, to: value)
             dependencies.console.print("\(key.rawValue) = \(settings.value(key))")
         }
     }

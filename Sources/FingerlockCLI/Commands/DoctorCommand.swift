@@ -2,7 +2,6 @@ import ArgumentParser
 import Auth
 import Fingerprint
 import Foundation
-import Vault
 
 /// `fingerlock doctor [--json]`: one line per finding with its fix; exit 1 when something blocks
 /// fingerprint unlock.
@@ -20,11 +19,12 @@ struct DoctorCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
-        let keyCache = dependencies.keyCache
+        let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false)
+        let context = session.context
         let doctorDependencies = DoctorDependencies.system(
             environment: dependencies.environment, dataDirectory: dataDirectory,
             listReaders: { try await dependencies.hardwareReaders().map(\.info) },
-            setupStatus: { try Self.setupStatus(dataDirectory: dataDirectory, keyCache: keyCache) })
+            setupStatus: { try context.inspectSetup() })
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
         if status != 0 { throw DoctorFoundProblems(status: status) }
@@ -38,18 +38,6 @@ struct DoctorCommand: FingerlockCommand {
             return ((try? report.json()) ?? "[]\n", report.exitStatus)
         }
         return (report.text(color: color), report.exitStatus)
-    }
-
-    /// Whether a passcode is set and, when the key is cached, which fingers are enrolled.
-    static func setupStatus(dataDirectory: String, keyCache: any KeyCache) throws -> SetupStatus {
-        guard Vault.exists(in: dataDirectory) else { return SetupStatus(passcodeSet: false, enrolledFingers: []) }
-        let storeID = try Vault.storeID(in: dataDirectory)
-        guard keyCache.unavailableReason() == nil, let key = try? keyCache.load(name: storeID.uuidString),
-            let vault = try? Vault.open(in: dataDirectory, using: .masterKey(key))
-        else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
-        defer { vault.close() }
-        let prints = try VaultPrintStore(vault: vault).allPrints()
-        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Auth
-import Vault
 import Fingerprint
 
 struct EnrollCommand: FingerlockCommand {
@@ -23,42 +22,23 @@ struct EnrollCommand: FingerlockCommand {
         let finger = Finger(name: self.finger)!
         let console = dependencies.console
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-        let reader = try await session.requireReader()
-        let vault = try await session.context.unlockWithPasscode(reason: "enroll a finger")
-        defer { vault.close() }
-        try session.context.checkReaderKind(reader, vault: vault)
-        let store = VaultPrintStore(vault: vault)
-        let info = reader.info
-        let settings = try SecuritySettings(vault: vault)
-        // An on-chip reader refuses a second copy of a print: drop the old one first.
-        if info.hasStorage, let old = try store.prints(for: info.identity).first(where: { $0.finger == finger }) {
-            try? await reader.deleteStoredPrint(old)
-        }
-        let verb = info.scanType == .swipe ? "Swipe your finger across" : "Touch"
-        console.print("Enrolling \(finger) on \(info.name) (\(info.identity)).")
-        console.print("\(verb) the sensor \(info.enrollStages) times; Ctrl-C cancels.")
-        let username = dependencies.username
-        let timeout = settings.scanTimeout
-        do {
-            let print = try await withInterruptCancellation {
-                try await reader.enroll(finger, username: username, timeout: timeout) { event in
-                    switch event {
-                    case .stage(let completed, let total):
-                        console.print("  stage \(completed)/\(total) \(ProgressBar.render(completed, of: total))")
-                    case .retry(let reason):
-                        console.print("  \(reason.hint)")
-                    case .enrolled:
-                        break
-                    }
+        let print = try await withInterruptCancellation {
+            try await session.context.enroll(finger, username: dependencies.username) { update in
+                switch update {
+                case .starting(let info):
+                    let verb = info.scanType == .swipe ? "Swipe your finger across" : "Touch"
+                    console.print("Enrolling \(finger) on \(info.name) (\(info.identity)).")
+                    console.print("\(verb) the sensor \(info.enrollStages) times; Ctrl-C cancels.")
+                case .progress(.stage(let completed, let total)):
+                    console.print("  stage \(completed)/\(total) \(ProgressBar.render(completed, of: total))")
+                case .progress(.retry(let reason)):
+                    console.print("  \(reason.hint)")
+                case .progress(.enrolled):
+                    break
                 }
             }
-            try store.save(print)
-            console.print(console.green("Enrolled \(finger) on \(info.identity)."))
-        } catch is CancellationError {
-            throw CLIError(.cancelled, "Enrollment cancelled; nothing was saved.")
-        } catch let error as FingerprintError {
-            throw FingerprintError(error.code, error.message + " Nothing was saved.")
         }
+        console.print(console.green("Enrolled \(print.finger) on \(print.reader)."))
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Auth
-import Vault
 import Fingerprint
 import Foundation
 
@@ -23,9 +22,7 @@ struct FingersCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
-        let vault = try await session.context.openWithCachedKeyOrPasscode(reason: "list the enrolled fingers")
-        defer { vault.close() }
-        let prints = try VaultPrintStore(vault: vault).allPrints()
+        let prints = try await session.context.enrolledPrints()
         let console = dependencies.console
         if json {
             try console.printJSON(prints.map { Entry(reader: $0.reader.description, finger: $0.finger.rawValue, enrolled: $0.enrolled) })

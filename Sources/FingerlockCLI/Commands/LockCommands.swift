@@ -1,6 +1,5 @@
 import ArgumentParser
 import Auth
-import Vault
 
 struct LockCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
@@ -10,8 +9,15 @@ struct LockCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false)
-        let removed = try session.context.lock()
-        dependencies.console.print(removed ? "Locked: the passcode is needed for the next unlock." : "Already locked.")
+        let outcome = try session.context.lock()
+        let console = dependencies.console
+        if outcome.cacheUnavailable != nil {
+            console.print("Locked: no key can be cached here (the kernel keyring is not usable).")
+        } else if outcome.forgotten == 0 {
+            console.print("Already locked: no key was cached.")
+        } else {
+            console.print("Locked: the passcode is needed for the next unlock.")
+        }
     }
 }
 
@@ -24,13 +30,11 @@ struct UnlockCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        let vault = try await session.context.unlockWithPasscode(reason: "unlock")
-        defer { vault.close() }
-        let settings = try SecuritySettings(vault: vault)
-        if let reason = dependencies.keyCache.unavailableReason() {
-            dependencies.console.print("Unlocked, but \(reason)")
+        let outcome = try await session.context.unlock()
+        if let cachedFor = outcome.cachedFor {
+            dependencies.console.print("Unlocked: a finger opens the vault for the next \(SecuritySettings.format(cachedFor)).")
         } else {
-            dependencies.console.print("Unlocked: a finger opens the vault for the next \(settings.value(.cacheExpiry)).")
+            dependencies.console.print("Unlocked, but \(outcome.notCachedBecause ?? "the key could not be cached.")")
         }
     }
 }

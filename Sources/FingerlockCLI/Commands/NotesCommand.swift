@@ -14,8 +14,7 @@ struct NotesCommand: ParsableCommand {
         _ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies, json: Bool = false
     ) async throws -> Vault {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, json: json)
-        let context = session.context
-        return try await context.evaluate(.biometricsOrPasscode, reason: "open your notes")
+        return try await session.context.openNotes()
     }
 
     /// Whether the body is piped in; a piped body cannot share stdin with `--passcode-stdin`.

@@ -25,14 +25,9 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-            let (vault, recoveryKey) = try await session.context.setPasscode()
+            let vault = try await session.context.setPasscode()
             defer { vault.close() }
             let kind = try vault.kind
-            if let terminal = session.interaction as? TerminalInteraction {
-                try await terminal.presentRecoveryKey(recoveryKey.displayString)
-            } else {
-                dependencies.console.print("Recovery key (shown once, keep it safe): \(recoveryKey.displayString)")
-            }
             dependencies.console.print(
                 "Passcode set; the vault is ready (\(kind == .test ? "a test vault: simulated and virtual readers only" : "for real readers")).")
         }
@@ -47,8 +42,7 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let vault = try await session.context.changePasscode()
-            vault.close()
+            try await session.context.changePasscode()
             dependencies.console.print("Passcode changed.")
         }
     }
@@ -62,8 +56,7 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let vault = try await session.context.resetPasscode()
-            vault.close()
+            try await session.context.resetPasscode()
             dependencies.console.print("Passcode reset.")
         }
     }

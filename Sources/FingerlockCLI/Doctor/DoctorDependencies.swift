@@ -1,20 +1,5 @@
+public import Auth
 public import Fingerprint
-
-/// Whether the vault has a passcode and which fingers are enrolled, as the Auth layer knows it.
-public struct SetupStatus: Equatable, Sendable {
-    public var passcodeSet: Bool
-    /// Human names of the enrolled prints, e.g. `right-index-finger on synaptics:1`.
-    public var enrolledFingers: [String]
-    /// The enrolled set is sealed in the vault: without a cached key it cannot be read (doctor
-    /// never asks for the passcode).
-    public var fingersUnknown: Bool
-
-    public init(passcodeSet: Bool, enrolledFingers: [String], fingersUnknown: Bool = false) {
-        self.passcodeSet = passcodeSet
-        self.enrolledFingers = enrolledFingers
-        self.fingersUnknown = fingersUnknown
-    }
-}
 
 /// Everything `doctor` looks at, injected so tests can point it at a fake sysfs/devfs/proc tree and
 /// hand in probes. ``system(environment:dataDirectory:listReaders:setupStatus:)`` gives the real ones.

@@ -19,13 +19,25 @@ public struct CLIDependencies: Sendable {
     public var keyCache: any KeyCache
     /// Standard input, for note bodies.
     public var input: any InputSource
+    /// The vault (behind its key slots) in a data directory.
+    public var passcodeRepository: @Sendable (_ dataDirectory: String) -> any PasscodeRepository
+    /// The attempt counters of a data directory.
+    public var attemptStore: @Sendable (_ dataDirectory: String) -> any AttemptStore
+    /// Why this is a remote session (the finger is skipped there), or nil.
+    public var remoteSession: @Sendable () -> String?
 
     public init(
         environment: [String: String], console: Console,
         hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
         openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
-        keyCache: any KeyCache, input: any InputSource
+        keyCache: any KeyCache, input: any InputSource,
+        passcodeRepository: @escaping @Sendable (_ dataDirectory: String) -> any PasscodeRepository,
+        attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
+        remoteSession: @escaping @Sendable () -> String?
     ) {
+        self.passcodeRepository = passcodeRepository
+        self.attemptStore = attemptStore
+        self.remoteSession = remoteSession
         self.keyCache = keyCache
         self.input = input
         self.environment = environment

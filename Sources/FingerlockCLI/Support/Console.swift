@@ -5,26 +5,71 @@ import Musl
 #endif
 import Foundation
 import SafeFiles
+import Synchronization
 
 /// Where human and machine output goes. Injected so tests can capture it.
+///
+/// No write is silently lost: a failed write (a full disk, a closed descriptor) is remembered, the
+/// command ends with an error saying so (`FingerlockMain`), and `writeChecked` reports it at once
+/// where output that cannot be repeated (a recovery key) must be known to have arrived.
 public protocol OutputStream: Sendable {
     func write(_ text: String)
     /// Whether this stream is a terminal (colour and live progress are only for terminals).
     var isTerminal: Bool { get }
+    /// Why a write failed (the first failure), or nil when every write so far succeeded.
+    var failure: String? { get }
+    /// The offset of a regular file the output goes to (for undoing a partial write), else nil.
+    var regularFileOffset: Int64? { get }
+    /// Cuts a regular file back to `offset`, so a write that failed halfway leaves no partial output.
+    func truncate(to offset: Int64)
+}
+
+extension OutputStream {
+    /// Writes `text` and throws if it, or an earlier write, did not arrive whole.
+    public func writeChecked(_ text: String) throws(CLIError) {
+        write(text)
+        if let failure { throw CLIError(.dataError, "Cannot write the output: \(failure).") }
+    }
 }
 
 /// A file descriptor, usually stdout or stderr.
 public struct FileDescriptorOutput: OutputStream {
     let fd: Int32
+    private let firstFailure = FailureRecord()
+
     public init(fd: Int32) { self.fd = fd }
     public static var standardOutput: FileDescriptorOutput { FileDescriptorOutput(fd: STDOUT_FILENO) }
     public static var standardError: FileDescriptorOutput { FileDescriptorOutput(fd: STDERR_FILENO) }
 
     public func write(_ text: String) {
-        FileDescriptorIO.writeAll(fd, Array(text.utf8))
+        if let error = FileDescriptorIO.writeAll(fd, Array(text.utf8)) {
+            firstFailure.record(String(cString: strerror(error)))
+        }
     }
 
     public var isTerminal: Bool { isatty(fd) == 1 }
+    public var failure: String? { firstFailure.value }
+
+    /// The offset of a regular file the output goes to (for undoing a partial write), else nil.
+    public var regularFileOffset: Int64? {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let offset = lseek(fd, 0, SEEK_CUR)
+        return offset >= 0 ? Int64(offset) : nil
+    }
+
+    /// Cuts a regular file back to `offset`, so a write that failed halfway leaves no partial output.
+    public func truncate(to offset: Int64) {
+        _ = ftruncate(fd, off_t(offset))
+        _ = lseek(fd, off_t(offset), SEEK_SET)
+    }
+}
+
+/// The first failure of a stream, shared by copies of it.
+final class FailureRecord: Sendable {
+    private let first = Mutex<String?>(nil)
+    func record(_ failure: String) { first.withLock { if $0 == nil { $0 = failure } } }
+    var value: String? { first.withLock { $0 } }
 }
 
 /// Human text on stdout, errors on stderr, colour only on a terminal and never with `NO_COLOR`.

@@ -11,6 +11,20 @@ public enum ProcessHardening {
         // RLIMIT_CORE does not bind a core_pattern pipe handler; not being dumpable does, and it also
         // stops ptrace and /proc/PID/mem reads by the user's other processes.
         _ = prctl(setDumpable, 0)
+        reserveStandardDescriptors()
+    }
+
+    /// A closed stdin, stdout or stderr is given /dev/null opened read-only: nothing opened later
+    /// can take its number (and receive output meant for the terminal), and writes to it fail with
+    /// EBADF, so output that is lost is reported as lost.
+    static func reserveStandardDescriptors() {
+        for fd in Int32(0)...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let opened = open("/dev/null", O_RDONLY)
+            if opened >= 0 && opened != fd {
+                _ = dup2(opened, fd)
+                _ = close(opened)
+            }
+        }
     }
 
     /// Whether the process may be dumped (PR_GET_DUMPABLE).

@@ -12,6 +12,7 @@ struct AuthSession {
     let interaction: any AuthInteraction
     let dataDirectory: String
     let dependencies: CLIDependencies
+    let resolver: ReaderResolver
 
     init(
         global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true,
@@ -66,24 +67,24 @@ struct AuthSession {
         self.interaction = interaction
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
-        var authDependencies = AuthContext.Dependencies(
-            dataDirectory: dataDirectory, readerLookup: readerLookup, keyCache: dependencies.keyCache,
-            attempts: FileAttemptStore(dataDirectory: dataDirectory), interaction: interaction,
-            environment: dependencies.environment, now: dependencies.now,
-            vaultConfiguration: VaultConfiguration(now: dependencies.now))
-        authDependencies.testReaderChosen = resolver.choosesTestReader
-        context = AuthContext(authDependencies)
+        let listed: @Sendable () async -> [any FingerprintReader] = { [resolver] in (try? await resolver.connectedReaders()) ?? [] }
+        context = AuthContext(
+            .init(
+                passcodes: dependencies.passcodeRepository(dataDirectory), readerLookup: readerLookup,
+                keyCache: dependencies.keyCache, attempts: dependencies.attemptStore(dataDirectory),
+                interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
+                connectedReaders: listed, testReaderChosen: resolver.choosesTestReader))
+        self.resolver = resolver
     }
 
-    /// The reader, or the reader error explaining its absence (waiting for libfprint if need be).
-    func requireReader() async throws -> any FingerprintReader {
-        let (reader, problem) = await readerLookup.outcome()
-        if let reader { return reader }
-        throw problem ?? FingerprintError.noReader()
-    }
 }
 
 extension ReaderResolver {
+    /// Every connected reader the choice covers: the simulated one only when asked for.
+    func connectedReaders() async throws -> [any FingerprintReader] {
+        try await listedReaders()
+    }
+
     /// Whether `--reader` names a test reader (simulated, or a libfprint `virtual_*` driver) —
     /// known even when that reader is absent. Nil for `auto`: it depends on what is connected.
     var choosesTestReader: Bool? {

@@ -63,8 +63,13 @@ final class ScriptedPasscodeInteraction: AuthInteraction {
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 throw AuthError(.invalidInput, "The passcode given is not valid UTF-8.")
             }
-            return PasscodeRules.normalized(text)
+            return text
         }
+    }
+
+    /// On stdout, checked: a key that did not arrive stops the change it belongs to.
+    func presentRecoveryKey(_ text: String) async throws {
+        try console.out.writeChecked(RecoveryKeyText.line(text))
     }
 
     private static func describe(_ prompt: String) -> String {
@@ -92,6 +97,15 @@ final class NonInteractive: AuthInteraction {
     func askSecret(prompt: String, typedAhead: String) async throws -> String {
         throw AuthError(.passcodeRequired, "The passcode is required. There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N.")
     }
+    /// Printed once on stdout (no confirmation is possible without a terminal), checked.
+    func presentRecoveryKey(_ text: String) async throws {
+        try console.out.writeChecked(RecoveryKeyText.line(text))
+    }
 }
 
 import Foundation
+
+/// How a recovery key is printed where there is no terminal to show it on.
+enum RecoveryKeyText {
+    static func line(_ key: String) -> String { "Recovery key (shown once, keep it safe): \(key)\n" }
+}

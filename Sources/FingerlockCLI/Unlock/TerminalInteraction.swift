@@ -100,10 +100,11 @@ final class TerminalInteraction: AuthInteraction {
         }
         terminal.write("\n")
         guard let secret else { throw AuthError(.userCancel, "Cancelled at the passcode prompt; nothing was changed.") }
-        return PasscodeRules.normalized(secret)
+        return secret
     }
 
-    /// Shows the recovery key once and waits for the user to confirm it was saved.
+    /// Shows the recovery key once and waits for the user to confirm it was saved; the change it
+    /// belongs to is made only then (Ctrl-C here cancels it).
     func presentRecoveryKey(_ text: String) async throws {
         terminal.write("""
 
@@ -114,7 +115,6 @@ final class TerminalInteraction: AuthInteraction {
             Write it down and keep it somewhere safe, away from this computer.
             Press Enter once you have saved it: 
             """)
-        // The change is already made: Ctrl-C here only means "done reading".
-        _ = try? await askSecret(prompt: "", typedAhead: "")
+        _ = try await askSecret(prompt: "", typedAhead: "")
     }
 }

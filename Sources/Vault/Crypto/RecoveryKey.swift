@@ -14,6 +14,11 @@ public struct RecoveryKey: Sendable, CustomStringConvertible {
 
     static func random() -> RecoveryKey { RecoveryKey(bytes: randomBytes(32)) }
 
+    /// A new random recovery key, to show the user before the change that makes it valid
+    /// (`Vault.create(…recoveryKey:)`, `rekey(…recoveryKey:)`), so a key that cannot be shown is
+    /// never the only way back in.
+    public static func generate() -> RecoveryKey { random() }
+
     /// Parses what a user typed; nil when it cannot be a recovery key at all (wrong length or a
     /// character outside the alphabet), so the caller can say "that is not a recovery key".
     public init?(parsing text: String) {

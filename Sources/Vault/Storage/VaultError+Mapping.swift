@@ -12,7 +12,7 @@ extension VaultError {
             case .tooOpen, .notOwned, .notADirectory, .notARegularFile: return VaultError(.permissions, error.message)
             case .lockTimeout: return VaultError(.busy, error.message)
             case .diskFull: return VaultError(.diskFull, error.message)
-            case .io: return VaultError(.io, error.message)
+            case .io, .missing: return VaultError(.io, error.message)
             }
         case let error as DatabaseError:
             let detail = error.message ?? "\(error.resultCode)"

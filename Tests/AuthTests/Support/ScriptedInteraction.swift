@@ -23,21 +23,48 @@ final class ScriptedInteraction: AuthInteraction {
         var notices: [String] = []
         var prompts: [String] = []
         var typedAhead: [String] = []
+        var recoveryKeys: [String] = []
         var scans = 0
+    }
+
+    /// What `presentRecoveryKey` does: show it, fail to (output closed), or see the user cancel.
+    enum RecoveryKeyOutcome: Sendable {
+        case shown, fails, cancelled
     }
 
     let canAskPasscode: Bool
     let passcodeFromScript: Bool
     private let state: Mutex<State>
 
-    init(answers: [Answer] = [], scanActions: [ScanAction] = [], canAskPasscode: Bool = true, passcodeFromScript: Bool = false) {
+    let recoveryKeyOutcome: RecoveryKeyOutcome
+
+    init(
+        answers: [Answer] = [], scanActions: [ScanAction] = [], canAskPasscode: Bool = true, passcodeFromScript: Bool = false,
+        recoveryKey: RecoveryKeyOutcome = .shown
+    ) {
+        self.recoveryKeyOutcome = recoveryKey
         self.canAskPasscode = canAskPasscode
         self.passcodeFromScript = passcodeFromScript
         state = Mutex(State(answers: answers, scanActions: scanActions))
     }
 
-    convenience init(secrets: [String], scanActions: [ScanAction] = [], canAskPasscode: Bool = true) {
-        self.init(answers: secrets.map(Answer.secret), scanActions: scanActions, canAskPasscode: canAskPasscode)
+    convenience init(
+        secrets: [String], scanActions: [ScanAction] = [], canAskPasscode: Bool = true,
+        recoveryKey: RecoveryKeyOutcome = .shown
+    ) {
+        self.init(
+            answers: secrets.map(Answer.secret), scanActions: scanActions, canAskPasscode: canAskPasscode,
+            recoveryKey: recoveryKey)
+    }
+
+    var recoveryKeys: [String] { state.withLock { $0.recoveryKeys } }
+
+    func presentRecoveryKey(_ text: String) async throws {
+        switch recoveryKeyOutcome {
+        case .shown: state.withLock { $0.recoveryKeys.append(text) }
+        case .fails: throw AuthError(.dataError, "Cannot write the output: No space left on device.")
+        case .cancelled: throw AuthError(.userCancel, "Cancelled.")
+        }
     }
 
     var notices: [String] { state.withLock { $0.notices } }

@@ -25,6 +25,8 @@ final class BinaryRunner: Sendable {
             "HOME": directory,
             "FINGERLOCK_DATA_DIR": dataDirectory,
             "LANG": "C.UTF-8",
+            // Tests run in parallel as one user: each keeps (and `lock`s) its keys apart.
+            "FINGERLOCK_KEYRING_NAMESPACE": "test-\(UUID().uuidString)",
         ].merging(extraEnvironment) { $1 }
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }

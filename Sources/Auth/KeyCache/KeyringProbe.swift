@@ -1,4 +1,4 @@
-import CKeyutils
+internal import CKeyutils
 
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,100 @@
+import Crypto
+import Foundation
+public import Vault
+
+/// The cached key: how a passcode unlock leaves the key for a finger to release, and how it is
+/// taken back out (always checked against the vault, never trusted).
+extension AuthContext {
+    /// The vault for reading the enrolled set or settings: with the cached key, else the passcode.
+    /// No touch is asked for — in user mode the cache is readable by the user's own processes anyway.
+    func openWithCachedKeyOrPasscode(reason: String) async throws -> Vault {
+        try await vault(try cachedVault(), orPasscodeFor: reason)
+    }
+
+    /// The vault opened with the cached key, or nil with why there is none (no key cached, no
+    /// keyring) — the cases the passcode stands in for; other failures throw.
+    func cachedVault() throws -> (vault: Vault?, miss: AuthError?) {
+        do {
+            return (try openWithCachedKey(), nil)
+        } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
+            return (nil, error)
+        }
+    }
+
+    /// The vault `cachedVault()` opened, else the one the passcode opens.
+    func vault(_ cached: (vault: Vault?, miss: AuthError?), orPasscodeFor reason: String) async throws -> Vault {
+        if let vault = cached.vault { return vault }
+        return try await unlockWithPasscode(reason: reason, why: cached.miss)
+    }
+
+    /// The vault opened with the cached key, once a touch could be asked for at all.
+    func vaultFromCache() async throws -> Vault {
+        try await biometricPreconditions()
+        return try openWithCachedKey()
+    }
+
+    /// The vault opened with the cached key. A key that does not open it (planted, or left by a
+    /// vault restored or rekeyed since) is removed and never used.
+    func openWithCachedKey() throws -> Vault {
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() {
+            throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
+        }
+        // One database open: the store id that names the cache entry is read in the same pass that
+        // reads the key check and the slots.
+        var storeID: UUID?
+        let opened: Vault?
+        do {
+            opened = try passcodes.open(masterKeyFor: { id in
+                storeID = id
+                return try cache.load(name: id.uuidString)
+            })
+        } catch let error as VaultError where error.code == .wrongKey {
+            if let storeID { _ = try? cache.invalidate(name: storeID.uuidString) }
+            throw AuthError(
+                .biometryNotAvailable, "The cached key does not open this vault; it was removed, so the passcode is needed.",
+                unavailability: .noCachedKey)
+        } catch let error as KeyCacheError {
+            throw Self.authError(error)
+        } catch {
+            throw Self.authError(error)
+        }
+        guard let vault = opened else { throw noCachedKey }
+        return vault
+    }
+
+    /// Caches the key after a passcode or recovery-key unlock (or a restore) and starts the reuse
+    /// window; without a keyring, says why once.
+    func cacheKey(of vault: Vault) throws {
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() {
+            interaction.notify(reason)
+            return
+        }
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        do {
+            let storeID = try Self.vaultCall { try vault.storeID.uuidString }
+            try cache.store(try Self.vaultCall { try vault.exportMasterKey() }, name: storeID, lifetime: settings.cacheExpiry)
+        } catch let error as KeyCacheError {
+            interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
+            return
+        }
+        startReuseWindow(vault, settings)
+    }
+
+    /// Whether an unlock moments ago lets this one skip the touch (`reuse-window`).
+    func isWithinReuseWindow(_ vault: Vault, _ settings: SecuritySettings) throws -> Bool {
+        guard settings.reuseWindow > .zero else { return false }
+        let storeID = try Self.vaultCall { try vault.storeID.uuidString }
+        return try dependencies.keyCache.load(name: storeID + Self.reuseSuffix) != nil
+    }
+
+    /// A marker (a random key, no secret) that expires with the reuse window.
+    func startReuseWindow(_ vault: Vault, _ settings: SecuritySettings) {
+        guard settings.reuseWindow > .zero, let storeID = try? vault.storeID.uuidString else { return }
+        try? dependencies.keyCache.store(
+            SymmetricKey(size: .bits256), name: storeID + Self.reuseSuffix, lifetime: settings.reuseWindow)
+    }
+
+    static let reuseSuffix = ":reuse"
+}

@@ -1,0 +1,65 @@
+import Fingerprint
+import Foundation
+public import Vault
+
+/// `lock` and `unlock`: forgetting every cached key, or caching one now.
+extension AuthContext {
+    /// What `lock` did: how many cached keys were forgotten.
+    public struct LockOutcome: Equatable, Sendable {
+        public var forgotten: Int
+        /// Why nothing could have been cached, when the keyring is not usable at all.
+        public var cacheUnavailable: String?
+    }
+
+    /// Forgets every fingerlock key this user has cached — of this vault, another data directory,
+    /// or a vault since restored or rekeyed — found by name in the key cache, without opening any
+    /// vault. Never reports success while one remains: a key that cannot be removed throws.
+    public func lock() throws -> LockOutcome {
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() { return LockOutcome(forgotten: 0, cacheUnavailable: reason) }
+        do {
+            return LockOutcome(forgotten: try cache.invalidateAll(), cacheUnavailable: nil)
+        } catch {
+            throw AuthError(.dataError, error.message + " The vault may still open with a touch; try `keyctl clear @u`.")
+        }
+    }
+
+    /// What `unlock` did: whether the key is now cached, and for how long.
+    public struct UnlockOutcome: Sendable {
+        public var cachedFor: Duration?
+        /// Why the key is not cached (no usable keyring).
+        public var notCachedBecause: String?
+    }
+
+    /// Asks for the passcode now and caches the key, so a finger unlocks from now on.
+    public func unlock() async throws -> UnlockOutcome {
+        let vault = try await unlockWithPasscode(reason: "unlock")
+        defer { vault.close() }
+        if let reason = dependencies.keyCache.unavailableReason() {
+            return UnlockOutcome(cachedFor: nil, notCachedBecause: reason)
+        }
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        return UnlockOutcome(cachedFor: settings.cacheExpiry, notCachedBecause: nil)
+    }
+
+    /// Forgets this vault's cached key and reuse window only (after a rekey).
+    func forgetCachedKey(of vault: Vault) {
+        guard let storeID = try? vault.storeID.uuidString else { return }
+        _ = try? dependencies.keyCache.invalidate(name: storeID)
+        _ = try? dependencies.keyCache.invalidate(name: storeID + Self.reuseSuffix)
+    }
+}
+
+/// `doctor`'s look into the vault: never a prompt, never a touch.
+extension AuthContext {
+    /// Whether a passcode is set and, when a key is cached, which fingers are enrolled. The cached
+    /// key is checked like any unlock's (a wrong one is removed, never used).
+    public func inspectSetup() throws -> SetupStatus {
+        guard passcodes.hasPasscode else { return SetupStatus(passcodeSet: false, enrolledFingers: []) }
+        let (vault, _) = try cachedVault()
+        guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
+        defer { vault.close() }
+        let prints = try VaultPrintStore(vault: vault).allPrints()
+        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+    }
+}

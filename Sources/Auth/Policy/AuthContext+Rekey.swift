@@ -1,0 +1,24 @@
+public import Vault
+
+/// `rekey`: a new store master key and recovery key.
+extension AuthContext {
+    /// Asks the passcode, shows the new recovery key, then rotates the store master key (every note
+    /// and template re-sealed, slots rewrapped) and caches the new key in place of the old. If the
+    /// recovery key cannot be shown, nothing changes: the old one stays valid.
+    public func rekey() async throws {
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
+        try requirePasscodeSource()
+        let (vault, passcode) = try await promptForPasscode(reason: "rotate the vault key", typedAhead: "")
+        defer { vault.close() }
+        let recoveryKey = RecoveryKey.generate()
+        try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
+        do {
+            try passcodes.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
+        } catch {
+            throw AuthError(
+                .dataError, Self.authError(error).message + " The recovery key just shown was NOT applied; the old one is still valid.")
+        }
+        forgetCachedKey(of: vault)
+        try cacheKey(of: vault)
+    }
+}

@@ -1,0 +1,26 @@
+public import Vault
+
+/// `config get|set`: the sealed security settings.
+extension AuthContext {
+    /// The settings, read with the cached key or else the passcode (they are no secret to the user).
+    public func settings() async throws -> SecuritySettings {
+        let vault = try await openWithCachedKeyOrPasscode(reason: "read the settings")
+        defer { vault.close() }
+        return try Self.vaultCall { try SecuritySettings(vault: vault) }
+    }
+
+    /// Changes one setting; always asks for the passcode, so nobody loosens a setting with a touch
+    /// or a cached key.
+    public func changeSetting(_ key: SecuritySettings.Key, to value: String) async throws -> SecuritySettings {
+        var probe = SecuritySettings()
+        try probe.set(key, to: value)
+        let vault = try await unlockWithPasscode(reason: "change a setting")
+        defer { vault.close() }
+        var settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        try settings.set(key, to: value)
+        try Self.vaultCall { try settings.save(key, to: vault) }
+        // The key was cached for the old expiry a moment ago.
+        if key == .cacheExpiry || key == .reuseWindow { try cacheKey(of: vault) }
+        return settings
+    }
+}

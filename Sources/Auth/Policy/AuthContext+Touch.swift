@@ -1,0 +1,166 @@
+public import Fingerprint
+import Foundation
+public import Vault
+
+/// Fingerprint unlocks: the touches, their counting towards lockout, and `verify`.
+extension AuthContext {
+    /// One touch against the sealed templates (`fingerlock verify`): the vault key comes from the
+    /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
+    /// lockout and throws `.authenticationFailed`.
+    public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: any FingerprintReader, identified: Bool) {
+        guard passcodes.hasPasscode else { throw passcodeNotSet }
+        try refuseRemoteSession()
+        // The cached key opens the vault while the reader may still be being found; the passcode is
+        // asked for only once the reader is known to be there. So a vault that cannot be opened is
+        // reported before a missing reader, and a missing reader before any passcode prompt.
+        let cached = try cachedVault()
+        let reader: any FingerprintReader
+        do {
+            reader = try await requireReader()
+        } catch {
+            cached.vault?.close()
+            throw error
+        }
+        let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
+        defer { vault.close() }
+        try checkReaderKind(reader, vault: vault)
+        if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+        var prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+        guard !prints.isEmpty else { throw notEnrolled(reader) }
+        if let finger {
+            prints = prints.filter { $0.finger == finger }
+            guard !prints.isEmpty else {
+                throw AuthError(.notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")
+            }
+        }
+        let identified = prints.count == 1 || reader.info.canIdentify
+        if !identified {
+            interaction.notify("This reader cannot identify among fingers; checking \(prints[0].finger).")
+            prints = [prints[0]]
+        }
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
+        return (matched, reader, identified)
+    }
+
+    func unlockWithFinger() async throws -> Vault {
+        let reader = try await requireReader()
+        let vault = try await vaultFromCache()
+        do {
+            try checkReaderKind(reader, vault: vault)
+            if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+            if try isWithinReuseWindow(vault, settings) { return vault }
+            let prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+            guard !prints.isEmpty else { throw notEnrolled(reader) }
+            _ = try await touches(prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
+            startReuseWindow(vault, settings)
+            return vault
+        } catch {
+            vault.close()
+            throw error
+        }
+    }
+
+    /// Up to `tries` touches. Each is counted as a failure before it is evaluated (so a crash or a
+    /// parallel run cannot skip one) and uncounted when it turns out not to be a no-match.
+    func touches(
+        _ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration, offerPasscode: Bool = true
+    ) async throws -> EnrolledPrint {
+        var noMatches = 0
+        var hints = 0
+        let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
+        while noMatches < tries {
+            let failures = try dependencies.attempts.update { state -> Int in
+                state.failedTouches += 1
+                return state.failedTouches
+            }
+            guard failures <= Self.lockoutThreshold else {
+                try uncountTouch()
+                throw lockout
+            }
+            let outcome: ScanOutcome
+            do {
+                let prompt = "\(verb) the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
+                outcome = try await interaction.scan(prompt: prompt) {
+                    try await reader.match(prints, timeout: timeout)
+                }
+            } catch {
+                try uncountTouch()
+                throw Self.authError(error)
+            }
+            switch outcome {
+            case .scanned(.match(let print)):
+                try dependencies.attempts.update { $0.failedTouches = 0 }
+                return print
+            case .scanned(.noMatch):
+                noMatches += 1
+                if failures >= Self.lockoutThreshold {
+                    // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
+                    throw AuthError(
+                        .authenticationFailed,
+                        "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
+                }
+                if noMatches < tries { interaction.notify("No match. Try again.") }
+            case .scanned(.retry(let reason)):
+                try uncountTouch()
+                hints += 1
+                guard hints <= Self.maximumRetryHints else {
+                    throw AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
+                }
+                interaction.notify(reason.hint)
+            case .passcodeRequested(let typed):
+                try uncountTouch()
+                throw AuthError(.userFallback, "The passcode was chosen.", detail: .userFallbackTyped(typed))
+            }
+        }
+        throw AuthError(
+            .authenticationFailed, tries == 1 ? "No match." : "No match after \(tries) tries.")
+    }
+
+    private func uncountTouch() throws {
+        try dependencies.attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+    }
+
+    func refuseRemoteSession() throws {
+        if let remote = dependencies.remoteSession() {
+            throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
+        }
+    }
+
+    func biometricPreconditions() async throws {
+        try refuseRemoteSession()
+        _ = try await requireReader()
+        if let reason = dependencies.keyCache.unavailableReason() {
+            throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
+        }
+    }
+
+    /// The reader in effect, waiting for libfprint's enumeration if it is still running.
+    func requireReader() async throws -> any FingerprintReader {
+        let (reader, problem) = await dependencies.readerLookup.outcome()
+        // libfprint's enumeration cannot be interrupted; a Ctrl-C during it takes effect here.
+        try Task.checkCancellation()
+        if let reader { return reader }
+        if let problem { throw Self.authError(problem) }
+        throw AuthError(.biometryNotAvailable, "No fingerprint reader is connected.", unavailability: .noReader)
+    }
+
+    /// Refuses a test reader on a hardware vault and a hardware reader on a test vault.
+    func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
+        let kind = try Self.vaultCall { try vault.kind }
+        let isTest = reader.identity.isTestReader
+        if kind == .hardware && isTest {
+            throw AuthError(
+                .biometryNotAvailable,
+                "This vault was set up with real hardware; it does not accept the test reader \(reader.identity).",
+                unavailability: .wrongReaderKind)
+        }
+        if kind == .test && !isTest {
+            throw AuthError(
+                .biometryNotAvailable,
+                "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader.identity).",
+                unavailability: .wrongReaderKind)
+        }
+    }
+}

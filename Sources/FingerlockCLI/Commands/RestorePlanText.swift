@@ -1,0 +1,33 @@
+import Auth
+
+/// What `restore` says before it asks: every part of the security state the backup brings back.
+enum RestorePlanText {
+    static func lines(_ plan: RestorePlan) -> [String] {
+        var lines: [String] = []
+        let after = "\(plan.notesAfter) \(plan.notesAfter == 1 ? "note" : "notes")"
+        if let now = plan.notesNow {
+            lines.append("Restoring \(plan.backupPath) replaces this vault's \(now) \(now == 1 ? "note" : "notes") with the backup's \(after).")
+        } else {
+            lines.append("Restoring \(plan.backupPath) creates the vault with the backup's \(after).")
+        }
+        if plan.otherVault { lines.append("  The backup is of another vault, not an older copy of this one.") }
+        if plan.notesNow != nil {
+            lines.append("  Passcode afterwards: " + describe(plan.passcodeAfter, "passcode"))
+            lines.append("  Recovery key afterwards: " + describe(plan.recoveryKeyAfter, "recovery key"))
+        }
+        for finger in plan.fingersBack { lines.append("  Comes back: \(finger) (not enrolled now).") }
+        for finger in plan.fingersGone { lines.append("  Goes away: \(finger) (enrolled now, not in the backup).") }
+        for change in plan.settingChanges {
+            lines.append("  Setting \(change.key.rawValue): \(change.now) now, \(change.after) after the restore.")
+        }
+        return lines
+    }
+
+    private static func describe(_ secret: RestorePlan.Secret, _ what: String) -> String {
+        switch secret {
+        case .current: "unchanged (the current \(what) opens it)."
+        case .backups: "the \(what) valid when the backup was made, NOT the current one."
+        case .backupsUnchecked: "the \(what) valid when the backup was made (it may differ from the current one)."
+        }
+    }
+}
