@@ -76,9 +76,9 @@ let package = Package(
             name: "fingerlock",
             dependencies: ["FingerlockCLI", "Auth", "Fingerprint"],
             swiftSettings: upcoming,
-            // Release start-up: the static binary exports none of its ~16,000 Swift symbols, so the
-            // dynamic loader's symbol lookups and the runtime's start-up `dladdr` stay cheap
-            // (about 0.5 ms per run; bench/verify-bench.sh). Nothing looks them up by name.
+            // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
+            // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
+            // them up by name.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
         ),
 

@@ -39,7 +39,7 @@ await libfprint.waitUntilIdle()
 exit(status)
 
 /// The environment, read from `environ` (the first of duplicate names wins, entries without `=` are
-/// skipped). Cheaper at start-up than `ProcessInfo.processInfo.environment`, which sets up
+/// skipped). Read directly rather than through `ProcessInfo.processInfo.environment`, which sets up
 /// Foundation's process info first.
 func processEnvironment() -> [String: String] {
     var result: [String: String] = [:]

@@ -257,7 +257,7 @@ struct Installation {
 
     @Test func aDelayStartedByAnotherRunWhileThisOneWaitedAtItsPromptStillHolds() async throws {
         try await install.setUp()
-        try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
         /// Another process fails its fifth passcode while this one sits at its prompt.
         final class Racing: AuthInteraction, @unchecked Sendable {
             // Invariant: used by one evaluation at a time in this test.

@@ -5,10 +5,9 @@ import Vault
 /// The bytes an enrolled print is sealed as in the vault, in the vault's own binary encoding
 /// (`ByteWriter`): version 1, finger name, reader (`driver:device-id`), enrollment date, template.
 ///
-/// Every `verify` and every unlock by touch opens the enrolled prints, so they are read without
-/// JSONDecoder, whose first use (with base64 template bytes and ISO 8601 dates) cost half a
-/// millisecond of a few-millisecond run. Prints sealed as JSON by earlier versions (they begin with
-/// `{`) are still read.
+/// Every `verify` and every unlock by touch opens the enrolled prints, so they are read by hand,
+/// on the hot path, without a general-purpose decoder. Prints sealed as JSON by earlier versions
+/// (they begin with `{`) are still read.
 public enum TemplateRecord {
     static let version: UInt8 = 1
     /// A reader id is a driver name and a device id; anything this long is not one.

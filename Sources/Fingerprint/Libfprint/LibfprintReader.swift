@@ -87,8 +87,8 @@ public final class LibfprintReader: FingerprintReader {
     }
 
     /// Opens the device and closes it again: proves this user may claim the reader and that nothing else
-    /// holds it (for `doctor`), without waiting for a finger.
-    public func checkAccess() async throws {
+    /// holds it, without waiting for a finger (tests and the timing probe).
+    package func checkAccess() async throws {
         let device = handle.device
         try await context.perform(timeout: nil) { _, cancellable in
             try Self.withOpenDevice(device.pointer, cancellable) { _ in }
