@@ -51,11 +51,27 @@ public struct SecuritySettings: Equatable, Sendable {
         }
     }
 
-    /// Sets `key` from user text ("8h", "90m", "30s", "45" seconds; a whole number for max-tries).
+    /// Sets `key` from user text (a duration such as "8h", "1h30m" or "45s"; a whole number for max-tries).
     public mutating func set(_ key: Key, to text: String) throws(AuthError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        guard let amount = key.isDuration ? Self.parseSeconds(trimmed) : Int64(trimmed) else {
-            throw AuthError(.invalidInput, "\(key.rawValue): '\(text)' is not \(key.isDuration ? "a duration such as 8h, 30m or 45s" : "a whole number").")
+        let amount: Int64
+        if key.isDuration {
+            switch Self.parseDuration(trimmed) {
+            case .seconds(let seconds): amount = seconds
+            case .missingUnit:
+                throw AuthError(.invalidInput, "\(key.rawValue): '\(text)' has no unit; add a unit: 45s, 30m or 8h.")
+            case .tooLong:
+                throw AuthError(.invalidInput, "\(key.rawValue): '\(text)' is far too long a duration.")
+            case .invalid:
+                throw AuthError(
+                    .invalidInput,
+                    "\(key.rawValue): '\(text)' is not a duration such as 8h, 1h30m or 45s (h, m and s at most once each, in that order).")
+            }
+        } else {
+            guard let number = Int64(trimmed) else {
+                throw AuthError(.invalidInput, "\(key.rawValue): '\(text)' is not a whole number.")
+            }
+            amount = number
         }
         guard key.range.contains(amount) else {
             let low = key.isDuration ? Self.format(.seconds(key.range.lowerBound)) : String(key.range.lowerBound)
@@ -96,34 +112,60 @@ public struct SecuritySettings: Equatable, Sendable {
         try vault.setSetting(value(key), for: Self.storagePrefix + key.rawValue)
     }
 
-    static func parseSeconds(_ text: String) -> Int64? {
+    /// What `parseDuration` makes of a text.
+    enum ParsedDuration: Equatable {
+        case seconds(Int64)
+        /// Digits alone: 45 could mean seconds or minutes, so the user must say.
+        case missingUnit
+        /// More seconds than an Int64 holds.
+        case tooLong
+        case invalid
+    }
+
+    /// Parses what `format` writes and what a person types: hours, minutes and seconds, each at
+    /// most once and in that order (`8h`, `1h30m`, `90m`, `45s`, `0s`; spaces between the parts are
+    /// allowed). `1h1h` or `30m1h` are refused rather than guessed at; so is a bare number, except
+    /// `0`, which means the same in every unit.
+    static func parseDuration(_ text: String) -> ParsedDuration {
+        let units: [(symbol: UInt8, seconds: Int64)] = [(UInt8(ascii: "h"), 3600), (UInt8(ascii: "m"), 60), (UInt8(ascii: "s"), 1)]
+        let bytes = Array(text.utf8)
+        var index = 0
+        var nextUnit = 0
         var total: Int64 = 0
-        var number = ""
-        var sawUnit = false
-        for character in text where character != " " {
-            if character.isNumber {
-                number.append(character)
-                continue
+        var parts = 0
+        func skipSpaces() { while index < bytes.count && bytes[index] == UInt8(ascii: " ") { index += 1 } }
+        skipSpaces()
+        while index < bytes.count {
+            var value: Int64 = 0
+            var digits = 0
+            var overflow = false
+            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(Int64(bytes[index] - UInt8(ascii: "0")))
+                overflow = overflow || o1 || o2
+                value = sum
+                digits += 1
+                index += 1
             }
-            guard let value = Int64(number) else { return nil }
-            let unit: Int64
-            switch character {
-            case "h": unit = 3600
-            case "m": unit = 60
-            case "s": unit = 1
-            default: return nil
+            guard digits > 0 else { return .invalid }
+            skipSpaces()
+            guard index < bytes.count else {
+                // Digits with nothing after them.
+                if parts > 0 { return .invalid }
+                if overflow { return .tooLong }
+                return value == 0 ? .seconds(0) : .missingUnit
             }
-            total += value * unit
-            number = ""
-            sawUnit = true
+            guard let unit = units.indices.first(where: { units[$0].symbol == bytes[index] }), unit >= nextUnit else { return .invalid }
+            index += 1
+            nextUnit = unit + 1
+            parts += 1
+            let (seconds, o3) = value.multipliedReportingOverflow(by: units[unit].seconds)
+            let (sum, o4) = total.addingReportingOverflow(seconds)
+            if overflow || o3 || o4 { return .tooLong }
+            total = sum
+            skipSpaces()
         }
-        if !number.isEmpty {
-            guard let value = Int64(number), !sawUnit else { return nil }
-            total += value
-        } else if !sawUnit {
-            return nil
-        }
-        return total
+        return parts > 0 ? .seconds(total) : .invalid
     }
 
     public static func format(_ duration: Duration) -> String {

@@ -17,13 +17,18 @@ struct NotesCommand: ParsableCommand {
         return try await session.context.openNotes()
     }
 
-    /// Whether the body is piped in; a piped body cannot share stdin with `--passcode-stdin`.
+    /// Whether the body is piped in (a pipe, socket or file; never a terminal or a device such as
+    /// `/dev/null`); a piped body cannot share stdin with `--passcode-stdin`.
     static func bodyComesFromStdin(_ dependencies: CLIDependencies, _ passcode: PasscodeOptions) throws -> Bool {
-        let piped = !dependencies.input.isTerminal
-        if piped, let fd = passcode.descriptor, PasscodeOptions.isStandardInput(fd) {
+        let piped = StandardInputKind(dependencies.input).carriesBody
+        if piped, passcodeUsesStdin(passcode) {
             throw CLIError(.usage, "The passcode cannot share stdin with the note body: use --passcode-fd N with another descriptor.")
         }
         return piped
+    }
+
+    static func passcodeUsesStdin(_ passcode: PasscodeOptions) -> Bool {
+        passcode.descriptor.map(PasscodeOptions.isStandardInput) ?? false
     }
 
     static func readBody(_ dependencies: CLIDependencies) throws -> String {
@@ -57,9 +62,9 @@ struct NotesCommand: ParsableCommand {
         var buffer = ""
         buffer.reserveCapacity(1 << 16)
         for note in summaries {
-            let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#\($0)" }.joined(separator: " "))
+            let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " "))
             let id = note.id.uuidString.prefix(8).lowercased()
-            let title = note.title.isEmpty ? "(untitled)" : note.title
+            let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
             buffer += "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
             if buffer.utf8.count >= 1 << 16 {
                 console.out.write(buffer)
@@ -81,20 +86,29 @@ struct NotesCommand: ParsableCommand {
         @Option(name: .long, help: "A tag (repeatable; visible in shell history).") var tag: [String] = []
 
         func run(with dependencies: CLIDependencies) async throws {
-            let bodyFromStdin = try NotesCommand.bodyComesFromStdin(dependencies, passcode)
+            // A piped body is read first, so an empty note is refused before any passcode is asked.
+            // A device such as /dev/null holds no body and is never read: the note is its title alone.
+            let stdinBody: String? =
+                if try NotesCommand.bodyComesFromStdin(dependencies, passcode) {
+                    try NotesCommand.readBody(dependencies)
+                } else {
+                    StandardInputKind(dependencies.input) == .device ? "" : nil
+                }
+            if let stdinBody, stdinBody.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && (title ?? "").isEmpty {
+                throw CLIError(.cancelled, "The note is empty; nothing was saved.")
+            }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var noteTitle: String
             var body: String
-            if bodyFromStdin {
-                let text = try NotesCommand.readBody(dependencies)
-                body = text
-                noteTitle = title ?? EditableNote.derivedTitle(text)
+            if let stdinBody {
+                body = stdinBody
+                noteTitle = title ?? EditableNote.derivedTitle(stdinBody)
             } else {
                 guard let terminal = dependencies.openTerminal() else {
                     throw CLIError(.usage, "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
                 }
-                let edited = try SecureEditor(environment: dependencies.environment)
+                let edited = try SecureEditor(environment: dependencies.environment, console: dependencies.console)
                     .edit(EditableNote.render(title: title ?? "", body: ""), terminal: terminal)
                 (noteTitle, body) = EditableNote.parse(edited)
                 if let title { noteTitle = noteTitle.isEmpty ? title : noteTitle }
@@ -103,7 +117,7 @@ struct NotesCommand: ParsableCommand {
                 throw CLIError(.cancelled, "The note is empty; nothing was saved.")
             }
             let note = try vault.add(title: noteTitle, body: body, tags: tag)
-            dependencies.console.print("Added \(String(note.id.uuidString.lowercased().prefix(8))): \(note.title)")
+            dependencies.console.print("Added \(String(note.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(note.title))")
         }
     }
 
@@ -121,7 +135,8 @@ struct NotesCommand: ParsableCommand {
             defer { vault.close() }
             let notes = try vault.list(tag: tag)
             if notes.isEmpty && !json {
-                dependencies.console.print(tag == nil ? "No notes yet: `fingerlock notes add` adds one." : "No note is tagged \(tag!).")
+                dependencies.console.print(
+                    tag.map { "No note is tagged \(TerminalSafeText.line($0))." } ?? "No notes yet: `fingerlock notes add` adds one.")
                 return
             }
             try NotesCommand.printSummaries(notes, json: json, console: dependencies.console)
@@ -140,13 +155,16 @@ struct NotesCommand: ParsableCommand {
             defer { vault.close() }
             let note = try vault.note(id: try vault.resolveNoteID(id))
             let console = dependencies.console
-            console.print(console.bold(note.title.isEmpty ? "(untitled)" : note.title))
+            console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
             let formatter = ISO8601DateFormatter()
             var meta = "id \(note.id.uuidString.lowercased()) · modified \(formatter.string(from: note.modified))"
-            if !note.tags.isEmpty { meta += " · " + note.tags.map { "#\($0)" }.joined(separator: " ") }
+            if !note.tags.isEmpty { meta += " · " + note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " ") }
             console.print(console.dim(meta))
             console.print()
-            console.out.write(note.body.hasSuffix("\n") || note.body.isEmpty ? note.body : note.body + "\n")
+            // The body is the user's own text: exact when redirected (`show ID > file` keeps it as
+            // written), but at a terminal its control characters are shown, not obeyed.
+            let body = console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body
+            console.out.write(body.hasSuffix("\n") || body.isEmpty ? body : body + "\n")
         }
     }
 
@@ -154,7 +172,11 @@ struct NotesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "edit",
             abstract: "Edit a note in $VISUAL/$EDITOR (on tmpfs only), or replace its body from stdin.",
-            discussion: "The first line `# Title` is the title. --title and --tag (replacing all tags) are visible in shell history.")
+            discussion: """
+                The first line `# Title` is the title. --title and --tag (replacing all tags) are visible in shell history; \
+                given alone they change only the title or tags, with no editor. Only a non-empty body piped \
+                or redirected from a file replaces the body.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
@@ -163,20 +185,37 @@ struct NotesCommand: ParsableCommand {
         @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
 
         func run(with dependencies: CLIDependencies) async throws {
-            let bodyFromStdin = try NotesCommand.bodyComesFromStdin(dependencies, passcode)
+            let changesDetails = title != nil || !tag.isEmpty
+            // Only a piped body replaces the body, and an empty one is no body: a script changing
+            // the title with stdin at /dev/null or an empty pipe must not wipe the note. With the
+            // passcode on stdin, stdin holds no body either.
+            let kind = StandardInputKind(dependencies.input)
+            let passcodeOnStdin = NotesCommand.passcodeUsesStdin(passcode)
+            if kind.carriesBody && passcodeOnStdin && !changesDetails {
+                throw CLIError(.usage, "The passcode cannot share stdin with the note body: use --passcode-fd N with another descriptor.")
+            }
+            var newBody: String?
+            if kind.carriesBody && !passcodeOnStdin {
+                let text = try NotesCommand.readBody(dependencies)
+                if !text.isEmpty {
+                    newBody = text
+                } else if !changesDetails {
+                    throw CLIError(.cancelled, "The body on stdin is empty; nothing was changed.")
+                }
+            }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var note = try vault.note(id: try vault.resolveNoteID(id))
-            if bodyFromStdin {
-                let text = try NotesCommand.readBody(dependencies)
-                note.body = text
-            } else {
+            if let newBody {
+                note.body = newBody
+            } else if !changesDetails {
                 guard let terminal = dependencies.openTerminal() else {
                     throw CLIError(.usage, "Pipe the new body on stdin, or run in a terminal with $EDITOR set.")
                 }
-                let original = EditableNote.render(title: title ?? note.title, body: note.body)
-                let edited = try SecureEditor(environment: dependencies.environment).edit(original, terminal: terminal)
-                if edited == original && title == nil && tag.isEmpty {
+                let original = EditableNote.render(title: note.title, body: note.body)
+                let edited = try SecureEditor(environment: dependencies.environment, console: dependencies.console)
+                    .edit(original, terminal: terminal)
+                if edited == original {
                     dependencies.console.print("No changes.")
                     return
                 }
@@ -185,7 +224,7 @@ struct NotesCommand: ParsableCommand {
             if let title { note.title = title }
             if !tag.isEmpty { note.tags = tag }
             let saved = try vault.update(note)
-            dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(saved.title)")
+            dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(saved.title))")
         }
     }
 
@@ -203,30 +242,46 @@ struct NotesCommand: ParsableCommand {
             let note = try vault.note(id: try vault.resolveNoteID(id))
             if !yes {
                 let confirmed = try await Confirmation.ask(
-                    "Delete \"\(note.title.isEmpty ? "(untitled)" : note.title)\"?", terminal: dependencies.openTerminal(), unlessFlag: "--yes")
+                    "Delete \"\(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title))\"?", terminal: dependencies.openTerminal(),
+                    unlessFlag: "--yes")
                 guard confirmed else { throw CLIError(.cancelled, "Not deleted.") }
             }
             try vault.deleteNote(id: note.id)
-            dependencies.console.print("Deleted \(String(note.id.uuidString.lowercased().prefix(8))): \(note.title)")
+            dependencies.console.print("Deleted \(String(note.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(note.title))")
         }
     }
 
     struct Search: FingerlockCommand {
         static let configuration = CommandConfiguration(
-            commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).")
+            commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).",
+            discussion: "TEXT on the command line is visible to other processes and in shell history; --query-stdin reads it from stdin instead.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String
+        @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String?
+        @Flag(name: .customLong("query-stdin"), help: "Read the text to look for from stdin (one line), not from the command line.")
+        var queryStdin = false
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
+        func validate() throws {
+            if let problem = SearchQuery.problem(
+                positional: text != nil, fromStdin: queryStdin,
+                passcodeOnStdin: passcode.passcodeStdin || passcode.passcodeFD.map(PasscodeOptions.isStandardInput) == true)
+            {
+                throw ValidationError(problem)
+            }
+        }
+
         func run(with dependencies: CLIDependencies) async throws {
+            // Read before unlocking: a bad query is refused before any passcode is asked.
+            let query = try text ?? SearchQuery.read(from: dependencies.input)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = try vault.search(text)
+            let found = try vault.search(query)
             if found.isEmpty && !json {
-                dependencies.console.print("No note contains \"\(text)\".")
+                // A query from stdin may be a secret: never echo it.
+                dependencies.console.print(queryStdin ? "No note matches the query." : "No note contains \"\(TerminalSafeText.line(query))\".")
                 return
             }
             try NotesCommand.printSummaries(found, json: json, console: dependencies.console)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SafeFiles
 
 /// Options every command accepts.
 struct GlobalOptions: ParsableArguments {
@@ -32,7 +33,19 @@ struct GlobalSettings: Equatable, Sendable {
     /// `--data-dir`, when given.
     var dataDir: String?
 
+    /// The data directory's real path, once every directory leading to it is found safe (see
+    /// `PrivateDirectory.resolve`): the vault's own checks then look at what is really used.
     func dataDirectory(_ environment: [String: String]) throws(CLIError) -> String {
+        let path = try configuredDataDirectory(environment)
+        do {
+            return try PrivateDirectory.resolve(path)
+        } catch {
+            throw CLIError(.dataError, error.message)
+        }
+    }
+
+    /// The data directory as configured, before any check.
+    func configuredDataDirectory(_ environment: [String: String]) throws(CLIError) -> String {
         if let dir = dataDir ?? environment["FINGERLOCK_DATA_DIR"], !dir.isEmpty { return dir }
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/fingerlock" }
         guard let home = environment["HOME"], !home.isEmpty else {

@@ -7,9 +7,12 @@ import SafeFiles
 /// Edits text in `$VISUAL`/`$EDITOR` without plaintext ever touching a disk: the file lives in a
 /// private (0700) directory on tmpfs — `$XDG_RUNTIME_DIR`, else `/dev/shm` — is 0600, and is
 /// overwritten and removed afterwards, also when the editor fails or Ctrl-C is pressed. With no
-/// tmpfs available it refuses rather than write a note to disk.
+/// tmpfs available it refuses rather than write a note to disk. The editors it knows are started
+/// with their own history, swap and backup files off (see `EditorLaunch`).
 struct SecureEditor {
     let environment: [String: String]
+    /// Where the notice about an unknown editor goes (stderr).
+    let console: Console
 
     /// The editor command from `$VISUAL`, else `$EDITOR`.
     var command: String? {
@@ -85,8 +88,10 @@ struct SecureEditor {
         defer { restoreTermination() }
         // posix_spawn, not Process: the editor must stay in our (foreground) process group to own
         // the terminal and receive Ctrl-C, with the terminal as its stdin, stdout and stderr.
+        let launch = EditorLaunch(command: command, environment: environment)
+        if let notice = launch.notice { console.err.write("fingerlock: \(notice)\n") }
         let status = try Self.spawnAndWait(
-            ["/bin/sh", "-c", "exec \(command) \"$1\"", "editor", file], environment: environment, terminal: terminal.fd)
+            ["/bin/sh", "-c", launch.shellCommand, "editor", file], environment: environment, terminal: terminal.fd)
         try checkTerminationSignal()
         guard status == 0 else {
             throw CLIError(.cancelled, "The editor did not finish normally; nothing was saved.")
