@@ -233,7 +233,7 @@ struct Installation {
 
     @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {
         try await install.setUp()
-        try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
         func attempt(_ passcode: String) async throws {
             let interaction = ScriptedInteraction(answers: [.secret(passcode)], passcodeFromScript: true)
             _ = try await install.context(reader: nil, interaction: interaction).unlockWithPasscode(reason: "r")
@@ -423,7 +423,7 @@ struct Installation {
         _ = try await install.context(reader: nil, interaction: mismatch).changePasscode()
         #expect(mismatch.notices == ["That passcode is not right.", "The passcodes didn't match. Try again."])
         #expect(mismatch.unusedAnswers == 0)
-        try install.context(reader: nil, interaction: mismatch).lock()
+        _ = try install.context(reader: nil, interaction: mismatch).lock()
         let old = ScriptedInteraction(answers: [.secret(Installation.passcode)], passcodeFromScript: true)
         await #expect(throws: AuthError.self) { _ = try await install.context(reader: nil, interaction: old).unlockWithPasscode(reason: "r") }
         let new = ScriptedInteraction(answers: [.secret("tangerine 9")], passcodeFromScript: true)
