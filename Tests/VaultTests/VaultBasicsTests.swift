@@ -509,10 +509,13 @@ struct VaultBasicsTests {
             expectVaultError(.io) { try vault.backup(to: dir + "/no/such/dir/backup") }
             let key = try vault.exportMasterKey()
             vault.close()
+            // A table gone is caught when the schema is checked on open…
             try withRawDatabase(dir) { db in try db.execute(sql: "DROP TABLE note_bodies") }
-            let damaged = try Vault.open(in: dir + "/vault", using: .masterKey(key))
-            let error = expectVaultError(.corrupt) { try damaged.search("t") }
-            #expect(error?.part == "database")
+            let error = expectVaultError(.tampered) { try Vault.open(in: dir + "/vault", using: .masterKey(key)) }
+            #expect(error?.message.contains("note_bodies") == true)
+            // …and any SQL failure past that check is named as a damaged database.
+            let corrupt = VaultError.from(DatabaseError(resultCode: .SQLITE_CORRUPT))
+            #expect(corrupt.code == .corrupt && corrupt.part == "database")
         }
     }
 
