@@ -60,6 +60,7 @@ extension Vault {
             let oldHasher = TallyHasher(key: oldKeys.tallyKey)
             let newHasher = TallyHasher(key: newKeys.tallyKey)
             var seen = Manifest()
+            var seenNotes = NoteSetTally()
             var manifest = Manifest()
 
             // Notes in batches, so a large vault is never held in memory at once.
@@ -97,8 +98,8 @@ extension Vault {
                                 plainBody, key: newKeys.noteBodyKey,
                                 ad: NoteSealing.bodyAD(newKeys, id: id, revision: revision)), seq,
                         ])
-                    seen.notes.add(oldHasher.note(id, revision: revision))
-                    manifest.notes.add(newHasher.note(id, revision: revision))
+                    let bucket = try seenNotes.add(id: id, oldHasher.note(id, revision: revision))
+                    manifest.addNote(bucket, newHasher.note(id, revision: revision))
                 }
             }
 
@@ -138,7 +139,7 @@ extension Vault {
             }
 
             // Never carry a tampered set over into a freshly keyed vault.
-            guard seen.notes.matches(oldManifest.notes) else { throw VaultError.tampered("note set") }
+            try seenNotes.verify(against: oldManifest)
             guard seen.templates.matches(oldManifest.templates) else { throw VaultError.tampered("template set") }
             guard seen.settings.matches(oldManifest.settings) else { throw VaultError.tampered("setting set") }
 
