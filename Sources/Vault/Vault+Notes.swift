@@ -32,17 +32,21 @@ extension Vault {
                 try insertBody.execute(arguments: [
                     db.lastInsertedRowID, try NoteSealing.sealBody(note, keys: keys, revision: 1),
                 ])
-                manifest.notes.add(hasher.note(id, revision: 1))
+                manifest.addNote(NoteBucket(note.id), hasher.note(id, revision: 1))
             }
         }
     }
 
     /// Replaces a note's title, body and tags; keeps its id and creation date, stamps `modified`.
+    /// The stored revision is checked against the manifest first, so a rolled-back note is never
+    /// built upon.
     @discardableResult
     public func update(_ note: Note) throws(VaultError) -> Note {
         let stamp = now()
         return try write { db, keys, manifest in
             let id = note.id.storageKey
+            let bucket = NoteBucket(note.id)
+            try Self.verifyNotes(in: bucket, db, keys, manifest)
             guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
             else { throw VaultError.notFound("Note \(id)") }
             guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
@@ -59,16 +63,19 @@ extension Vault {
                 sql: "INSERT OR REPLACE INTO note_bodies (note, body) VALUES (?, ?)",
                 arguments: [seq, try NoteSealing.sealBody(updated, keys: keys, revision: next)])
             let hasher = TallyHasher(key: keys.tallyKey)
-            manifest.notes.remove(hasher.note(id, revision: revision))
-            manifest.notes.add(hasher.note(id, revision: next))
+            manifest.removeNote(bucket, hasher.note(id, revision: revision))
+            manifest.addNote(bucket, hasher.note(id, revision: next))
             return updated
         }
     }
 
-    /// Deletes a note; `.notFound` if there is none with this id.
+    /// Deletes a note; `.notFound` if there is none with this id. Like `note(id:)`, checks the
+    /// stored revision against the manifest first.
     public func deleteNote(id noteID: UUID) throws(VaultError) {
         try write { db, keys, manifest in
             let id = noteID.storageKey
+            let bucket = NoteBucket(noteID)
+            try Self.verifyNotes(in: bucket, db, keys, manifest)
             guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
             else { throw VaultError.notFound("Note \(id)") }
             guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
@@ -77,16 +84,17 @@ extension Vault {
             _ = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
             try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [seq])
             try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [seq])
-            manifest.notes.remove(TallyHasher(key: keys.tallyKey).note(id, revision: revision))
+            manifest.removeNote(bucket, TallyHasher(key: keys.tallyKey).note(id, revision: revision))
         }
     }
 
-    /// One note, decrypted and authenticated (bound to its id and revision). A single read does not
-    /// scan the whole set, so a rolled-back revision of this one note is caught by the next listing,
-    /// search, export or `verifyIntegrity()`, not here.
+    /// One note, decrypted and authenticated (bound to its id and revision), its revision checked
+    /// against the manifest through its bucket's tally: a rolled-back or deleted row in the bucket
+    /// is `.tampered` here, not only at the next listing.
     public func note(id noteID: UUID) throws(VaultError) -> Note {
-        try read { db, keys, _ in
+        try read { db, keys, manifest in
             let id = noteID.storageKey
+            try Self.verifyNotes(in: NoteBucket(noteID), db, keys, manifest)
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -134,7 +142,7 @@ extension Vault {
     public func list(tag: String? = nil) throws(VaultError) -> [NoteSummary] {
         let summaries = try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
-            var tally = Tally()
+            var tally = NoteSetTally()
             var result: [NoteSummary] = []
             result.reserveCapacity(Int(min(manifest.notes.count, 1 << 20)))
             let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, header FROM notes")
@@ -144,11 +152,11 @@ extension Vault {
                 let summary = try row.withUnsafeData(atIndex: 2) { sealed in
                     try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
                 }
-                tally.add(hasher.note(id, revision: revision))
+                try tally.add(id: id, hasher.note(id, revision: revision))
                 if let tag, !summary.hasTag(tag) { continue }
                 result.append(summary)
             }
-            guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
+            try tally.verify(against: manifest)
             return result
         }
         return NoteSummary.sortedForListing(summaries)
@@ -168,7 +176,7 @@ extension Vault {
     func scanAll(_ visit: (NoteSummary, Data) throws -> Void) throws(VaultError) {
         try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
-            var tally = Tally()
+            var tally = NoteSetTally()
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT n.id, n.revision, n.header, b.body FROM notes n LEFT JOIN note_bodies b ON b.note = n.seq")
             while let row = try rows.next() {
@@ -180,10 +188,10 @@ extension Vault {
                 let body = try row.withUnsafeData(atIndex: 3) { sealed in
                     try NoteSealing.openBody(sealed, keys: keys, id: id, revision: revision)
                 }
-                tally.add(hasher.note(id, revision: revision))
+                try tally.add(id: id, hasher.note(id, revision: revision))
                 try visit(summary, body)
             }
-            guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
+            try tally.verify(against: manifest)
         }
     }
 

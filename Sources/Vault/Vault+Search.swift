@@ -13,7 +13,7 @@ extension Vault {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let found = try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
-            var tally = Tally()
+            var tally = NoteSetTally()
             var found: [NoteSummary] = []
             var batch: [SealedNoteRow] = []
             batch.reserveCapacity(Self.searchBatchSize)
@@ -31,7 +31,7 @@ extension Vault {
                     switch outcomes.get(index) {
                     case .failure(let error): throw error
                     case .success(let outcome):
-                        tally.add(outcome.element)
+                        try tally.add(id: rows[index].id, outcome.element)
                         if let summary = outcome.match { found.append(summary) }
                     }
                 }
@@ -48,7 +48,7 @@ extension Vault {
                 if batch.count == Self.searchBatchSize { try flush() }
             }
             try flush()
-            guard tally.matches(manifest.notes) else { throw VaultError.tampered("note set") }
+            try tally.verify(against: manifest)
             return found
         }
         return NoteSummary.sortedForListing(found)

@@ -8,8 +8,11 @@ extension Vault {
         keys.associatedData("setting", [Array(key.utf8)], revision: revision)
     }
 
+    /// Sets a value; the stored set is checked against the manifest first, so a setting rolled back
+    /// (or deleted) behind our back is reported rather than silently built upon.
     public func setSetting(_ value: Data, for key: String) throws(VaultError) {
         try write { db, keys, manifest in
+            try Self.verifySettings(db, keys, manifest)
             let hasher = TallyHasher(key: keys.tallyKey)
             var revision: UInt64 = 1
             if let row = try Row.fetchOne(db, sql: "SELECT revision, sealed FROM settings WHERE key = ?", arguments: [key]) {
@@ -31,9 +34,11 @@ extension Vault {
         try setSetting(Data(value.utf8), for: key)
     }
 
-    /// One setting's value, or nil when it was never set.
+    /// One setting's value, or nil when it was never set. The whole (small) set is checked against
+    /// the manifest, so an older value put back, or a setting deleted, is `.tampered`.
     public func setting(_ key: String) throws(VaultError) -> Data? {
-        try read { db, keys, _ in
+        try read { db, keys, manifest in
+            try Self.verifySettings(db, keys, manifest)
             guard let row = try Row.fetchOne(db, sql: "SELECT revision, sealed FROM settings WHERE key = ?", arguments: [key])
             else { return nil }
             return try Self.openSetting(row[1], keys: keys, key: key, revision: try Self.revision(row[0], part: "setting \(key)"))
@@ -69,6 +74,7 @@ extension Vault {
     @discardableResult
     public func removeSetting(_ key: String) throws(VaultError) -> Bool {
         try write { db, keys, manifest in
+            try Self.verifySettings(db, keys, manifest)
             guard let row = try Row.fetchOne(db, sql: "SELECT revision, sealed FROM settings WHERE key = ?", arguments: [key])
             else { return false }
             let revision = try Self.revision(row[0], part: "setting \(key)")

@@ -7,9 +7,11 @@ extension Vault {
     }
 
     /// Stores (or replaces) the template for `finger` on `reader` ("driver:device-id"), sealed and
-    /// bound to both, so it cannot be planted or moved without the store master key.
+    /// bound to both, so it cannot be planted or moved without the store master key. The stored set
+    /// is checked against the manifest first.
     public func putTemplate(_ data: Data, reader: String, finger: String) throws(VaultError) {
         try write { db, keys, manifest in
+            try Self.verifyTemplates(db, keys, manifest)
             let hasher = TallyHasher(key: keys.tallyKey)
             var revision: UInt64 = 1
             if let row = try Row.fetchOne(
@@ -31,9 +33,11 @@ extension Vault {
         }
     }
 
-    /// One template, or nil if none is stored for this reader and finger.
+    /// One template, or nil if none is stored for this reader and finger. The whole (small) set is
+    /// checked against the manifest, so an older template put back, or one deleted, is `.tampered`.
     public func template(reader: String, finger: String) throws(VaultError) -> Data? {
-        try read { db, keys, _ in
+        try read { db, keys, manifest in
+            try Self.verifyTemplates(db, keys, manifest)
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT revision, sealed FROM templates WHERE reader = ? AND finger = ?",
@@ -81,6 +85,7 @@ extension Vault {
 
     private func deleteTemplates(where matches: (String, String) -> Bool) throws(VaultError) -> Int {
         try write { db, keys, manifest in
+            try Self.verifyTemplates(db, keys, manifest)
             let hasher = TallyHasher(key: keys.tallyKey)
             var deleted = 0
             for row in try Row.fetchAll(db, sql: "SELECT reader, finger, revision, sealed FROM templates") {

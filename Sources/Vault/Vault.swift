@@ -227,7 +227,8 @@ public final class Vault: Sendable {
             // older copy of the vault was put back.
             throw .tampered("slot table")
         }
-        guard KeySlot.verifyTableMAC(meta.slotMAC, slots, kind: meta.kind, keys: keys) else {
+        // A passcode slot with forged cost fields still lets the recovery key (or a cached key) in.
+        guard KeySlot.verifiedTable(meta.slotMAC, slots, kind: meta.kind, keys: keys) != nil else {
             throw .tampered("slot table")
         }
         _ = try Manifest.open(meta.manifest, with: keys)
@@ -272,11 +273,13 @@ public final class Vault: Sendable {
     }
 
     /// A write transaction under the process lock, with the current keys and the manifest to
-    /// update; the manifest is resealed in the same transaction as the rows it counts.
+    /// update; the manifest is resealed in the same transaction as the rows it counts. A version-1
+    /// manifest is upgraded first, so `body` always sees per-bucket note tallies.
     func write<T>(_ body: (Database, KeyHierarchy, inout Manifest) throws -> T) throws(VaultError) -> T {
         try writeChecked { db, keys, meta in
             let original = try Manifest.open(meta.manifest, with: keys)
             var manifest = original
+            try Self.upgradeManifest(&manifest, db, keys)
             let result = try body(db, keys, &manifest)
             if manifest != original {
                 try db.execute(

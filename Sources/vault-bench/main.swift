@@ -4,9 +4,10 @@
 //     swift run -c release vault-bench 1000 5000  (other sizes)
 //
 // For each size: a fresh vault (calibrated passcode cost) in a scratch directory under $TMPDIR,
-// filled with the bulk add, then timed: adding one note (one durable commit); then a fresh child
-// process (this binary with --reads) times opening with the master key, listing all titles and
-// searching every note, and reports its own peak memory, apart from creation's scrypt run.
+// filled with the bulk add, then timed: adding one note and updating one (one durable commit each);
+// then a fresh child process (this binary with --reads) times opening with the master key, reading
+// single notes (each checked against its bucket of the manifest), listing all titles and searching
+// every note, and reports its own peak memory, apart from creation's scrypt run.
 import Crypto
 import Foundation
 import Vault
@@ -112,13 +113,20 @@ func measureReads(directory: String, size: Int) throws {
     let lists = try measure(3) { listed = try vault.list().count }
     let listCPU = try cpu { _ = try vault.list() }
     precondition(listed == size, "listed \(listed) of \(size)")
+    // Single reads (`notes show`): 200 notes spread over the id range, each read once.
+    let ids = try vault.list().map(\.id).sorted { $0.uuidString < $1.uuidString }
+    let sample = stride(from: 0, to: ids.count, by: max(1, ids.count / 200)).map { ids[$0] }
+    var reads: [Duration] = []
+    for id in sample { reads += try measure(1) { _ = try vault.note(id: id) } }
+    reads.sort()
     // A word in no note: every body is decrypted and scanned.
     let searches = try measure(3) { _ = try vault.search("Zebra-Not-There") }
     let searchCPU = try cpu { _ = try vault.search("Zebra-Not-There") }
     let found = try vault.search("COPPER").count
     precondition(found > 0)
     print(
-        "\(ms(opens[2]))|\(ms(lists[0])) (\(ms(listCPU)))|\(ms(searches[0])) (\(ms(searchCPU)))|"
+        "\(ms(opens[2]))|\(ms(reads[reads.count / 2])) / \(ms(reads[reads.count - 1]))|"
+            + "\(ms(lists[0])) (\(ms(listCPU)))|\(ms(searches[0])) (\(ms(searchCPU)))|"
             + String(format: "%.0f MB", peakMemoryMB()))
 }
 
@@ -163,12 +171,15 @@ mkdir(scratch, 0o700)
 defer { try? FileManager.default.removeItem(atPath: scratch) }
 let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 
-print("add one: median / slowest of 20 single-note commits (synchronous=FULL).")
+print("add one, update one: median / slowest of 20 single-note commits each (synchronous=FULL).")
+print("note read: median / slowest of 200 single-note reads spread over the id range.")
 print("list, search: best wall time of 3 runs, CPU time of one run (all threads) in brackets; open: median of 5.")
 print("peak RSS (create) includes the calibrated scrypt run; peak RSS (read) is a fresh process that opens,")
 print("lists and searches.")
 print("")
-print("notes    add one             open (SMK)  list titles            search all             file      peak RSS create / read")
+print(
+    "notes    add one             update one          open (SMK)  note read           list titles            "
+        + "search all             file      peak RSS create / read")
 do {
     for size in plan {
         let directory = scratch + "/\(size)"
@@ -187,6 +198,15 @@ do {
             try vault.add(title: note.title, body: note.body, tags: note.tags)
             index += 1
         }
+        // Notes spread over the id range, so updates touch many buckets.
+        let targets = try vault.list().map(\.id).shuffled(using: &generator).prefix(20)
+        var updates: [Duration] = []
+        for id in targets {
+            var note = try vault.note(id: id)
+            note.body += " edited"
+            updates += try measure(1) { try vault.update(note) }
+        }
+        updates.sort()
         vault.close()
         if size == plan[0] {
             let unlock = try measure(1) {
@@ -208,7 +228,7 @@ do {
         let reads = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         let parts = reads.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|").map(String.init)
-        guard child.terminationStatus == 0, parts.count == 4 else {
+        guard child.terminationStatus == 0, parts.count == 5 else {
             print("vault-bench: the read measurement failed: \(reads)")
             exit(1)
         }
@@ -217,11 +237,13 @@ do {
         print(
             String(size).padding(toLength: 9, withPad: " ", startingAt: 0)
                 + "\(ms(adds[10])) / \(ms(adds[19]))".padding(toLength: 20, withPad: " ", startingAt: 0)
+                + "\(ms(updates[10])) / \(ms(updates[19]))".padding(toLength: 20, withPad: " ", startingAt: 0)
                 + parts[0].padding(toLength: 12, withPad: " ", startingAt: 0)
-                + parts[1].padding(toLength: 23, withPad: " ", startingAt: 0)
+                + parts[1].padding(toLength: 20, withPad: " ", startingAt: 0)
                 + parts[2].padding(toLength: 23, withPad: " ", startingAt: 0)
+                + parts[3].padding(toLength: 23, withPad: " ", startingAt: 0)
                 + String(format: "%.0f MB", fileMB).padding(toLength: 10, withPad: " ", startingAt: 0)
-                + String(format: "%.0f MB", peakMemoryMB()) + " / " + parts[3])
+                + String(format: "%.0f MB", peakMemoryMB()) + " / " + parts[4])
         try? FileManager.default.removeItem(atPath: directory)
     }
 } catch {

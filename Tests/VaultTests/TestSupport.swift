@@ -81,3 +81,33 @@ func sampleNotes(_ count: Int, marker: String = "") -> [(title: String, body: St
         ("Note \(index) \(marker)", "Body \(index): Straße, naïve café 🍰 \(marker)\nsecond line", ["tag\(index % 3)", "all"])
     }
 }
+
+/// A note's stored row as raw bytes: what an attacker saves before the note changes.
+struct StoredNoteRow {
+    var revision: Int64
+    var header: Data
+    var body: Data
+}
+
+func storedNoteRow(_ id: UUID, _ dir: String) throws -> StoredNoteRow {
+    try withRawDatabase(dir) { db in
+        let row = try #require(
+            try Row.fetchOne(
+                db,
+                sql: "SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq WHERE n.id = ?",
+                arguments: [id.uuidString.lowercased()]))
+        return StoredNoteRow(revision: row[0], header: row[1], body: row[2])
+    }
+}
+
+/// Writes a saved row back over the note's current one (an authentic but older revision).
+func putBack(_ row: StoredNoteRow, of id: UUID, _ dir: String) throws {
+    try withRawDatabase(dir) { db in
+        try db.execute(
+            sql: "UPDATE notes SET revision = ?, header = ? WHERE id = ?",
+            arguments: [row.revision, row.header, id.uuidString.lowercased()])
+        try db.execute(
+            sql: "UPDATE note_bodies SET body = ? WHERE note = (SELECT seq FROM notes WHERE id = ?)",
+            arguments: [row.body, id.uuidString.lowercased()])
+    }
+}

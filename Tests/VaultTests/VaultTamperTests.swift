@@ -122,20 +122,13 @@ struct VaultTamperTests {
             let (vault, _) = try makeVault(dir)
             let note = try vault.add(title: "balance", body: "100")
             try vault.add(title: "other", body: "x")
-            let oldRow = try rowOf(note.id, dir)
+            let oldRow = try storedNoteRow(note.id, dir)
             var edited = note
             edited.body = "5"
             try vault.update(edited)
             let key = try vault.exportMasterKey()
             vault.close()
-            try withRawDatabase(dir) { db in
-                try db.execute(
-                    sql: "UPDATE notes SET revision = ?, header = ? WHERE id = ?",
-                    arguments: [oldRow.revision, oldRow.header, note.id.uuidString.lowercased()])
-                try db.execute(
-                    sql: "UPDATE note_bodies SET body = ? WHERE note = (SELECT seq FROM notes WHERE id = ?)",
-                    arguments: [oldRow.body, note.id.uuidString.lowercased()])
-            }
+            try putBack(oldRow, of: note.id, dir)
             let damaged = try Vault.open(in: dir + "/vault", using: .masterKey(key))
             #expect(expectVaultError(.tampered) { try damaged.list() }?.part == "note set")
             expectVaultError(.tampered) { try damaged.search("balance") }
@@ -200,17 +193,6 @@ struct VaultTamperTests {
             #expect(
                 expectVaultError(.tampered) { try Vault.open(in: dir + "/vault", using: .passcode(passcode)) }?.part
                     == "slot table")
-        }
-    }
-
-    private func rowOf(_ id: UUID, _ dir: String) throws -> (revision: Int64, header: Data, body: Data) {
-        try withRawDatabase(dir) { db in
-            let row = try #require(
-                try Row.fetchOne(
-                    db,
-                    sql: "SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq WHERE n.id = ?",
-                    arguments: [id.uuidString.lowercased()]))
-            return (row[0], row[1], row[2])
         }
     }
 }

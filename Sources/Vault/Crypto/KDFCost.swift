@@ -16,7 +16,8 @@ public struct KDFCost: Sendable, Equatable {
     public static let calibrated = KDFCost(mode: .calibrated)
 
     /// A cheap, insecure cost for tests only. Never use it for a real vault: a passcode protected
-    /// this way can be guessed quickly by anyone who copies the vault file.
+    /// this way can be guessed quickly by anyone who copies the vault file. `r` must be 8, the only
+    /// block size a slot may ask for; anything else is refused when the slot is made.
     public static func insecureForTestsOnly(log2N: Int = 10, r: Int = 8) -> KDFCost {
         KDFCost(mode: .fixed(log2N: UInt8(clamping: log2N), r: UInt32(clamping: r)))
     }

@@ -55,17 +55,23 @@ struct KeySlot: Equatable, Sendable {
             info: Array("fingerlock/vault/v1/recovery-slot".utf8), outputByteCount: 32)
     }
 
-    /// Unwraps with a passcode. Parameters above the ceiling are refused before scrypt runs.
-    func unwrap(passcode: String, storeID: UUID) throws(VaultError) -> SymmetricKey {
-        guard let parameters = ScryptParameters.decode(parameters) else {
-            throw VaultError(
-                .tampered, part: "passcode slot",
-                "The passcode slot asks for impossible key-derivation parameters: it was tampered with. "
-                    + "Nothing was changed; restore a backup or use the recovery key.")
+    /// Unwraps with a passcode. Parameters that are malformed or above the ceiling are refused
+    /// before any key derivation runs (`derive` is the scrypt run; tests count its calls).
+    func unwrap(
+        passcode: String, storeID: UUID,
+        derive: (ScryptParameters, [UInt8]) throws -> SymmetricKey = { try $0.deriveKey($1) }
+    ) throws(VaultError) -> SymmetricKey {
+        let parameters: ScryptParameters
+        do {
+            parameters = try ScryptParameters.decode(self.parameters)
+        } catch .aboveCeiling {
+            throw .passcodeSlotAboveCeiling
+        } catch {
+            throw .passcodeSlotMalformed
         }
         let wrappingKey: SymmetricKey
         do {
-            wrappingKey = try parameters.deriveKey(try Self.passcodeBytes(passcode))
+            wrappingKey = try derive(parameters, try Self.passcodeBytes(passcode))
         } catch let error as VaultError {
             throw error
         } catch {
@@ -107,5 +113,22 @@ struct KeySlot: Equatable, Sendable {
     static func verifyTableMAC(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> Bool {
         HMAC<SHA256>.isValidAuthenticationCode(
             mac, authenticating: tableMessage(slots, kind: kind, keys: keys), using: keys.slotTableKey)
+    }
+
+    /// The slot table as fingerlock wrote it, or nil if the MAC does not confirm it. The passcode
+    /// slot's cost fields are read (and refused, when forged above the ceiling) before any key is
+    /// known, so forging them must not also lock out the recovery key: when the MAC fails, the
+    /// costs fingerlock can write are tried in the passcode slot's place, and a table that then
+    /// verifies is authentic in every byte but those fields (which are put back as written). Used
+    /// to open with a known key and to reset the passcode, never to accept the forged slot.
+    static func verifiedTable(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> [KeySlot]? {
+        if verifyTableMAC(mac, slots, kind: kind, keys: keys) { return slots }
+        guard let index = slots.firstIndex(where: { $0.name == passcode }) else { return nil }
+        for candidate in ScryptParameters.writableCosts(replacing: slots[index].parameters) {
+            var repaired = slots
+            repaired[index].parameters = candidate
+            if verifyTableMAC(mac, repaired, kind: kind, keys: keys) { return repaired }
+        }
+        return nil
     }
 }

@@ -12,6 +12,17 @@ struct Tally: Equatable, Sendable {
     var count: UInt64 = 0
 
     mutating func add(_ h: Element) {
+        addToSum(h)
+        count &+= 1
+    }
+
+    /// Adds a whole other tally (its sum and its count), as if its elements were added one by one.
+    mutating func add(_ other: Tally) {
+        addToSum(other.sum)
+        count &+= other.count
+    }
+
+    private mutating func addToSum(_ h: [UInt64]) {
         var carry: UInt64 = 0
         for i in 0..<4 {
             let (s1, o1) = sum[i].addingReportingOverflow(h[i])
@@ -19,7 +30,6 @@ struct Tally: Equatable, Sendable {
             sum[i] = s2
             carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
         }
-        count &+= 1
     }
 
     mutating func remove(_ h: Element) {
@@ -111,33 +121,5 @@ struct TallyHasher: Sendable {
 
     func setting(_ key: String, revision: UInt64) -> [UInt64] {
         element(.setting, [Array(key.utf8)], revision: revision)
-    }
-}
-
-/// The sealed manifest: one tally per kind of row. Sealed (not just MACed) so its counts do not
-/// leak either; bound to the store id and format version.
-struct Manifest: Equatable, Sendable {
-    var notes = Tally()
-    var templates = Tally()
-    var settings = Tally()
-
-    func sealed(with keys: KeyHierarchy) throws -> Data {
-        var writer = ByteWriter(capacity: 128)
-        writer.u8(1)
-        notes.write(to: &writer)
-        templates.write(to: &writer)
-        settings.write(to: &writer)
-        return try Sealer.seal(writer.bytes, key: keys.manifestKey, ad: keys.associatedData("manifest", []))
-    }
-
-    static func open(_ sealed: Data, with keys: KeyHierarchy) throws(VaultError) -> Manifest {
-        guard let plain = Sealer.open(sealed, key: keys.manifestKey, ad: keys.associatedData("manifest", [])) else {
-            throw .tampered("manifest")
-        }
-        var reader = ByteReader(plain)
-        guard reader.u8() == 1, let notes = Tally.read(from: &reader), let templates = Tally.read(from: &reader),
-            let settings = Tally.read(from: &reader), reader.isAtEnd
-        else { throw .tampered("manifest") }
-        return Manifest(notes: notes, templates: templates, settings: settings)
     }
 }

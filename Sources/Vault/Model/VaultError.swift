@@ -53,6 +53,20 @@ extension VaultError {
                 + "Nothing was read from it; restore a backup.")
     }
 
+    /// The passcode slot asks for more key-derivation work than calibration ever picks: refused
+    /// before scrypt runs, so a forged header can neither stall nor exhaust memory, and is not
+    /// counted as a wrong passcode.
+    static let passcodeSlotAboveCeiling = VaultError(
+        .tampered, part: "passcode slot",
+        "The passcode slot asks for a key-derivation cost fingerlock never sets (the ceiling is N = 2^18, r = 8, p = 4): "
+            + "it is damaged or forged, so the passcode was not tried. The recovery key still opens the vault: "
+            + "run `fingerlock passcode reset`.")
+
+    static let passcodeSlotMalformed = VaultError(
+        .tampered, part: "passcode slot",
+        "The passcode slot's key-derivation parameters are unreadable: it is damaged or forged, so the passcode "
+            + "was not tried. The recovery key still opens the vault: run `fingerlock passcode reset`.")
+
     static func corrupt(_ part: String, _ detail: String) -> VaultError {
         VaultError(.corrupt, part: part, "The vault's \(part) is damaged (\(detail)); restore a backup.")
     }

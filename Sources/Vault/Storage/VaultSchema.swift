@@ -8,50 +8,85 @@ import GRDB
 enum VaultSchema {
     static let formatVersion: Int64 = 1
 
+    /// The tables of migration "v1", one statement each, in the exact text SQLite keeps in
+    /// sqlite_master (it stores "CREATE TABLE name" and the rest of the statement verbatim), so
+    /// `inspect` can compare the schema with them. Never edit one: vaults in use hold this text.
+    ///
+    /// Note headers (title, tags, dates) and bodies are sealed in separate tables so a listing
+    /// reads and decrypts only the small headers.
+    static let tablesV1: [(name: String, sql: String)] = [
+        (
+            "meta",
+            """
+            CREATE TABLE meta (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                format_version INTEGER NOT NULL,
+                store_id TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                key_check BLOB NOT NULL,
+                slot_mac BLOB NOT NULL,
+                manifest BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "slots",
+            """
+            CREATE TABLE slots (
+                name TEXT PRIMARY KEY NOT NULL,
+                parameters BLOB NOT NULL,
+                wrapped BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "notes",
+            """
+            CREATE TABLE notes (
+                seq INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                revision INTEGER NOT NULL,
+                header BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "note_bodies",
+            """
+            CREATE TABLE note_bodies (
+                note INTEGER PRIMARY KEY,
+                body BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "templates",
+            """
+            CREATE TABLE templates (
+                reader TEXT NOT NULL,
+                finger TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                sealed BLOB NOT NULL,
+                PRIMARY KEY (reader, finger)
+            )
+            """
+        ),
+        (
+            "settings",
+            """
+            CREATE TABLE settings (
+                key TEXT PRIMARY KEY NOT NULL,
+                revision INTEGER NOT NULL,
+                sealed BLOB NOT NULL
+            )
+            """
+        ),
+    ]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE meta (
-                        singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
-                        format_version INTEGER NOT NULL,
-                        store_id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        key_check BLOB NOT NULL,
-                        slot_mac BLOB NOT NULL,
-                        manifest BLOB NOT NULL
-                    );
-                    CREATE TABLE slots (
-                        name TEXT PRIMARY KEY NOT NULL,
-                        parameters BLOB NOT NULL,
-                        wrapped BLOB NOT NULL
-                    );
-                    -- Headers (title, tags, dates) and bodies are sealed separately so a listing
-                    -- reads and decrypts only the small headers.
-                    CREATE TABLE notes (
-                        seq INTEGER PRIMARY KEY,
-                        id TEXT NOT NULL UNIQUE,
-                        revision INTEGER NOT NULL,
-                        header BLOB NOT NULL
-                    );
-                    CREATE TABLE note_bodies (
-                        note INTEGER PRIMARY KEY,
-                        body BLOB NOT NULL
-                    );
-                    CREATE TABLE templates (
-                        reader TEXT NOT NULL,
-                        finger TEXT NOT NULL,
-                        revision INTEGER NOT NULL,
-                        sealed BLOB NOT NULL,
-                        PRIMARY KEY (reader, finger)
-                    );
-                    CREATE TABLE settings (
-                        key TEXT PRIMARY KEY NOT NULL,
-                        revision INTEGER NOT NULL,
-                        sealed BLOB NOT NULL
-                    );
-                    """)
+            for table in tablesV1 { try db.execute(sql: table.sql) }
         }
         return migrator
     }
@@ -64,12 +99,14 @@ enum VaultSchema {
         case vault
     }
 
-    /// Refuses foreign databases and newer formats before anything is written.
+    /// Refuses foreign databases, newer formats and schemas with anything added, changed or
+    /// missing, before anything is written.
     static func inspect(_ db: Database, path: String) throws -> State {
-        let tables = try Row.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map {
-            $0.text(0) ?? ""
+        let objects = try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master").map {
+            SchemaObject(type: $0.text(0) ?? "", name: $0.text(1) ?? "", table: $0.text(2) ?? "", sql: $0.text(3))
         }
-        if tables.isEmpty { return .empty }
+        if objects.isEmpty { return .empty }
+        let tables = Set(objects.lazy.filter { $0.type == "table" }.map(\.name))
         guard tables.contains("meta"), tables.contains("grdb_migrations") else {
             throw VaultError(.notAVault, "\(path) is not a fingerlock vault.")
         }
@@ -77,7 +114,9 @@ enum VaultSchema {
             throw VaultError(
                 .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
         }
-        guard try migrator.hasCompletedMigrations(db) else { return .incomplete }
+        let complete = try migrator.hasCompletedMigrations(db)
+        try SchemaObject.check(objects, complete: complete)
+        guard complete else { return .incomplete }
         let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
         return rows == 0 ? .incomplete : .vault
     }

@@ -1,0 +1,67 @@
+/// One row of sqlite_master. The vault's schema must be exactly what its migrations create: a
+/// trigger, view, index or table added by someone else could copy data or change rows as we write
+/// them, and a table whose SQL was edited (through `writable_schema`) could change what a column
+/// means.
+struct SchemaObject: Hashable, Sendable {
+    var type: String
+    var name: String
+    var table: String
+    var sql: String?
+
+    private static func table(_ name: String, _ sql: String) -> SchemaObject {
+        SchemaObject(type: "table", name: name, table: name, sql: sql)
+    }
+
+    /// The index SQLite makes for a PRIMARY KEY or UNIQUE constraint (it has no SQL text).
+    private static func autoindex(_ table: String) -> SchemaObject {
+        SchemaObject(type: "index", name: "sqlite_autoindex_\(table)_1", table: table, sql: nil)
+    }
+
+    /// What the migrations create: our tables, their constraint indexes, and GRDB's record of
+    /// applied migrations.
+    static let expected: [SchemaObject] =
+        VaultSchema.tablesV1.map { table($0.name, $0.sql) }
+        + ["slots", "notes", "templates", "settings"].map(autoindex)
+        + [
+            table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
+            autoindex("grdb_migrations"),
+        ]
+
+    /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
+    /// bookkeeping, allowed only in exactly the form SQLite creates.
+    static let sqliteInternal: Set<SchemaObject> = [
+        table("sqlite_stat1", "CREATE TABLE sqlite_stat1(tbl,idx,stat)"),
+        table("sqlite_stat4", "CREATE TABLE sqlite_stat4(tbl,idx,neq,nlt,ndlt,sample)"),
+        table("sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
+    ]
+
+    /// Throws `.tampered("database schema")` naming the first object that fingerlock did not
+    /// create (or that appears twice), and, once the migrations are complete, the first one missing.
+    static func check(_ objects: [SchemaObject], complete: Bool) throws(VaultError) {
+        var remaining = Set(expected)
+        for object in objects {
+            if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }
+            let changed = expected.contains { $0.type == object.type && $0.name == object.name }
+            throw tampered("has \(changed ? "a changed" : "an unexpected") \(object.described)")
+        }
+        if complete, let missing = expected.first(where: remaining.contains) {
+            throw tampered("is missing its \(missing.described)")
+        }
+    }
+
+    /// Names are quoted and escaped (they are the attacker's text), so the message stays one line.
+    private var described: String {
+        let kind = ["table", "index", "view", "trigger"].contains(type) ? type : "object"
+        let what = "\(kind) \(Self.quoted(name))"
+        return type == "table" || name == table ? what : "\(what) on \(Self.quoted(table))"
+    }
+
+    private static func quoted(_ text: String) -> String { String(reflecting: String(text.prefix(80))) }
+
+    private static func tampered(_ finding: String) -> VaultError {
+        VaultError(
+            .tampered, part: "database schema",
+            "The vault's database \(finding): it was changed outside fingerlock. Nothing was read from it; "
+                + "restore a backup.")
+    }
+}
