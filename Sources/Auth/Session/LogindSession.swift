@@ -11,15 +11,27 @@ struct LogindSession: Sendable, Equatable {
     var remoteHost: String?
 
     init(id: String, text: String) {
-        var values: [Substring: Substring] = [:]
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals]] = line[line.index(after: equals)...]
-        }
         self.id = id
-        isRemote = values["REMOTE"] == "1"
-        service = values["SERVICE"].flatMap { $0.isEmpty ? nil : String($0) }
-        remoteHost = values["REMOTE_HOST"].flatMap { $0.isEmpty ? nil : String($0) }
+        var text = text
+        (isRemote, service, remoteHost) = text.withUTF8(Self.parse)
+    }
+
+    /// By bytes, not `Character`s: this is read at every unlock.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (remote: Bool, service: String?, host: String?) {
+        var result: (remote: Bool, service: String?, host: String?) = (false, nil, nil)
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let key = line[..<equals]
+            let value = line[(equals + 1)...]
+            if key.elementsEqual("REMOTE".utf8) {
+                result.remote = value.elementsEqual("1".utf8)
+            } else if key.elementsEqual("SERVICE".utf8), !value.isEmpty {
+                result.service = String(decoding: value, as: UTF8.self)
+            } else if key.elementsEqual("REMOTE_HOST".utf8), !value.isEmpty {
+                result.host = String(decoding: value, as: UTF8.self)
+            }
+        }
+        return result
     }
 
     /// Remote by logind's own flag, or opened by an SSH daemon: `ssh localhost` (or a tunnel or
@@ -37,11 +49,11 @@ struct LogindSession: Sendable, Equatable {
 
     /// The session named by a `session-ID.scope` in `/proc/PID/cgroup` (cgroup v1 or v2), if any.
     static func id(inControlGroups text: String) -> String? {
-        for line in text.split(separator: "\n") {
-            for component in line.split(separator: "/") where component.hasPrefix("session-") && component.hasSuffix(".scope") {
-                let id = component.dropFirst("session-".count).dropLast(".scope".count)
-                if isValidID(id) { return String(id) }
-            }
+        let (prefix, suffix) = ("session-".utf8, ".scope".utf8)
+        for component in text.utf8.split(whereSeparator: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") })
+        where component.starts(with: prefix) && component.reversed().starts(with: suffix.reversed()) && component.count > prefix.count + suffix.count {
+            let id = String(decoding: component.dropFirst(prefix.count).dropLast(suffix.count), as: UTF8.self)
+            if isValidID(id) { return id }
         }
         return nil
     }

@@ -8,18 +8,40 @@ struct ProcessStatus: Sendable, Equatable {
     /// The controlling terminal's device number, 0 for none.
     var terminal: Int32
 
-    /// Parses `PID (NAME) STATE PPID PGRP SESSION TTY_NR …`. The name may hold spaces and
-    /// parentheses, so it runs to the last `)`.
-    init?(_ text: String) {
-        guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close,
-            let pid = text[..<open].split(separator: " ").first.flatMap({ Int32($0) })
-        else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count >= 5, let parent = Int32(fields[1]), let terminal = Int32(fields[4]) else { return nil }
-        processID = pid
-        name = String(text[text.index(after: open)..<close])
-        parentID = parent
+    init(processID: Int32, name: String, parentID: Int32, terminal: Int32) {
+        self.processID = processID
+        self.name = name
+        self.parentID = parentID
         self.terminal = terminal
+    }
+
+    /// Parses `PID (NAME) STATE PPID PGRP SESSION TTY_NR …`. The name may hold spaces and
+    /// parentheses, so it runs to the last `)`. Works on the UTF-8 bytes: this runs for every
+    /// ancestor at every unlock, and `String` indexing costs more than the file read.
+    init?(_ text: String) {
+        var text = text
+        guard let status = text.withUTF8(Self.parse) else { return nil }
+        self = status
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> ProcessStatus? {
+        guard let open = bytes.firstIndex(of: UInt8(ascii: "(")), let close = bytes.lastIndex(of: UInt8(ascii: ")")), open < close,
+            let pid = DecimalField.parse(bytes[..<open], as: Int32.self)
+        else { return nil }
+        // After the name: state, parent, process group, session, terminal.
+        var fields: [Slice<UnsafeBufferPointer<UInt8>>] = []
+        var position = close + 1
+        while fields.count < 5, position < bytes.count {
+            while position < bytes.count, bytes[position] == UInt8(ascii: " ") { position += 1 }
+            let start = position
+            while position < bytes.count, bytes[position] != UInt8(ascii: " ") { position += 1 }
+            if position > start { fields.append(bytes[start..<position]) }
+        }
+        guard fields.count == 5, let parent = DecimalField.parse(fields[1], as: Int32.self),
+            let terminal = DecimalField.parse(fields[4], as: Int32.self)
+        else { return nil }
+        let name = String(decoding: bytes[(open + 1)..<close], as: UTF8.self)
+        return ProcessStatus(processID: pid, name: name, parentID: parent, terminal: terminal)
     }
 
     /// The controlling terminal as utmp names it (`pts/3`, `tty2`), or nil for none or another kind.

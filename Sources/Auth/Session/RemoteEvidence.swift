@@ -19,8 +19,8 @@ public indirect enum RemoteEvidence: Sendable, Hashable, CustomStringConvertible
         case .sshVariable(let name):
             return "\(name) is set"
         case .logindSession(let id, let service, let host):
-            let details = [service, host.map { "from \($0)" }].compactMap { $0 }
-            return "logind session \(id) is remote" + (details.isEmpty ? "" : " (\(details.joined(separator: ", ")))")
+            let details = [service, host.map { "from \($0)" }].compactMap { $0 }.joined(separator: " ")
+            return "logind session \(id) is a remote login" + (details.isEmpty ? "" : ": \(details)")
         case .ancestor(let pid, let name):
             return "it runs under \(name), process \(pid)"
         case .sameLoginSession(let pid, let name, let session):

@@ -1,7 +1,12 @@
 /// Decides whether the person typing may be somewhere other than at the reader, so the fingerprint
 /// must be skipped. Any one positive check makes the session remote; a failed read is no evidence.
-/// Checks run cheapest first and stop at the first positive; a local session normally costs a
-/// dozen small file reads. See README ("Remote sessions") for what is and is not detected.
+/// Checks run cheapest first and stop at the first positive; a local session normally costs about
+/// ten small file reads.
+///
+/// Not seen: a program the user has a service start outside the session (`systemd-run --user`,
+/// cron, `at`), which leaves both the login's process tree and its audit session; a remote login
+/// that neither logind, utmp nor an SSH/mosh server process reveals (a VNC or RDP viewer
+/// driving a local desktop, a web terminal); a process table hidden by `hidepid`.
 public struct RemoteSessionDetector: Sendable {
     /// Processes that serve a login from the network. `sshd-session` is OpenSSH 9.8 and later.
     static let remoteServerNames: Set<String> = ["sshd", "sshd-session", "dropbear", "mosh-server"]
@@ -46,8 +51,8 @@ public struct RemoteSessionDetector: Sendable {
     /// session, its ancestors, its terminal's utmp login, its audit session's other processes.
     func examine(_ pid: Int32, in lookup: SessionLookup) -> Examination {
         let audit = lookup.auditSession(pid)
-        let logind = logindSessions(of: pid, audit: audit, in: lookup)
-        if let remote = logind.first(where: \.isRemoteLogin) {
+        let logind = logindSession(of: pid, audit: audit)
+        if let remote = logind, remote.isRemoteLogin {
             return Examination(evidence: .logindSession(id: remote.id, service: remote.service, host: remote.remoteHost))
         }
         let ancestors = ancestry(of: pid, in: lookup)
@@ -59,20 +64,23 @@ public struct RemoteSessionDetector: Sendable {
         }
         // The whole-table scan is the expensive check, so it runs only where logind has no record:
         // logind's session is the audit session, and its record already says whether it is remote.
-        if let audit, logind.isEmpty, let server = serverInAuditSession(audit, besides: pid, in: lookup) {
+        if let audit, logind == nil, let server = serverInAuditSession(audit, besides: pid, in: lookup) {
             return Examination(evidence: .sameLoginSession(processID: server.processID, name: server.name, auditSession: audit), ancestors: ancestors)
         }
         return Examination(ancestors: ancestors)
     }
 
-    /// logind's records for the process's session, found through its cgroup scope (which names
-    /// logind's id even without audit) and through its audit session id (which survives a move to
-    /// another cgroup, as tmux built with systemd support does for its panes).
-    private func logindSessions(of pid: Int32, audit: UInt32?, in lookup: SessionLookup) -> [LogindSession] {
-        var ids: [String] = []
-        if let scoped = probe.controlGroups(pid).flatMap(LogindSession.id(inControlGroups:)) { ids.append(scoped) }
-        if let audit, !ids.contains(String(audit)) { ids.append(String(audit)) }
-        return ids.compactMap { id in probe.logindSession(id).map { LogindSession(id: id, text: $0) } }
+    /// logind's record of the process's session, found through its audit session id (which
+    /// survives a move to another cgroup, as tmux built with systemd support does for its panes)
+    /// or else through its cgroup scope (which names logind's id even without audit).
+    private func logindSession(of pid: Int32, audit: UInt32?) -> LogindSession? {
+        if let audit, let text = probe.logindSession(String(audit)) {
+            return LogindSession(id: String(audit), text: text)
+        }
+        guard let scoped = probe.controlGroups(pid).flatMap(LogindSession.id(inControlGroups:)),
+            let text = probe.logindSession(scoped)
+        else { return nil }
+        return LogindSession(id: scoped, text: text)
     }
 
     private func ancestry(of pid: Int32, in lookup: SessionLookup) -> [ProcessStatus] {

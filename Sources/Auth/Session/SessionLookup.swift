@@ -23,7 +23,7 @@ final class SessionLookup {
     func auditSession(_ pid: Int32) -> UInt32? {
         if let known = auditSessions[pid] { return known }
         let id = probe.auditSessionID(pid)
-            .flatMap { UInt32($0.split(whereSeparator: \.isWhitespace).first ?? "") }
+            .flatMap { DecimalField.parse($0, as: UInt32.self) }
             .flatMap { $0 == RemoteSessionDetector.unsetAuditSession ? nil : $0 }
         auditSessions[pid] = id
         return id

@@ -10,21 +10,20 @@ enum SmallFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: min(limit, 4096))
-        var count = 0
-        while count < limit {
-            if count == buffer.count { buffer.append(contentsOf: repeatElement(0, count: min(buffer.count, limit - count))) }
-            let room = buffer.count - count
-            let got = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, room) }
-            if got < 0 {
-                if errno == EINTR { continue }
-                return nil
+        let chunk = min(limit, 4096)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunk) { buffer -> [UInt8]? in
+            var content: [UInt8] = []
+            while content.count < limit {
+                let got = read(descriptor, buffer.baseAddress, min(chunk, limit - content.count))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    return nil
+                }
+                if got == 0 { break }
+                content.append(contentsOf: buffer[..<got])
             }
-            if got == 0 { break }
-            count += got
+            return content
         }
-        buffer.removeSubrange(count...)
-        return buffer
     }
 
     static func text(_ path: String, limit: Int = 4096) -> String? {

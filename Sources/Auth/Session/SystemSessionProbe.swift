@@ -48,16 +48,14 @@ public struct SystemSessionProbe: SessionProbe {
     }
 
     public func tmuxClients(socket: String) -> String? {
-        guard let tmux = Self.executable(named: "tmux") else { return nil }
+        guard let tmux = Self.tmuxLocations.first(where: { access($0, X_OK) == 0 }) else { return nil }
         return BoundedCommand(
             executable: tmux, arguments: ["-S", socket, "list-clients", "-F", "#{client_pid} #{client_tty}"], timeout: tmuxTimeout
         ).run()
     }
 
-    /// The system's copy first: `PATH` is searched only where the program is installed elsewhere.
-    static func executable(named name: String) -> String? {
-        let path = getenv("PATH").map { String(cString: $0) } ?? ""
-        let directories = ["/usr/bin", "/bin", "/usr/local/bin"] + path.split(separator: ":").map(String.init)
-        return directories.lazy.map { "\($0)/\(name)" }.first { $0.hasPrefix("/") && access($0, X_OK) == 0 }
-    }
+    /// Where the system installs tmux. `PATH` is not searched: whoever sets it could put a tmux
+    /// there that lists no clients. Without tmux here, the detector examines this user's tmux
+    /// clients in `/proc` instead.
+    static let tmuxLocations = ["/usr/bin/tmux", "/bin/tmux", "/usr/local/bin/tmux"]
 }
