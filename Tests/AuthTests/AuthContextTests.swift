@@ -33,7 +33,7 @@ struct Installation {
     ) -> AuthContext {
         AuthContext(.init(
             passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, attempts: attempts,
-            interaction: interaction, remoteSession: { RemoteSession.reason(environment: environment) },
+            interaction: interaction, remoteSession: { RemoteSessionDetector(environment: environment, probe: FakeSessionProbe()).reason() },
             now: clock.now))
     }
 

@@ -76,10 +76,10 @@ import Testing
 @Suite struct RemoteSessionTests {
     @Test(arguments: ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"])
     func sshVariablesMeanRemote(variable: String) {
-        #expect(RemoteSession.reason(environment: [variable: "10.0.0.1 5000 10.0.0.2 22"]) != nil)
+        #expect(RemoteSessionDetector(environment: [variable: "10.0.0.1 5000 10.0.0.2 22"], probe: FakeSessionProbe()).reason() != nil)
     }
 
     @Test func aLocalSessionIsNotRemote() {
-        #expect(RemoteSession.reason(environment: ["DISPLAY": ":0", "SSH_TTY": ""]) == nil)
+        #expect(RemoteSessionDetector(environment: ["DISPLAY": ":0", "SSH_TTY": ""], probe: FakeSessionProbe()).reason() == nil)
     }
 }

@@ -205,8 +205,4 @@ let sessionScenarios: [SessionScenario] = [
         #expect(RemoteSessionDetector(environment: [:], probe: probe).evidence() == nil)
         #expect(probe.log.all.filter { $0 == "list processes" }.count == 1)
     }
-
-    @Test func theOldEntryPointStillReadsTheVariables() {
-        #expect(RemoteSession.reason(environment: ["SSH_CONNECTION": "192.0.2.7 5 192.0.2.1 22"])?.contains("SSH_CONNECTION") == true)
-    }
 }
