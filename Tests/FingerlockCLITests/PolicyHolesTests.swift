@@ -193,7 +193,11 @@ import Glibc
     func sql(_ script: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\n" + script + "\ndb.commit()", runner.dataDirectory + "/vault.sqlite"]
+        // Saved rows wait in a database of their own: an extra table in the vault is tampering too.
+        let prelude = "import sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\ndb.execute(\"ATTACH ? AS s\", (sys.argv[2],))\n"
+        process.arguments = [
+            "-c", prelude + script + "\ndb.commit()", runner.dataDirectory + "/vault.sqlite", runner.dataDirectory + "-saved.sqlite",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -209,12 +213,11 @@ import Glibc
         let added = try await runner.run(["notes", "add", "--title", "old"], environment: touch, stdin: "the old body")
         let id = String(added.stdout.split(separator: " ")[1].dropLast())
         try _ = sql("""
-            db.execute("CREATE TABLE saved AS SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq")
+            db.execute("CREATE TABLE s.saved AS SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq")
             """)
         #expect(try await runner.run(["notes", "edit", id, "--title", "new"], environment: touch, stdin: "the new body").status == 0)
         try _ = sql("""
-            (revision, header, body) = db.execute("SELECT revision, header, body FROM saved").fetchone()
-            db.execute("DROP TABLE saved")
+            (revision, header, body) = db.execute("SELECT revision, header, body FROM s.saved").fetchone()
             db.execute("UPDATE notes SET revision = ?, header = ?", (revision, header))
             db.execute("UPDATE note_bodies SET body = ?", (body,))
             """)
@@ -231,13 +234,12 @@ import Glibc
         let set = try await runner.run(["config", "set", "max-tries", "10", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(set.status == 0, "\(set.stderr)")
         try _ = sql("""
-            db.execute("CREATE TABLE saved AS SELECT key, revision, sealed FROM settings")
+            db.execute("CREATE TABLE s.saved AS SELECT key, revision, sealed FROM settings")
             """)
         #expect(try await runner.run(["config", "set", "max-tries", "2", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 0)
         try _ = sql("""
             db.execute("DELETE FROM settings")
-            db.execute("INSERT INTO settings SELECT key, revision, sealed FROM saved")
-            db.execute("DROP TABLE saved")
+            db.execute("INSERT INTO settings SELECT key, revision, sealed FROM s.saved")
             """)
         let verify = try await runner.run(["verify"], environment: touch)
         #expect(verify.status == 6, "\(verify.stderr)")
