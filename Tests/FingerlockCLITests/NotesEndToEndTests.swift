@@ -176,8 +176,11 @@ import Glibc
         #expect(info.st_mode & 0o777 == 0o600)
         _ = try await add("added later", title: "later")
         #expect(try await list().count == 2)
-        #expect(try await runner.run(["restore", backup], environment: touch).status == 64)
-        let restored = try await runner.run(["restore", backup, "--yes"], environment: touch)
+        // Restore replaces the passcode, fingers and settings too: never by touch alone.
+        #expect(try await runner.run(["restore", backup, "--yes"], environment: touch).status == 8)
+        let passcode = "\(BinaryRunner.passcode)\n"
+        #expect(try await runner.run(["restore", backup, "--passcode-stdin"], environment: touch, stdin: passcode).status == 64)
+        let restored = try await runner.run(["restore", backup, "--yes", "--passcode-stdin"], environment: touch, stdin: passcode)
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try await list().compactMap { $0["title"] as? String } == ["kept"])
         #expect(try await runner.run(["restore", "/nonexistent/backup", "--yes"], environment: touch).status == 5)

@@ -101,7 +101,8 @@ public struct Console: Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             err.write(String(decoding: data, as: UTF8.self) + "\n")
         } else {
-            let flattened = error.message.replacingOccurrences(of: "\n", with: " ")
+            // One line, and no escape sequence from an argument echoed in the message reaches the terminal.
+            let flattened = TerminalSafeText.line(error.message.replacingOccurrences(of: "\n", with: " "))
             err.write("fingerlock: \(flattened)\n")
         }
     }
