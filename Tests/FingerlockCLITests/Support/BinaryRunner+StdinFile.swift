@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 extension BinaryRunner {
     /// Runs `fingerlock ARGUMENTS` with stdin opened from `path` — `/dev/null` or a regular file, as
     /// a cron job or `< file` would — instead of the pipe `run` gives it.
@@ -23,18 +19,6 @@ extension BinaryRunner {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let collected = Collector(output: output, error: error)
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                Issue.record("fingerlock \(arguments) did not finish within \(timeout)")
-                break
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        process.waitUntilExit()
-        let (out, err) = collected.finish()
-        return Result(status: process.terminationStatus, stdout: out, stderr: err)
+        return try await finish(process, Collector(output: output, error: error), arguments: arguments, timeout: timeout)
     }
 }

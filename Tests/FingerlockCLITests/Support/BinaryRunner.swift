@@ -74,6 +74,11 @@ final class BinaryRunner: Sendable {
         descriptorsFromFiles: [Int32: String] = [:]
     ) async throws -> Result {
         let (process, collected) = try launch(arguments, environment: extra, stdin: stdin, descriptorsFromFiles: descriptorsFromFiles)
+        return try await finish(process, collected, arguments: arguments, timeout: timeout)
+    }
+
+    /// Waits for a started run (killing it after `timeout`) and collects what it printed.
+    func finish(_ process: Process, _ collected: Collector, arguments: [String], timeout: Duration) async throws -> Result {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while process.isRunning {
             if ContinuousClock.now > deadline {
