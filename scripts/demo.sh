@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 bin=${FINGERLOCK_BIN:-.build/release/fingerlock}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fingerlock-demo.XXXXXX")
 export FINGERLOCK_DATA_DIR="$work/data"
+# The demo's keys stay apart from yours, so its `lock` (which forgets every key in its namespace)
+# leaves a real vault of yours unlocked as it was.
+export FINGERLOCK_KEYRING_NAMESPACE="demo-$$"
 cleanup() { "$bin" lock >/dev/null 2>&1 </dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
