@@ -64,23 +64,33 @@ extension AuthContext {
     /// runs waiting at their prompts cannot all slip past one check — then opens; a success clears
     /// every counter (and lockout). An empty passcode is not an attempt.
     func openCountingFailure(_ credential: VaultCredential) throws -> Vault? {
-        if case .passcode(let text) = credential, text.isEmpty { return nil }
+        try openCountingFailure(anyOf: [credential])?.vault
+    }
+
+    /// As `openCountingFailure(_:)` for one secret that may be any of `credentials` (a passcode
+    /// that could also be a recovery key): one attempt is counted, whichever of them opens.
+    func openCountingFailure(anyOf credentials: [VaultCredential]) throws -> (vault: Vault, credential: VaultCredential)? {
+        let attempts = credentials.filter { if case .passcode(let text) = $0 { !text.isEmpty } else { true } }
+        guard !attempts.isEmpty else { return nil }
         let now = dependencies.now()
         try dependencies.attempts.update {
             try Self.checkDelay($0, now: now)
             $0.failedPasscodes += 1
             $0.lastPasscodeFailure = now
         }
-        do {
-            let vault = try passcodes.open(with: credential)
-            try dependencies.attempts.update { $0 = AttemptState() }
-            return vault
-        } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
-            // A malformed recovery key is just a wrong one, and counts as such.
-            return nil
-        } catch {
-            throw Self.authError(error)
+        for credential in attempts {
+            do {
+                let vault = try passcodes.open(with: credential)
+                try dependencies.attempts.update { $0 = AttemptState() }
+                return (vault, credential)
+            } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
+                // A malformed recovery key is just a wrong one, and counts as such.
+                continue
+            } catch {
+                throw Self.authError(error)
+            }
         }
+        return nil
     }
 
     // MARK: - Setting and replacing the passcode

@@ -105,34 +105,10 @@ extension AuthContext {
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let input = try await interaction.askSecret(prompt: "Passcode or recovery key (\(reason)): ", typedAhead: "")
-            let credentials: [VaultCredential] =
-                RecoveryKey(parsing: input) != nil ? [.recoveryKey(input), .passcode(input)] : [.passcode(input)]
-            if let (vault, credential) = try openCountingOnce(credentials) { return (vault, credential) }
+            if let opened = try openCountingFailure(anyOf: Self.credentials(for: input)) { return opened }
             if attempt < prompts { interaction.notify("Wrong passcode or recovery key, try again.") }
         }
         throw AuthError(.authenticationFailed, "Wrong passcode or recovery key.")
-    }
-
-    /// Like `openCountingFailure`, counting one attempt for a secret tried as several credentials.
-    private func openCountingOnce(_ credentials: [VaultCredential]) throws -> (Vault, VaultCredential)? {
-        let now = dependencies.now()
-        try dependencies.attempts.update {
-            try Self.checkDelay($0, now: now)
-            $0.failedPasscodes += 1
-            $0.lastPasscodeFailure = now
-        }
-        for credential in credentials {
-            do {
-                let vault = try passcodes.open(with: credential)
-                try dependencies.attempts.update { $0 = AttemptState() }
-                return (vault, credential)
-            } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
-                continue
-            } catch {
-                throw Self.authError(error)
-            }
-        }
-        return nil
     }
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
@@ -149,9 +125,7 @@ extension AuthContext {
             }
         }
         let secret = try await interaction.askSecret(prompt: "Passcode the backup was made with (or its recovery key): ", typedAhead: "")
-        let credentials: [VaultCredential] =
-            RecoveryKey(parsing: secret) != nil ? [.recoveryKey(secret), .passcode(secret)] : [.passcode(secret)]
-        for credential in credentials {
+        for credential in Self.credentials(for: secret) {
             do {
                 return try passcodes.stageRestore(from: backupPath, using: credential)
             } catch where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
@@ -210,6 +184,11 @@ extension AuthContext {
                 fingersBack: fingersThen.subtracting(fingersNow).sorted(),
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes)
         }
+    }
+
+    /// What one typed secret may be: a recovery key first when it reads as one, else a passcode.
+    private static func credentials(for secret: String) -> [VaultCredential] {
+        RecoveryKey(parsing: secret) != nil ? [.recoveryKey(secret), .passcode(secret)] : [.passcode(secret)]
     }
 
     private static func name(_ print: EnrolledPrint) -> String { "\(print.finger) on \(print.reader)" }
