@@ -90,7 +90,9 @@ let package = Package(
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
-            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe"],
+            // Auth and Vault for the tests of the policy on a real libfprint reader (shared storage), which
+            // must run under the serialized libfprint suite.
+            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "Auth", "Vault"],
             resources: [],
             swiftSettings: upcoming
         ),

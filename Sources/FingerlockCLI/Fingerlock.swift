@@ -10,7 +10,7 @@ struct Fingerlock: ParsableCommand {
             5 not_found, 6 data_error, 7 not_set_up, 8 needs_passcode, 64 usage.
             """,
         subcommands: [
-            ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
+            ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self, StorageCommand.self,
             PasscodeCommand.self, NotesCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
             RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, DoctorCommand.self,
         ]

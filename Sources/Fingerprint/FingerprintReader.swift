@@ -17,11 +17,12 @@ public protocol FingerprintReader: Sendable {
     /// One touch checked against several prints (readers with ``ReaderFeatures/identify``).
     func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult
 
-    /// Prints kept on the reader's own storage (readers with ``ReaderFeatures/storageList``).
-    func storedPrints() async throws -> [EnrolledPrint]
+    /// Every print kept on the reader's own storage, whoever enrolled it (readers with
+    /// ``ReaderFeatures/storageList``); each stored print that is one of `known` says which.
+    func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint]
 
     /// Deletes one print from the reader's own storage (``ReaderFeatures/storageDelete``).
-    func deleteStoredPrint(_ print: EnrolledPrint) async throws
+    func deleteStoredPrint(_ print: StoredPrint) async throws
 
     /// Empties the reader's own storage (``ReaderFeatures/storageClear``).
     func clearStorage() async throws
@@ -29,6 +30,14 @@ public protocol FingerprintReader: Sendable {
 
 extension FingerprintReader {
     public var identity: ReaderIdentity { info.identity }
+
+    /// Deletes the reader's own copy of an enrolled print.
+    public func deleteStoredPrint(_ print: EnrolledPrint) async throws {
+        try await deleteStoredPrint(
+            StoredPrint(
+                reader: print.reader, finger: print.finger, username: nil, enrolled: print.enrolled,
+                template: print.template, known: print))
+    }
 
     /// Enrolls and returns the final print, reporting each event to `progress`.
     public func enroll(

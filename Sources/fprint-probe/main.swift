@@ -41,6 +41,9 @@ do {
     case .retry(let reason):
         Swift.print("retry:\(reason.rawValue)")
         exit(3)
+    case .notStored:
+        Swift.print("not-stored")
+        exit(4)
     }
 } catch {
     Swift.print("error: \(error)")

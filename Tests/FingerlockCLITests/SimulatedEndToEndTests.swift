@@ -33,7 +33,14 @@ extension BinaryRunner {
         #expect(readers.first?["deviceId"] as? String == "0")
         #expect(readers.first?["enrollStages"] as? Int == 5)
         #expect(readers.first?["features"] as? [String] == ["identify", "verify"])
-        #expect(Set(readers.first?.keys.map { $0 } ?? []) == ["id", "name", "driver", "deviceId", "scanType", "enrollStages", "features"])
+        #expect(
+            Set(readers.first?.keys.map { $0 } ?? []) == [
+                "id", "name", "driver", "deviceId", "scanType", "enrollStages", "enrollStagesKnownAtOpen",
+                "enrollStagesMaximum", "features",
+            ])
+        // The simulated reader's count is fixed and exact.
+        #expect(readers.first?["enrollStagesKnownAtOpen"] as? Bool == false)
+        #expect(readers.first?["enrollStagesMaximum"] as? Bool == false)
 
         let auto = try await runner.run(["readers", "--json", "--reader", "auto"], environment: ["FP_DRIVERS_WHITELIST": "none"])
         #expect(auto.status == 0)

@@ -13,7 +13,8 @@ extension AuthContext {
     }
 
     /// Enrolls `finger` on the reader in effect and seals its template in the vault. A Ctrl-C
-    /// (task cancellation) or a reader error saves nothing.
+    /// (task cancellation) or a reader error saves nothing. `username` is the user's login name; the
+    /// print carries it with this vault's tag (``PrintLabel``), so a shared chip can tell whose it is.
     public func enroll(
         _ finger: Finger, username: String, updates: @escaping @Sendable (EnrollmentUpdate) -> Void
     ) async throws -> EnrolledPrint {
@@ -32,11 +33,15 @@ extension AuthContext {
         updates(.starting(info))
         let print: EnrolledPrint
         do {
-            print = try await reader.enroll(finger, username: username, timeout: settings.scanTimeout) { event in
+            let label = PrintLabel.username(user: username, storeID: try Self.vaultCall { try vault.storeID })
+            print = try await reader.enroll(finger, username: label, timeout: settings.scanTimeout) { event in
                 updates(.progress(event))
             }
         } catch is CancellationError {
             throw AuthError(.userCancel, "Enrollment cancelled; nothing was saved.")
+        } catch let error as FingerprintError where error.code == .duplicate && info.hasStorage {
+            let explanation = await duplicateExplanation(finger, reader: reader, vault: vault)
+            throw FingerprintError(.duplicate, explanation + " Nothing was saved.")
         } catch let error as FingerprintError {
             throw FingerprintError(error.code, error.message + " Nothing was saved.")
         }

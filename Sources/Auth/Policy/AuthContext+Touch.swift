@@ -67,8 +67,11 @@ extension AuthContext {
     func touches(
         _ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration, offerPasscode: Bool = true
     ) async throws -> EnrolledPrint {
+        var prints = prints
         var noMatches = 0
         var hints = 0
+        /// What a no-match message adds: prints the reader turned out to have lost.
+        var lost = ""
         let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
         while noMatches < tries {
             let failures = try dependencies.attempts.update { state -> Int in
@@ -82,7 +85,7 @@ extension AuthContext {
             let outcome: ScanOutcome
             do {
                 let prompt = "\(verb) the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
-                outcome = try await interaction.scan(prompt: prompt) {
+                outcome = try await interaction.scan(prompt: prompt) { [prints] in
                     try await reader.match(prints, timeout: timeout)
                 }
             } catch {
@@ -93,15 +96,27 @@ extension AuthContext {
             case .scanned(.match(let print)):
                 try dependencies.attempts.update { $0.failedTouches = 0 }
                 return print
-            case .scanned(.noMatch):
+            case .scanned(.noMatch), .scanned(.notStored(_, othersChecked: true)):
+                if case .scanned(.notStored(let missing, _)) = outcome {
+                    // The touch was compared with the prints still stored and matched none: a real
+                    // no-match. The lost ones leave the scan; the user learns how to get them back.
+                    prints.removeAll { missing.contains($0) }
+                    lost = " " + Self.notStoredSentence(missing, on: reader)
+                }
                 noMatches += 1
                 if failures >= Self.lockoutThreshold {
                     // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
                     throw AuthError(
                         .authenticationFailed,
-                        "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
+                        "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered." + lost)
                 }
-                if noMatches < tries { interaction.notify("No match. Try again.") }
+                if noMatches < tries { interaction.notify("No match." + lost + " Try again.") }
+            case .scanned(.notStored(let missing, othersChecked: false)):
+                // No print of the scan is on the reader any more, so no touch could have matched: not a
+                // guess, and not counted. The passcode is the way in until the finger is enrolled again.
+                try uncountTouch()
+                throw AuthError(
+                    .biometryNotAvailable, Self.notStoredSentence(missing, on: reader), unavailability: .printNotStored)
             case .scanned(.retry(let reason)):
                 try uncountTouch()
                 hints += 1
@@ -115,7 +130,16 @@ extension AuthContext {
             }
         }
         throw AuthError(
-            .authenticationFailed, tries == 1 ? "No match." : "No match after \(tries) tries.")
+            .authenticationFailed, (tries == 1 ? "No match." : "No match after \(tries) tries.") + lost)
+    }
+
+    /// Says which prints the reader lost and how to get them back.
+    static func notStoredSentence(_ missing: [EnrolledPrint], on reader: any FingerprintReader) -> String {
+        let fingers = missing.map(\.finger.rawValue)
+        let names = fingers.count == 1 ? "The \(fingers[0]) print is" : "The \(fingers.joined(separator: ", ")) prints are"
+        let command = missing.count == 1 ? "`fingerlock enroll \(fingers[0])`" : "`fingerlock enroll FINGER` for each"
+        return "\(names) no longer stored on \(reader.identity) (another program, a firmware update or a"
+            + " storage clear removed it); enroll it again with \(command)."
     }
 
     private func uncountTouch() throws {

@@ -36,7 +36,8 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Why biometrics cannot be used, when `code` is `.biometryNotAvailable`.
     public enum Unavailability: String, Sendable, Equatable {
-        case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey
+        case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey,
+            printNotStored
     }
 
     /// Extra facts some codes carry.

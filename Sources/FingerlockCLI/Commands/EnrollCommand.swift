@@ -1,4 +1,5 @@
 import ArgumentParser
+import Synchronization
 import Auth
 import Fingerprint
 
@@ -22,31 +23,12 @@ struct EnrollCommand: FingerlockCommand {
         let finger = Finger(name: self.finger)!
         let console = dependencies.console
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+        let text = Mutex(EnrollProgressText(finger: finger))
         let print = try await withInterruptCancellation {
             try await session.context.enroll(finger, username: dependencies.username) { update in
-                switch update {
-                case .starting(let info):
-                    let verb = info.scanType == .swipe ? "Swipe your finger across" : "Touch"
-                    console.print("Enrolling \(finger) on \(info.name) (\(info.identity)).")
-                    console.print("\(verb) the sensor \(info.enrollStages) times; Ctrl-C cancels.")
-                case .progress(.stage(let completed, let total)):
-                    console.print("  stage \(completed)/\(total) \(ProgressBar.render(completed, of: total))")
-                case .progress(.retry(let reason)):
-                    console.print("  \(reason.hint)")
-                case .progress(.enrolled):
-                    break
-                }
+                for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
             }
         }
         console.print(console.green("Enrolled \(print.finger) on \(print.reader)."))
-    }
-}
-
-/// A short text progress bar for enrollment stages.
-enum ProgressBar {
-    static func render(_ completed: Int, of total: Int) -> String {
-        let total = max(total, 1)
-        let filled = min(max(completed, 0), total)
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: total - filled) + "]"
     }
 }

@@ -26,7 +26,15 @@ struct ReadersCommand: FingerlockCommand {
         for info in infos {
             console.print("\(console.bold(info.identity.description))  \(info.name)")
             console.print(
-                "  scan type: \(info.scanType.rawValue) · enroll stages: \(info.enrollStages) · features: \(info.features)")
+                "  scan type: \(info.scanType.rawValue) · enroll stages: \(Self.stages(info)) · features: \(info.features)")
         }
+    }
+
+    /// The stage count, with what it is worth before the reader is opened.
+    static func stages(_ info: ReaderInfo) -> String {
+        var notes: [String] = []
+        if info.enrollStagesAreMaximum { notes.append("at most; the reader may finish earlier") }
+        if info.enrollStagesKnownAtOpen { notes.append("the driver sets the real count when the reader opens") }
+        return notes.isEmpty ? "\(info.enrollStages)" : "\(info.enrollStages) (\(notes.joined(separator: "; ")))"
     }
 }

@@ -118,9 +118,9 @@ public final class LibfprintContext: Sendable {
     ///
     /// Task cancellation cancels it (throwing `CancellationError`); with a `timeout`, a GLib timer cancels it
     /// when no finger arrives in time (throwing ``FingerprintError/Code/timedOut``). libfprint errors are
-    /// mapped to ``FingerprintError``.
+    /// mapped to ``FingerprintError``, naming `driver` where the error alone says nothing.
     func perform<T: Sendable>(
-        timeout: Duration?,
+        driver: String, timeout: Duration?,
         _ body: @escaping @Sendable (OperationControl, UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
         let control = OperationControl(timeout: timeout)
@@ -133,7 +133,7 @@ public final class LibfprintContext: Sendable {
                 control.cancel(.task)
             }
         } catch let error as GLibError {
-            throw LibfprintErrorMapping.map(error, cancelledBecause: control.reason)
+            throw LibfprintErrorMapping.map(error, cancelledBecause: control.reason, driver: driver)
         }
     }
 }

@@ -41,15 +41,18 @@ enum LibfprintErrorMapping {
         .busy, "The fingerprint reader is busy: another program such as fprintd may be using the reader.")
     static let unplugged = FingerprintError(
         .unplugged, "The fingerprint reader was unplugged; reconnect it and try again.")
+    /// The reader stopped answering (a USB transfer or a driver's own wait timed out): a failing
+    /// device, not a finger that did not come.
     static let deviceTimedOut = FingerprintError(
-        .timedOut, "The fingerprint reader did not answer in time; unplug and replug it if this keeps happening.")
+        .deviceError, "The fingerprint reader stopped answering (a transfer timed out); unplug and replug it, then try again.")
 
     /// Turns a libfprint, GIO or GUsb error into the error fingerlock reports: `CancellationError` for a
     /// cancelled task, ``FingerprintError`` (with a sentence for the user) for everything else.
-    static func map(_ error: GLibError, cancelledBecause reason: CancelReason? = nil) -> any Error {
+    /// `driver` names the reader's driver in messages about errors fingerlock cannot explain.
+    static func map(_ error: GLibError, cancelledBecause reason: CancelReason? = nil, driver: String = "") -> any Error {
         switch error.domain {
         case .device:
-            return deviceError(error)
+            return deviceError(error, driver: driver)
         case .io:
             return ioError(error, reason: reason)
         case .usb:
@@ -58,8 +61,19 @@ enum LibfprintErrorMapping {
             return FingerprintError(.deviceError, retryReason(code: error.code).hint)
         case .other:
             return fromMessage(error)
-                ?? FingerprintError(.deviceError, "The fingerprint reader failed: \(detail(error)).")
+                ?? FingerprintError(.deviceError, "The \(readerName(driver)) failed: \(detail(error)).")
+        case .invalid:
+            return FingerprintError(
+                .deviceError,
+                "The \(readerName(driver)) failed and libfprint returned an unreadable error (code \(error.code));"
+                    + " unplug and replug the reader and try again, and if it keeps failing, update libfprint"
+                    + " (newer versions fix this for some drivers).")
         }
+    }
+
+    /// "fingerprint reader (driver x)", or just "fingerprint reader".
+    static func readerName(_ driver: String) -> String {
+        driver.isEmpty ? "fingerprint reader" : "fingerprint reader (driver \(driver))"
     }
 
     /// The retry hint for an `FpDeviceRetry` code; unknown codes are a general retry.
@@ -72,9 +86,9 @@ enum LibfprintErrorMapping {
         }
     }
 
-    private static func deviceError(_ error: GLibError) -> FingerprintError {
+    private static func deviceError(_ error: GLibError, driver: String) -> FingerprintError {
         guard let code = DeviceErrorCode(rawValue: error.code) else {
-            return FingerprintError(.deviceError, "The fingerprint reader failed: \(detail(error)).")
+            return FingerprintError(.deviceError, "The \(readerName(driver)) failed: \(detail(error)).")
         }
         switch code {
         case .general:
@@ -118,7 +132,7 @@ enum LibfprintErrorMapping {
         case .cancelled:
             return cancelled(reason)
         case .timedOut:
-            return deviceTimedOut
+            return timedOut(reason)
         case .permissionDenied:
             return permissionDenied
         case .busy:
@@ -145,7 +159,7 @@ enum LibfprintErrorMapping {
         case .cancelled:
             return cancelled(reason)
         case .timedOut:
-            return deviceTimedOut
+            return timedOut(reason)
         case .notSupported:
             return FingerprintError(.notSupported, "The fingerprint reader does not support this USB request.")
         case .noDevice:
@@ -159,6 +173,12 @@ enum LibfprintErrorMapping {
                     .deviceError,
                     "USB communication with the fingerprint reader failed; unplug and replug it (\(detail(error))).")
         }
+    }
+
+    /// A timeout is the user's only when fingerlock's own scan timer ended the wait; any other is the device's.
+    private static func timedOut(_ reason: CancelReason?) -> FingerprintError {
+        if case .timeout(let duration) = reason { return FingerprintError.timedOut(after: duration.seconds) }
+        return deviceTimedOut
     }
 
     private static func cancelled(_ reason: CancelReason?) -> any Error {
@@ -208,6 +228,7 @@ extension GLibError {
         case .io: "GIOError"
         case .usb: "GUsbDeviceError"
         case .other(let name): name
+        case .invalid: "invalid"
         }
     }
 }

@@ -14,10 +14,11 @@ extension LibfprintReader {
         let device = handle.device
         let identity = info.identity
         let date = context.now()
-        let template = try await context.perform(timeout: timeout) { control, cancellable in
+        let template = try await context.perform(driver: info.driver, timeout: timeout) { control, cancellable in
             try Self.withOpenDevice(device.pointer, cancellable) { device in
-                let sink = EnrollProgressSink(
-                    events: events, control: control, stages: Int(fp_device_get_nr_enroll_stages(device)))
+                // Some drivers decide the count in open (elanmoc), so it is read now, not at enumeration.
+                events.yield(.opened(stages: Int(fp_device_get_nr_enroll_stages(device))))
+                let sink = EnrollProgressSink(events: events, control: control)
                 let draft = PrintTemplate.draft(for: device, finger: finger, username: username, date: date)
                 let enrolled = try withExtendedLifetime(sink) {
                     try withGError { error in
@@ -42,15 +43,14 @@ extension LibfprintReader {
 final class EnrollProgressSink: Sendable {
     let events: AsyncThrowingStream<EnrollEvent, any Error>.Continuation
     let control: OperationControl
-    let stages: Int
 
-    init(events: AsyncThrowingStream<EnrollEvent, any Error>.Continuation, control: OperationControl, stages: Int) {
+    init(events: AsyncThrowingStream<EnrollEvent, any Error>.Continuation, control: OperationControl) {
         self.events = events
         self.control = control
-        self.stages = stages
     }
 
-    func report(completed: Int, retryCode: Int?) {
+    /// `stages` is the driver's count at this moment: a driver may change it while enrolling.
+    func report(completed: Int, stages: Int, retryCode: Int?) {
         // Every touch, counted or not, restarts the wait for the next one.
         control.rearm()
         if let retryCode {
@@ -62,9 +62,11 @@ final class EnrollProgressSink: Sendable {
 }
 
 /// libfprint's `FpEnrollProgress`; `userData` is an unretained ``EnrollProgressSink`` kept alive by the caller.
-private let enrollProgress: FpEnrollProgress = { _, completed, _, userData, error in
-    guard let userData else { return }
+private let enrollProgress: FpEnrollProgress = { device, completed, _, userData, error in
+    guard let userData, let device else { return }
     let sink = Unmanaged<EnrollProgressSink>.fromOpaque(userData).takeUnretainedValue()
-    // The error is borrowed (transfer none) and always in the FpDeviceRetry domain.
-    sink.report(completed: Int(completed), retryCode: error.map { Int($0.pointee.code) })
+    // The error is borrowed (transfer none) and always in the FpDeviceRetry domain; only its code is read.
+    sink.report(
+        completed: Int(completed), stages: Int(fp_device_get_nr_enroll_stages(device)),
+        retryCode: error.map { Int($0.pointee.code) })
 }

@@ -1,28 +1,44 @@
 internal import CFprint
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 extension LibfprintReader {
-    public func storedPrints() async throws -> [EnrolledPrint] {
+    public func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] {
         try requireStorage(.storageList, "list the prints stored on it")
         let device = handle.device
         let identity = info.identity
-        return try await context.perform(timeout: nil) { _, cancellable in
-            try Self.withOpenDevice(device.pointer, cancellable) { device in
+        return try await context.perform(driver: info.driver, timeout: nil) { _, cancellable in
+            // Prints of another reader cannot be this reader's stored ones; an unreadable one is simply not found.
+            let loaded = known.compactMap { print in
+                (try? PrintTemplate.load(print, for: device.pointer, reader: identity)).map { (print, $0) }
+            }
+            defer { for (_, pointer) in loaded { g_object_unref(UnsafeMutableRawPointer(pointer)) } }
+            return try Self.withOpenDevice(device.pointer, cancellable) { device in
                 let list = try withGError { error in fp_device_list_prints_sync(device, cancellable, error) }
                 guard let list else { return [] }
                 defer { g_ptr_array_unref(list) }
-                return try (0..<list.pointee.len).compactMap { index in
-                    try PrintTemplate.enrolledPrint(OpaquePointer(fl_ptr_array_index(list, index)), reader: identity)
+                return try (0..<list.pointee.len).map { index in
+                    let stored = OpaquePointer(fl_ptr_array_index(list, index))!
+                    var print = try PrintTemplate.storedPrint(stored, reader: identity)
+                    print.known = loaded.first { fp_print_equal(stored, $0.1) != 0 }?.0
+                    return print
                 }
             }
         }
     }
 
-    public func deleteStoredPrint(_ print: EnrolledPrint) async throws {
+    public func deleteStoredPrint(_ print: StoredPrint) async throws {
         try requireStorage(.storageDelete, "delete a print stored on it")
         let device = handle.device
         let identity = info.identity
-        try await context.perform(timeout: nil) { _, cancellable in
-            let fpPrint = try PrintTemplate.load(print, for: device.pointer, reader: identity)
+        try await context.perform(driver: info.driver, timeout: nil) { _, cancellable in
+            let fpPrint = try PrintTemplate.load(
+                print.template, describedAs: print.finger.map { "The \($0) print" } ?? "The stored print",
+                reader: print.reader, for: device.pointer, expected: identity)
             defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
             try Self.withOpenDevice(device.pointer, cancellable) { device in
                 try withGError { error in _ = fp_device_delete_print_sync(device, fpPrint, cancellable, error) }
@@ -33,7 +49,7 @@ extension LibfprintReader {
     public func clearStorage() async throws {
         try requireStorage(.storageClear, "clear its storage")
         let device = handle.device
-        try await context.perform(timeout: nil) { _, cancellable in
+        try await context.perform(driver: info.driver, timeout: nil) { _, cancellable in
             try Self.withOpenDevice(device.pointer, cancellable) { device in
                 try withGError { error in _ = fp_device_clear_storage_sync(device, cancellable, error) }
             }

@@ -45,39 +45,46 @@ enum PrintTemplate {
     static func load(
         _ print: EnrolledPrint, for device: UnsafeMutablePointer<FpDevice>, reader: ReaderIdentity
     ) throws -> OpaquePointer {
-        let loaded = try print.template.withUnsafeBytes { raw -> OpaquePointer? in
+        try load(print.template, describedAs: "The \(print.finger) print", reader: print.reader, for: device, expected: reader)
+    }
+
+    /// A full reference to the `FpPrint` serialized in `template` (enrolled on `reader`), checked to
+    /// belong to `device` (which is `expected`). `label` starts the sentence of an error.
+    static func load(
+        _ template: Data, describedAs label: String, reader: ReaderIdentity,
+        for device: UnsafeMutablePointer<FpDevice>, expected: ReaderIdentity
+    ) throws -> OpaquePointer {
+        let loaded = try template.withUnsafeBytes { raw -> OpaquePointer? in
             do throws(GLibError) {
                 return try withGError { error in
                     fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
                 }
             } catch {
                 throw FingerprintError(
-                    .invalidPrint,
-                    "The \(print.finger) print for \(print.reader) is unreadable (\(error.message)); enroll it again.")
+                    .invalidPrint, "\(label) for \(reader) is unreadable (\(error.message)); enroll it again.")
             }
         }
         guard let loaded else {
-            throw FingerprintError(
-                .invalidPrint, "The \(print.finger) print for \(print.reader) is empty; enroll it again.")
+            throw FingerprintError(.invalidPrint, "\(label) for \(reader) is empty; enroll it again.")
         }
         guard fp_print_compatible(loaded, device) != 0 else {
             g_object_unref(UnsafeMutableRawPointer(loaded))
-            throw FingerprintError.incompatible(print, reader: reader)
+            throw FingerprintError(
+                .incompatiblePrint, "\(label) was enrolled on \(reader), not on \(expected); enroll it on this reader.")
         }
         return loaded
     }
 
-    /// An ``EnrolledPrint`` for a print listed from a reader's storage; nil when the reader did not
-    /// record which finger it is (such prints can only be removed by clearing the storage).
-    static func enrolledPrint(_ print: OpaquePointer, reader: ReaderIdentity) throws -> EnrolledPrint? {
+    /// A print listed from a reader's storage, with whatever metadata the reader recorded.
+    static func storedPrint(_ print: OpaquePointer, reader: ReaderIdentity) throws -> StoredPrint {
         let ordinal = Int(fp_print_get_finger(print).rawValue)
-        guard (1...Finger.allCases.count).contains(ordinal) else { return nil }
-        var enrolled = Date(timeIntervalSince1970: 0)
-        if let day = EnrollDay(fp_print_get_enroll_date(print)) {
-            enrolled = day.localMidnight
-        }
-        return EnrolledPrint(
-            finger: Finger.allCases[ordinal - 1], reader: reader, template: try serialize(print), enrolled: enrolled)
+        let username = fp_print_get_username(print).map { String(cString: $0) }
+        return StoredPrint(
+            reader: reader,
+            finger: (1...Finger.allCases.count).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
+            username: username.flatMap { $0.isEmpty ? nil : $0 },
+            enrolled: EnrollDay(fp_print_get_enroll_date(print))?.localMidnight,
+            template: try serialize(print))
     }
 }
 

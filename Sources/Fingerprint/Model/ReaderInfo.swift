@@ -4,8 +4,15 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
     public var driver: String
     public var deviceID: String
     public var scanType: ScanType
+    /// The touches an enrollment needs, as libfprint says before the device is opened.
     public var enrollStages: Int
     public var features: ReaderFeatures
+
+    /// Whether the driver sets the stage count only when the device opens, so ``enrollStages`` may
+    /// not be what enrollment asks for (elanmoc: 8, 9, 11 or 17 by model).
+    public var enrollStagesKnownAtOpen: Bool { EnrollStageCounts.decidedAtOpen.contains(driver) }
+    /// Whether the count is a maximum the driver may finish before (fpcmoc asks for up to 25).
+    public var enrollStagesAreMaximum: Bool { EnrollStageCounts.maximum.contains(driver) }
 
     public init(
         name: String, driver: String, deviceID: String, scanType: ScanType, enrollStages: Int,
@@ -27,7 +34,8 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
     public var hasStorage: Bool { features.contains(.storage) }
 
     enum CodingKeys: String, CodingKey {
-        case id, name, driver, deviceId, scanType, enrollStages, features
+        case id, name, driver, deviceId, scanType, enrollStages, enrollStagesKnownAtOpen, enrollStagesMaximum,
+            features
     }
 
     public init(from decoder: any Decoder) throws {
@@ -40,7 +48,8 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
         features = try container.decode(ReaderFeatures.self, forKey: .features)
     }
 
-    /// Encodes the CLI contract's shape: `{id, name, driver, deviceId, scanType, enrollStages, features}`.
+    /// Encodes the CLI contract's shape: `{id, name, driver, deviceId, scanType, enrollStages,
+    /// enrollStagesKnownAtOpen, enrollStagesMaximum, features}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(identity.description, forKey: .id)
@@ -49,6 +58,8 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
         try container.encode(deviceID, forKey: .deviceId)
         try container.encode(scanType, forKey: .scanType)
         try container.encode(enrollStages, forKey: .enrollStages)
+        try container.encode(enrollStagesKnownAtOpen, forKey: .enrollStagesKnownAtOpen)
+        try container.encode(enrollStagesAreMaximum, forKey: .enrollStagesMaximum)
         try container.encode(features, forKey: .features)
     }
 }
@@ -57,4 +68,13 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
 public enum ScanType: String, Codable, Sendable {
     case swipe
     case press
+}
+
+/// Drivers whose enroll stage count cannot be taken from enumeration at face value (libfprint 1.94).
+enum EnrollStageCounts {
+    /// Set in the driver's open: enumeration shows the class default. The virtual drivers belong here
+    /// because `SET_ENROLL_STAGES` changes their count at any time.
+    static let decidedAtOpen: Set<String> = ["elanmoc", "virtual_device", "virtual_device_storage"]
+    /// A maximum: the sensor ends enrollment once it has enough coverage.
+    static let maximum: Set<String> = ["fpcmoc"]
 }

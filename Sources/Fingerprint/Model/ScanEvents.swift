@@ -18,7 +18,11 @@ public enum RetryReason: String, Codable, Sendable, CaseIterable {
 
 /// What happens while a finger is being enrolled.
 public enum EnrollEvent: Sendable, Equatable {
-    /// Stage `completed` of `total` has been captured.
+    /// The reader is open and waits for the first touch; it asks for `stages` touches, a count some
+    /// drivers only decide when the device opens (and for some it is a maximum: see
+    /// ``ReaderInfo/enrollStagesAreMaximum``).
+    case opened(stages: Int)
+    /// Stage `completed` of `total` has been captured; `total` is what the driver says now.
     case stage(completed: Int, total: Int)
     /// The last touch did not count; the hint says what to do.
     case retry(RetryReason)
@@ -53,4 +57,9 @@ public enum ScanResult: Sendable, Equatable {
     case noMatch
     /// The touch could not be read; nothing was decided.
     case retry(RetryReason)
+    /// The reader's own storage no longer holds `missing` (libfprint's DATA_NOT_FOUND, confirmed by
+    /// listing the storage): wiped by another program, a firmware update or a clear. With
+    /// `othersChecked`, other prints of the scan are still stored, so the touch was compared with
+    /// them and did not match; without it, no print of the scan could have matched anything.
+    case notStored(missing: [EnrolledPrint], othersChecked: Bool)
 }

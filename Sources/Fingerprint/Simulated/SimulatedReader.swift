@@ -32,6 +32,7 @@ public struct SimulatedReader: FingerprintReader {
         EnrollEvent.stream { [self] continuation in
             var completed = 0
             let total = info.enrollStages
+            continuation.yield(.opened(stages: total))
             while completed < total {
                 let touch = try await touches.nextTouch(for: .enroll(finger, stage: completed + 1, of: total), timeout: timeout)
                 switch touch {
@@ -63,8 +64,10 @@ public struct SimulatedReader: FingerprintReader {
         return try result(of: touch, against: prints, timeout: timeout)
     }
 
-    public func storedPrints() async throws -> [EnrolledPrint] { throw notSupported("list stored prints") }
-    public func deleteStoredPrint(_ print: EnrolledPrint) async throws { throw notSupported("delete a stored print") }
+    public func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] {
+        throw notSupported("list stored prints")
+    }
+    public func deleteStoredPrint(_ print: StoredPrint) async throws { throw notSupported("delete a stored print") }
     public func clearStorage() async throws { throw notSupported("clear its storage") }
 
     private func result(of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration) throws -> ScanResult {

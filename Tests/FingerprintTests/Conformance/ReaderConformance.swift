@@ -61,7 +61,7 @@ enum ReaderConformance {
                 case .enrolled(let print):
                     await driver.operationEnded()
                     return (print, events)
-                case .stage:
+                case .stage, .opened:
                     break
                 }
             }
@@ -99,6 +99,8 @@ enum ReaderConformance {
         let finger = driver.fingers[0]
         let (print, events) = try await enroll(driver, finger)
         let total = driver.reader.info.enrollStages
+        // The count is announced once the reader is open, before the first stage.
+        #expect(events.first == .opened(stages: total))
         let stages = events.compactMap { event -> Int? in
             if case .stage(let completed, let eventTotal) = event {
                 #expect(eventTotal == total)
@@ -254,22 +256,28 @@ enum ReaderConformance {
     static func listDeleteClear(_ driver: any ReaderDriver) async throws {
         let reader = driver.reader
         let fingers = Array(driver.fingers.prefix(3))
-        var prints: [EnrolledPrint] = []
-        for finger in fingers { prints.append(try await enroll(driver, finger).print) }
+        var enrolled: [EnrolledPrint] = []
+        for finger in fingers { enrolled.append(try await enroll(driver, finger).print) }
+        let prints = enrolled
 
-        let listed = try await storageOperation(driver) { try await reader.storedPrints() }
-        #expect(listed.map(\.finger).sorted() == fingers.sorted())
+        let listed = try await storageOperation(driver) { try await reader.storedPrints(known: prints) }
+        #expect(listed.compactMap(\.finger).sorted() == fingers.sorted())
         #expect(listed.allSatisfy { $0.reader == reader.identity && !$0.template.isEmpty })
+        // Each stored print is recognised as the enrolled print it is.
+        #expect(listed.allSatisfy { $0.known?.finger == $0.finger })
+        #expect(Set(listed.map(\.id)).count == listed.count)
 
         let doomed = try #require(listed.first { $0.finger == fingers[0] })
         try await storageOperation(driver) { try await reader.deleteStoredPrint(doomed) }
-        let afterDelete = try await storageOperation(driver) { try await reader.storedPrints() }
-        #expect(afterDelete.map(\.finger).sorted() == fingers.dropFirst().sorted())
+        let afterDelete = try await storageOperation(driver) { try await reader.storedPrints(known: prints) }
+        #expect(afterDelete.compactMap(\.finger).sorted() == fingers.dropFirst().sorted())
+        // The same stored print lists under the same id every time.
+        #expect(Set(afterDelete.map(\.id)).isSubset(of: Set(listed.map(\.id))))
         // A deleted finger no longer matches.
         #expect(try await verify(driver, prints[0], touching: fingers[0]) == .noMatch)
 
         try await storageOperation(driver) { try await reader.clearStorage() }
-        let afterClear = try await storageOperation(driver) { try await reader.storedPrints() }
+        let afterClear = try await storageOperation(driver) { try await reader.storedPrints(known: prints) }
         #expect(afterClear.isEmpty)
     }
 
@@ -277,7 +285,7 @@ enum ReaderConformance {
     static func storageNotSupported(_ driver: any ReaderDriver) async throws {
         let reader = driver.reader
         for operation in [
-            { _ = try await reader.storedPrints() },
+            { _ = try await reader.storedPrints(known: []) },
             { try await reader.clearStorage() },
         ] as [@Sendable () async throws -> Void] {
             let error = await #expect(throws: FingerprintError.self) { try await operation() }

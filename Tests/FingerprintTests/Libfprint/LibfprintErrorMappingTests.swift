@@ -14,7 +14,7 @@ import Testing
     ]
 
     static let usbCodes: [(USBErrorCode, Code?)] = [
-        (.internal, .deviceError), (.io, .deviceError), (.timedOut, .timedOut), (.notSupported, .notSupported),
+        (.internal, .deviceError), (.io, .deviceError), (.timedOut, .deviceError), (.notSupported, .notSupported),
         (.noDevice, .unplugged), (.notOpen, .deviceError), (.alreadyOpen, .busy), (.cancelled, nil),
         (.failed, .deviceError), (.permissionDenied, .permissionDenied), (.busy, .busy),
     ]
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (IOErrorCode.timedOut, Code.timedOut), (.permissionDenied, .permissionDenied), (.busy, .busy),
+        (IOErrorCode.timedOut, Code.deviceError), (.permissionDenied, .permissionDenied), (.busy, .busy),
         (.notFound, .noReader),
     ])
     func ioError(_ io: IOErrorCode, expected: Code) throws {
@@ -142,6 +142,33 @@ import Testing
             (LibfprintErrorMapping.map(usbCancelled, cancelledBecause: .timeout(.milliseconds(500)))
                 as? FingerprintError)?
                 .code == .timedOut)
+    }
+
+    /// A transfer that timed out is a reader that stopped answering (exit 4), not a finger that did not
+    /// come (exit 1); only fingerlock's own scan timer makes a timeout the user's.
+    @Test(arguments: [GLibError(domain: .usb, code: 2, message: ""), GLibError(domain: .io, code: 24, message: "")])
+    func aTransferTimeoutIsADeviceFailure(_ error: GLibError) throws {
+        for reason in [nil, CancelReason.task] {
+            let mapped = try #require(LibfprintErrorMapping.map(error, cancelledBecause: reason) as? FingerprintError)
+            #expect(mapped.code == .deviceError)
+            #expect(mapped.message.contains("stopped answering"))
+        }
+        let scan = try #require(
+            LibfprintErrorMapping.map(error, cancelledBecause: .timeout(.seconds(20))) as? FingerprintError)
+        #expect(scan == .timedOut(after: 20))
+    }
+
+    /// An error libfprint does not own (1.94.5's fpcmoc hands back a freed one) is reported as the
+    /// reader failing, naming the driver and what to try, never as "no details (unknown 32605)".
+    @Test func anInvalidErrorNamesTheDriver() throws {
+        let error = try #require(
+            LibfprintErrorMapping.map(GLibError(domain: .invalid, code: 32605, message: ""), driver: "fpcmoc")
+                as? FingerprintError)
+        #expect(error.code == .deviceError)
+        #expect(error.message.contains("driver fpcmoc"))
+        #expect(error.message.contains("unplug and replug"))
+        #expect(!error.message.contains("no details"))
+        expectOneSentence(error.message)
     }
 
     @Test(arguments: [(0, RetryReason.general), (1, .tooShort), (2, .centerFinger), (3, .removeFinger), (9, .general)])

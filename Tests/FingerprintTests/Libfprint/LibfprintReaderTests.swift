@@ -101,7 +101,7 @@ extension LibfprintTests {
             try await VirtualDriver.storage.withDriver { script, _ in
                 _ = try await ReaderConformance.enroll(script, .leftRing)
                 let stored = try await ReaderConformance.storageOperation(script) {
-                    try await script.reader.storedPrints()
+                    try await script.reader.storedPrints(known: [])
                 }
                 // The storage driver lists prints from their fprintd-style ids; the finger comes from the print.
                 #expect(stored.map(\.finger) == [.leftRing])
@@ -122,15 +122,15 @@ extension LibfprintTests {
             }
         }
 
-        /// A print the reader stored without saying which finger it is cannot be named, so it is not listed;
-        /// clearing the storage removes it too.
+        /// A print the reader stored without saying which finger or user it is is still listed (it may be
+        /// what fills the reader), with nothing made up about it; clearing the storage removes it too.
         @Test(.timeLimit(.minutes(1)))
-        func storedPrintsWithoutAFingerAreNotListed() async throws {
+        func storedPrintsWithoutMetadataAreListedToo() async throws {
             try await VirtualDriver.storage.withDriver { script, _ in
                 let driver = try #require(script as? VirtualDeviceDriver)
-                _ = try await ReaderConformance.enroll(driver, .leftRing)
+                let (ours, _) = try await ReaderConformance.enroll(driver, .leftRing)
                 let onDevice = Mutex<[String]>([])
-                let listed = try await ReaderConformance.scan(driver, { try await driver.reader.storedPrints() }) {
+                let listed = try await ReaderConformance.scan(driver, { try await driver.reader.storedPrints(known: [ours]) }) {
                     try await driver.socket.queue(.insert("no-finger-metadata"))
                     let ids = try await driver.socket.storedIDs()
                     onDevice.withLock { $0 = ids }
@@ -139,11 +139,14 @@ extension LibfprintTests {
                 #expect(
                     onDevice.withLock { $0 }.sorted()
                         == ["no-finger-metadata", VirtualDeviceDriver.scanID(.leftRing)].sorted())
-                #expect(listed.map(\.finger) == [.leftRing])
+                #expect(listed.count == 2)
+                let anonymous = try #require(listed.first { $0.known == nil })
+                #expect(anonymous.finger == nil && anonymous.username == nil && anonymous.enrolled == nil)
+                #expect(listed.first { $0.known != nil }?.known == ours)
                 try await ReaderConformance.storageOperation(driver) { try await driver.reader.clearStorage() }
                 // The unnamed print is gone as well.
                 let relisted = try await ReaderConformance.storageOperation(driver) {
-                    try await driver.reader.storedPrints()
+                    try await driver.reader.storedPrints(known: [ours])
                 }
                 #expect(relisted.isEmpty)
             }

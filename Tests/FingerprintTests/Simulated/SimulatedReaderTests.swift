@@ -118,7 +118,7 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
 
     @Test func storageOperationsAreNotSupported() async {
         let reader = simulatedReader([])
-        await #expect(throws: FingerprintError.self) { try await reader.storedPrints() }
+        await #expect(throws: FingerprintError.self) { try await reader.storedPrints(known: []) }
         await #expect(throws: FingerprintError.self) { try await reader.clearStorage() }
     }
 }
