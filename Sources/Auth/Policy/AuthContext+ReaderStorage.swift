@@ -38,8 +38,8 @@ extension AuthContext {
                 return "The fingerlock vault \(tag ?? "that enrolled it") will no longer unlock with that finger"
                     + " until it is enrolled there again."
             case .foreign(let username):
-                let whose = username.map { " of \($0)" } ?? ""
-                return "Whatever enrolled it (fprintd: the desktop login, the lock screen or sudo\(whose)) will no"
+                let whose = username.map { "user \($0)'s" } ?? "the"
+                return "Whatever enrolled it (fprintd, for \(whose) desktop login, lock screen or sudo) will no"
                     + " longer accept that finger until it is enrolled there again."
             }
         }
