@@ -162,6 +162,15 @@ import Testing
         #expect(result.stderr.split(separator: "\n").count == 1)
     }
 
+    /// A full reader says how to find and free a place, instead of a dead end.
+    @Test func aFullReaderSaysHowToFreeAPlace() async throws {
+        let result = try await run(
+            ["enroll", "right-index-finger", "--passcode-stdin"], commands: [.error(8)], stdin: passcodeInput)
+        #expect(result.status == 4)
+        #expect(result.stderr.contains("`fingerlock storage list`"))
+        #expect(result.stderr.contains("Nothing was saved."))
+    }
+
     /// The count shown is what the open reader says, and progress follows the driver when it changes.
     @Test func enrollFollowsTheStageCountTheDriverReports() async throws {
         let enrolled = try await run(

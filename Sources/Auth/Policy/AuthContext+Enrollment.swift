@@ -39,6 +39,12 @@ extension AuthContext {
             }
         } catch is CancellationError {
             throw AuthError(.userCancel, "Enrollment cancelled; nothing was saved.")
+        } catch let error as FingerprintError where error.code == .storageFull && info.hasStorage {
+            throw FingerprintError(
+                .storageFull,
+                "The reader's own storage is full: `fingerlock storage list` shows whose prints fill it, and"
+                    + " `fingerlock storage delete ID` (another program's) or `fingerlock forget FINGER` (yours) frees a"
+                    + " place. Nothing was saved.")
         } catch let error as FingerprintError where error.code == .duplicate && info.hasStorage {
             let explanation = await duplicateExplanation(finger, reader: reader, vault: vault)
             throw FingerprintError(.duplicate, explanation + " Nothing was saved.")
