@@ -41,7 +41,7 @@ do {
     case .retry(let reason):
         Swift.print("retry:\(reason.rawValue)")
         exit(3)
-    case .notStored:
+    case .notInReaderStorage:
         Swift.print("not-stored")
         exit(4)
     }

@@ -39,7 +39,9 @@ extension AuthContext {
             }
         } catch is CancellationError {
             throw AuthError(.userCancel, "Enrollment cancelled; nothing was saved.")
-        } catch let error as FingerprintError where error.code == .storageFull && info.hasStorage {
+        } catch let error as FingerprintError
+            where error.code == .storageFull && info.features.isSuperset(of: [.storageList, .storageDelete])
+        {
             throw FingerprintError(
                 .storageFull,
                 "The reader's own storage is full: `fingerlock storage list` shows whose prints fill it, and"

@@ -20,6 +20,8 @@ extension AuthContext {
             switch owner {
             case .thisVault(let finger):
                 return "your \(finger) in this vault"
+            case .leftOver:
+                return "a fingerlock print\(finger) of this vault that it no longer uses (left over)"
             case .otherVault(let tag):
                 let vault = tag.map { "vault \($0)" } ?? "a vault the reader does not name"
                 return "a fingerlock print\(finger) of another vault (\(vault)\(user.map { ", user \($0)" } ?? ""))"
@@ -34,6 +36,8 @@ extension AuthContext {
             switch owner {
             case .thisVault(let finger):
                 return "\(finger) will no longer unlock this vault until it is enrolled again."
+            case .leftOver:
+                return "Nothing stops working: this vault does not use it."
             case .otherVault(let tag):
                 return "The fingerlock vault \(tag ?? "that enrolled it") will no longer unlock with that finger"
                     + " until it is enrolled there again."
@@ -61,7 +65,7 @@ extension AuthContext {
 
     /// Every print on the reader in effect, each with its owner.
     public func readerStorage() async throws -> ReaderStorage {
-        let (reader, vault) = try await storageSession(reason: "list the prints stored on the reader")
+        let (reader, vault) = try await storageSession(.storageList, reason: "list the prints stored on the reader")
         defer { vault.close() }
         return try await listing(reader, vault: vault)
     }
@@ -72,11 +76,11 @@ extension AuthContext {
         id: String, confirm: @Sendable (StoredPrintEntry) async throws -> Bool
     ) async throws -> StoredPrintEntry? {
         let wanted = id.lowercased()
-        guard wanted.count >= 4, wanted.allSatisfy(\.isHexDigit) else {
+        guard (4...8).contains(wanted.count), wanted.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
             throw AuthError(
-                .invalidInput, "'\(id)' is not a stored print's id; `fingerlock storage list` shows them (4 to 8 hex digits).")
+                .invalidInput, "That is not a stored print's id (4 to 8 hex digits); `fingerlock storage list` shows them.")
         }
-        let (reader, vault) = try await storageSession(reason: "delete a print stored on the reader")
+        let (reader, vault) = try await storageSession(.storageDelete, reason: "delete a print stored on the reader")
         defer { vault.close() }
         let storage = try await listing(reader, vault: vault)
         let matches = storage.entries.filter { $0.print.id.hasPrefix(wanted) }
@@ -107,7 +111,7 @@ extension AuthContext {
     public func clearReaderStorage(
         confirm: @Sendable (ReaderStorage) async throws -> Bool
     ) async throws -> ClearedStorage? {
-        let (reader, vault) = try await storageSession(reason: "clear the reader's storage")
+        let (reader, vault) = try await storageSession(.storageClear, reason: "clear the reader's storage")
         defer { vault.close() }
         let storage = try await listing(reader, vault: vault)
         guard try await confirm(storage) else { return nil }
@@ -124,14 +128,22 @@ extension AuthContext {
         return ClearedStorage(reader: reader.info, deleted: storage.entries, forgotten: ours.map(\.finger))
     }
 
-    /// The reader (which must keep prints) and the vault, opened with the passcode.
-    private func storageSession(reason: String) async throws -> (any FingerprintReader, Vault) {
+    /// The reader (which must keep prints, list them and do `feature`) and the vault, opened with the
+    /// passcode — in that order, so nobody types a passcode for what the reader cannot do.
+    private func storageSession(_ feature: ReaderFeatures, reason: String) async throws -> (any FingerprintReader, Vault) {
         let reader = try await requireReader()
         guard reader.info.hasStorage else {
             throw AuthError(
                 .biometryNotAvailable,
                 "\(reader.info.name) (\(reader.identity)) keeps no prints of its own: its prints live only in the vault"
                     + " (`fingerlock fingers`).",
+                unavailability: .deviceError)
+        }
+        let missing = ReaderFeatures([.storageList, feature]).subtracting(reader.info.features)
+        guard missing.isEmpty else {
+            throw AuthError(
+                .biometryNotAvailable,
+                "\(reader.info.name) (\(reader.identity)) cannot do this: it lacks \(missing) (it has \(reader.info.features)).",
                 unavailability: .deviceError)
         }
         let vault = try await unlockWithPasscode(reason: reason)
@@ -152,7 +164,8 @@ extension AuthContext {
         } catch {
             throw Self.authError(error)
         }
-        let entries = stored.map { StoredPrintEntry(print: $0, owner: PrintLabel.owner(of: $0)) }
+        let tag = PrintLabel.tag(storeID: try Self.vaultCall { try vault.storeID })
+        let entries = stored.map { StoredPrintEntry(print: $0, owner: PrintLabel.owner(of: $0, ourTag: tag)) }
         return ReaderStorage(reader: reader.info, entries: entries)
     }
 
@@ -165,18 +178,22 @@ extension AuthContext {
         else {
             return "\(head); `fingerlock storage list` shows the prints it holds."
         }
-        // The print it duplicates is most likely one recorded as the same finger, else any of them.
+        // libfprint does not say which print it duplicates. With one print on the chip, that is the
+        // one; otherwise the likeliest is one recorded as the same finger, and the message says so.
         let sameFinger = storage.entries.filter { $0.print.finger == finger }
-        let candidates = sameFinger.isEmpty ? storage.entries : sameFinger
+        let candidates = storage.entries.count == 1 || sameFinger.isEmpty ? storage.entries : sameFinger
         guard candidates.count == 1, let entry = candidates.first else {
             let list = candidates.prefix(5).map { "\($0.print.id): \($0.summary)" }.joined(separator: "; ")
             return "\(head), as one of \(candidates.count) stored prints (\(list)); `fingerlock storage delete ID`"
                 + " removes one, after saying what else stops working."
         }
+        let certain = storage.entries.count == 1
+        let stored = certain ? "as" : "probably as"
+        let others = certain ? "" : " (`fingerlock storage list` shows the others)"
         if case .thisVault(let other) = entry.owner {
-            return "\(head) as your \(other) in this vault; `fingerlock forget \(other)` first, to enroll it as \(finger)."
+            return "\(head) \(stored) your \(other) in this vault\(others); `fingerlock forget \(other)` first, to enroll it as \(finger)."
         }
-        return "\(head) as \(entry.summary). To enroll it here, delete that print with"
+        return "\(head) \(stored) \(entry.summary)\(others). To enroll it here, delete that print with"
             + " `fingerlock storage delete \(entry.print.id)`: \(entry.consequence)"
     }
 }

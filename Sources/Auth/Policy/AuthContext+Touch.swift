@@ -96,12 +96,24 @@ extension AuthContext {
             case .scanned(.match(let print)):
                 try dependencies.attempts.update { $0.failedTouches = 0 }
                 return print
-            case .scanned(.noMatch), .scanned(.notStored(_, othersChecked: true)):
-                if case .scanned(.notStored(let missing, _)) = outcome {
-                    // The touch was compared with the prints still stored and matched none: a real
-                    // no-match. The lost ones leave the scan; the user learns how to get them back.
-                    prints.removeAll { missing.contains($0) }
-                    lost = " " + Self.notStoredSentence(missing, on: reader)
+            case .scanned(.noMatch), .scanned(.notInReaderStorage):
+                if case .scanned(.notInReaderStorage) = outcome {
+                    // The reader decided, so the touch stays counted unless its own list, read to the
+                    // end, shows that no print of the scan is on it any more: then no touch could
+                    // have matched, which is not a guess.
+                    let scanned = prints.count > 1 && !reader.info.canIdentify ? [prints[0]] : prints
+                    if let missing = await Self.printsGone(scanned, from: reader), !missing.isEmpty {
+                        if missing.count == scanned.count {
+                            try uncountTouch()
+                            throw AuthError(
+                                .biometryNotAvailable, Self.notStoredSentence(missing, on: reader),
+                                unavailability: .printNotStored)
+                        }
+                        // The touch was compared with the prints still stored and matched none: a real
+                        // no-match. The lost ones leave the scan; the user learns how to get them back.
+                        prints.removeAll { missing.contains($0) }
+                        lost = " " + Self.notStoredSentence(missing, on: reader)
+                    }
                 }
                 noMatches += 1
                 if failures >= Self.lockoutThreshold {
@@ -111,12 +123,6 @@ extension AuthContext {
                         "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered." + lost)
                 }
                 if noMatches < tries { interaction.notify("No match." + lost + " Try again.") }
-            case .scanned(.notStored(let missing, othersChecked: false)):
-                // No print of the scan is on the reader any more, so no touch could have matched: not a
-                // guess, and not counted. The passcode is the way in until the finger is enrolled again.
-                try uncountTouch()
-                throw AuthError(
-                    .biometryNotAvailable, Self.notStoredSentence(missing, on: reader), unavailability: .printNotStored)
             case .scanned(.retry(let reason)):
                 try uncountTouch()
                 hints += 1
@@ -131,6 +137,16 @@ extension AuthContext {
         }
         throw AuthError(
             .authenticationFailed, (tries == 1 ? "No match." : "No match after \(tries) tries.") + lost)
+    }
+
+    /// Which of `prints` the reader's own storage no longer holds; nil when that cannot be known (the
+    /// reader cannot list, or listing failed or was interrupted).
+    static func printsGone(_ prints: [EnrolledPrint], from reader: any FingerprintReader) async -> [EnrolledPrint]? {
+        guard reader.info.features.contains(.storageList),
+            let stored = try? await reader.storedPrints(known: prints)
+        else { return nil }
+        let kept = stored.compactMap(\.known)
+        return prints.filter { !kept.contains($0) }
     }
 
     /// Says which prints the reader lost and how to get them back.

@@ -6,6 +6,9 @@ public import Foundation
 public enum StoredPrintOwner: Sendable, Equatable {
     /// One of this vault's sealed prints.
     case thisVault(Finger)
+    /// Labelled with this vault's tag but not sealed in it: left on the chip by an interrupted
+    /// enrollment or a `forget` that could not reach the reader. Nothing uses it.
+    case leftOver
     /// Enrolled by fingerlock for another vault; `tag` names that vault when the reader kept it.
     case otherVault(tag: String?)
     /// Enrolled by something else (fprintd, a vendor tool); `username` when the print carries one.
@@ -15,6 +18,7 @@ public enum StoredPrintOwner: Sendable, Equatable {
     public var kind: String {
         switch self {
         case .thisVault: "this-vault"
+        case .leftOver: "left-over"
         case .otherVault: "other-vault"
         case .foreign: "foreign"
         }
@@ -24,7 +28,8 @@ public enum StoredPrintOwner: Sendable, Equatable {
 /// The username fingerlock gives the prints it enrolls, so that on a shared chip they can be told
 /// from fprintd's and from another vault's: `fl:<vault tag>:<user>`. A colon never appears in a Unix
 /// user name, so no fprintd print looks like this. Drivers keep the user id
-/// (`FP1-date-finger-random-` then this) in 28 to 100 bytes, so the marker comes first.
+/// (`FP1-date-finger-random-`, 24 bytes, then this) in 68 (fpcmoc) to 100 bytes (synaptics,
+/// goodixmoc), so the marker comes first and survives a cut.
 public enum PrintLabel {
     static let prefix = "fl:"
 
@@ -38,15 +43,17 @@ public enum PrintLabel {
         "\(prefix)\(tag(storeID: storeID)):\(user)"
     }
 
-    /// Who `print` belongs to, given this vault's tag.
-    static func owner(of print: StoredPrint) -> StoredPrintOwner {
+    /// Who `print` belongs to, given this vault's tag. Only a sealed print is this vault's: a label
+    /// is whatever the enrolling program wrote, so it never makes a print this vault's own.
+    static func owner(of print: StoredPrint, ourTag: String) -> StoredPrintOwner {
         if let known = print.known { return .thisVault(known.finger) }
         guard let username = print.username, username.hasPrefix(prefix) else {
             return .foreign(username: print.username)
         }
         // A short chip may have cut the tag off; then the vault is unknown.
         let tag = username.dropFirst(prefix.count).prefix { $0 != ":" }
-        let complete = tag.count == 8 && tag.allSatisfy(\.isHexDigit)
+        let complete = tag.count == 8 && tag.allSatisfy { $0.isASCII && $0.isHexDigit }
+        if complete && tag == ourTag { return .leftOver }
         return .otherVault(tag: complete ? String(tag) : nil)
     }
 

@@ -26,6 +26,8 @@ struct StorageCommand: ParsableCommand {
         @Flag(name: .long, help: "Print a JSON array of {id, reader, owner, vault, finger, user, enrolled}.") var json = false
         var jsonOutput: Bool { json }
 
+        /// One stored print; every key is always present (null when the reader did not record it).
+        /// `user` is the chip's text as stored, not escaped for a terminal.
         struct Entry: Encodable {
             var id: String
             var reader: String
@@ -34,6 +36,19 @@ struct StorageCommand: ParsableCommand {
             var finger: String?
             var user: String?
             var enrolled: Date?
+
+            enum CodingKeys: String, CodingKey { case id, reader, owner, vault, finger, user, enrolled }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(id, forKey: .id)
+                try container.encode(reader, forKey: .reader)
+                try container.encode(owner, forKey: .owner)
+                try container.encode(vault, forKey: .vault)
+                try container.encode(finger, forKey: .finger)
+                try container.encode(user, forKey: .user)
+                try container.encode(enrolled, forKey: .enrolled)
+            }
         }
 
         func run(with dependencies: CLIDependencies) async throws {
@@ -130,9 +145,8 @@ extension StorageCommand.List.Entry {
     init(_ entry: AuthContext.StoredPrintEntry) {
         var vault: String?
         switch entry.owner {
-        case .thisVault: vault = nil
         case .otherVault(let tag): vault = tag
-        case .foreign: vault = nil
+        case .thisVault, .leftOver, .foreign: vault = nil
         }
         self.init(
             id: entry.print.id, reader: entry.print.reader.description, owner: entry.owner.kind, vault: vault,

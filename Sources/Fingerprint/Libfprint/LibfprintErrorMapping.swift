@@ -65,7 +65,7 @@ enum LibfprintErrorMapping {
         case .invalid:
             return FingerprintError(
                 .deviceError,
-                "The \(readerName(driver)) failed and libfprint returned an unreadable error (code \(error.code));"
+                "The \(readerName(driver)) failed and libfprint returned an unreadable error;"
                     + " unplug and replug the reader and try again, and if it keeps failing, update libfprint"
                     + " (newer versions fix this for some drivers).")
         }

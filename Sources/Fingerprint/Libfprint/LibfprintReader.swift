@@ -27,7 +27,6 @@ public final class LibfprintReader: FingerprintReader {
     public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
         let device = handle.device
         let identity = info.identity
-        let canList = info.features.contains(.storageList)
         return try await context.perform(driver: info.driver, timeout: timeout) { _, cancellable in
             let fpPrint = try PrintTemplate.load(print, for: device.pointer, reader: identity)
             defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
@@ -38,10 +37,7 @@ public final class LibfprintReader: FingerprintReader {
                         _ = fp_device_verify_sync(device, fpPrint, cancellable, nil, nil, &matched, nil, error)
                     }
                 } catch {
-                    let checked = [(print, fpPrint)]
-                    if let result = try Self.scanOutcome(error, device, cancellable, checked: checked, canList: canList) {
-                        return result
-                    }
+                    if let result = Self.scanOutcome(error) { return result }
                     throw error
                 }
                 return matched != 0 ? .match(print) : .noMatch
@@ -59,7 +55,6 @@ public final class LibfprintReader: FingerprintReader {
         }
         let device = handle.device
         let identity = info.identity
-        let canList = info.features.contains(.storageList)
         return try await context.perform(driver: info.driver, timeout: timeout) { _, cancellable in
             let gallery = fl_object_array_new()!
             defer { g_ptr_array_unref(gallery) }
@@ -76,12 +71,7 @@ public final class LibfprintReader: FingerprintReader {
                         _ = fp_device_identify_sync(device, gallery, cancellable, nil, nil, &match, nil, error)
                     }
                 } catch {
-                    let checked = prints.indices.map { index in
-                        (prints[index], OpaquePointer(fl_ptr_array_index(gallery, guint(index)))!)
-                    }
-                    if let result = try Self.scanOutcome(error, device, cancellable, checked: checked, canList: canList) {
-                        return result
-                    }
+                    if let result = Self.scanOutcome(error) { return result }
                     throw error
                 }
                 guard let match else { return .noMatch }
@@ -105,29 +95,16 @@ public final class LibfprintReader: FingerprintReader {
         }
     }
 
-    /// A scan that ended without a decision: a retry hint, or libfprint's DATA_NOT_FOUND.
-    ///
-    /// DATA_NOT_FOUND means two things on match-on-chip readers: some drivers say it for a finger that
-    /// is simply not stored (a plain no-match), others when the print asked about is gone from the
-    /// chip. The reader's own list tells them apart. A reader that cannot list gets the answer that
-    /// keeps the lockout meaningful: a no-match, counted.
-    private static func scanOutcome(
-        _ error: GLibError, _ device: UnsafeMutablePointer<FpDevice>, _ cancellable: UnsafeMutablePointer<GCancellable>,
-        checked: [(EnrolledPrint, OpaquePointer)], canList: Bool
-    ) throws -> ScanResult? {
+    /// A scan that ended in an answer rather than a failure: a retry hint, or libfprint's
+    /// DATA_NOT_FOUND, which the caller tells apart with the reader's list.
+    private static func scanOutcome(_ error: GLibError) -> ScanResult? {
         if error.domain == .retry {
             return .retry(LibfprintErrorMapping.retryReason(code: error.code))
         }
-        guard error.domain == .device && error.code == DeviceErrorCode.dataNotFound.rawValue else { return nil }
-        guard canList else { return .noMatch }
-        let stored = try withGError { error in fp_device_list_prints_sync(device, cancellable, error) }
-        defer { if let stored { g_ptr_array_unref(stored) } }
-        let storedPrints = (0..<(stored?.pointee.len ?? 0)).map { OpaquePointer(fl_ptr_array_index(stored, $0))! }
-        let missing = checked.filter { _, loaded in
-            !storedPrints.contains { fp_print_equal($0, loaded) != 0 }
-        }.map(\.0)
-        if missing.isEmpty { return .noMatch }
-        return .notStored(missing: missing, othersChecked: missing.count < checked.count)
+        if error.domain == .device && error.code == DeviceErrorCode.dataNotFound.rawValue {
+            return .notInReaderStorage
+        }
+        return nil
     }
 
     /// Opens `device`, runs `body`, and closes the device whatever happened.

@@ -83,7 +83,7 @@ enum PrintTemplate {
             reader: reader,
             finger: (1...Finger.allCases.count).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
             username: username.flatMap { $0.isEmpty ? nil : $0 },
-            enrolled: EnrollDay(fp_print_get_enroll_date(print))?.localMidnight,
+            enrolled: EnrollDay(fp_print_get_enroll_date(print))?.utcMidnight,
             template: try serialize(print))
     }
 }
@@ -145,14 +145,14 @@ struct EnrollDay: Equatable, Sendable {
             day: Int(g_date_get_day(gdate)))
     }
 
-    /// The day's local midnight (libc's `mktime`, which honours the local time zone).
-    var localMidnight: Date {
+    /// The day's midnight in UTC: a calendar day without a time zone, shown as that same day by
+    /// fingerlock's UTC dates wherever the user is.
+    var utcMidnight: Date {
         var time = tm()
         time.tm_year = Int32(year - 1900)
         time.tm_mon = Int32(month - 1)
         time.tm_mday = Int32(day)
-        time.tm_isdst = -1
-        return Date(timeIntervalSince1970: TimeInterval(mktime(&time)))
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&time)))
     }
 
     /// The local calendar day of `date`.

@@ -9,7 +9,7 @@ public struct ReaderInfo: Codable, Hashable, Sendable {
     public var features: ReaderFeatures
 
     /// Whether the driver sets the stage count only when the device opens, so ``enrollStages`` may
-    /// not be what enrollment asks for (elanmoc: 8, 9, 11 or 17 by model).
+    /// not be what enrollment asks for (elanmoc: 9, 11 or 17 by model).
     public var enrollStagesKnownAtOpen: Bool { EnrollStageCounts.decidedAtOpen.contains(driver) }
     /// Whether the count is a maximum the driver may finish before (fpcmoc asks for up to 25).
     public var enrollStagesAreMaximum: Bool { EnrollStageCounts.maximum.contains(driver) }

@@ -57,9 +57,9 @@ public enum ScanResult: Sendable, Equatable {
     case noMatch
     /// The touch could not be read; nothing was decided.
     case retry(RetryReason)
-    /// The reader's own storage no longer holds `missing` (libfprint's DATA_NOT_FOUND, confirmed by
-    /// listing the storage): wiped by another program, a firmware update or a clear. With
-    /// `othersChecked`, other prints of the scan are still stored, so the touch was compared with
-    /// them and did not match; without it, no print of the scan could have matched anything.
-    case notStored(missing: [EnrolledPrint], othersChecked: Bool)
+    /// The reader answered that a print of the scan is not in its own storage (libfprint's
+    /// DATA_NOT_FOUND). Drivers say this for two things: a finger that is simply not stored (a plain
+    /// no-match) and a print the chip lost (wiped by another program, a firmware update, a clear).
+    /// Only the reader's list (``FingerprintReader/storedPrints(known:)``) tells them apart.
+    case notInReaderStorage
 }

@@ -10,7 +10,7 @@ public struct StoredPrint: Sendable, Hashable {
     public var reader: ReaderIdentity
     public var finger: Finger?
     public var username: String?
-    /// The day it was enrolled (local midnight), when recorded.
+    /// The day it was enrolled (that day's midnight, UTC: readers record a day, not a time), when recorded.
     public var enrolled: Date?
     /// The listed print, serialized: what deleting it hands back to the reader.
     public var template: Data

@@ -67,8 +67,8 @@ extension LibfprintTests {
                     outcome = .failure(error)
                 }
                 if code == .dataNotFound {
-                    // A match-on-chip reader saying "not stored" after a touch means: not this finger.
-                    #expect(try outcome.get() == .noMatch)
+                    // An answer about the reader's storage, which the policy checks against its list.
+                    #expect(try outcome.get() == .notInReaderStorage)
                 } else {
                     let expected = LibfprintErrorMapping.map(
                         GLibError(domain: .device, code: code.rawValue, message: ""))

@@ -124,6 +124,30 @@ extension LibfprintTests {
                 #expect(try alice.attempts.read().failedTouches == 0)
             }
         }
+
+        /// While a print of the scan is still on the chip, DATA_NOT_FOUND is a real no-match and counts;
+        /// the message names a print the chip lost meanwhile.
+        @Test(.timeLimit(.minutes(2)))
+        func dataNotFoundCountsWhileAPrintOfTheScanIsStillStored() async throws {
+            try await SharedChipFixture.run { chip, alice, bob in
+                let indexID = try chip.scanID(finger: 7, owner: alice)
+                let thumbID = try chip.scanID(finger: 1, owner: alice)
+                try await chip.enroll(.rightIndex, in: alice, touching: indexID)
+                try await chip.enroll(.leftThumb, in: alice, touching: thumbID)
+
+                let error = await #expect(throws: AuthError.self) { try await chip.verify(alice, touching: nil, then: .error(7)) }
+                #expect(error?.code == .authenticationFailed)
+                #expect(try alice.attempts.read().failedTouches == 1)
+
+                let thumb = try #require(try await chip.storage(bob).entries.first { $0.print.finger == .leftThumb })
+                _ = try await chip.delete(thumb.print.id, in: bob) { _ in true }
+                let partly = await #expect(throws: AuthError.self) { try await chip.verify(alice, touching: nil, then: .error(7)) }
+                #expect(partly?.code == .authenticationFailed)
+                #expect(partly?.message.hasPrefix("No match.") == true)
+                #expect(partly?.message.contains("The left-thumb print is no longer stored") == true)
+                #expect(try alice.attempts.read().failedTouches == 2)
+            }
+        }
     }
 }
 
@@ -193,8 +217,14 @@ struct SharedChipFixture {
         async let verified = user.context.verifyTouch(finger: nil)
         if let id { try await socket.touch(id) }
         if let command { try await socket.queue(command) }
-        defer { Task { await context.waitUntilIdle() } }
-        return try await verified.print.finger
+        do {
+            let finger = try await verified.print.finger
+            await context.waitUntilIdle()
+            return finger
+        } catch {
+            await context.waitUntilIdle()
+            throw error
+        }
     }
 
     func storage(_ user: User, inserting ids: [String] = []) async throws -> AuthContext.ReaderStorage {

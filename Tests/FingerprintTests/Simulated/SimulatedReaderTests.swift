@@ -36,9 +36,9 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
             [.finger(.rightIndex), .finger(.leftThumb), .retry(.centerFinger), .unknown, .finger(.rightIndex), .finger(.rightIndex)],
             stages: 3)
         let events = try await collectEnrollment(reader, .rightIndex)
-        #expect(events.count == 7)
-        #expect(Array(events.prefix(6)) == [
-            .stage(completed: 1, total: 3), .retry(.general), .retry(.centerFinger), .retry(.general),
+        #expect(events.count == 8)
+        #expect(Array(events.prefix(7)) == [
+            .opened(stages: 3), .stage(completed: 1, total: 3), .retry(.general), .retry(.centerFinger), .retry(.general),
             .stage(completed: 2, total: 3), .stage(completed: 3, total: 3),
         ])
         guard case .enrolled(let print) = events.last else {
