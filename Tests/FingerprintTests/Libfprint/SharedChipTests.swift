@@ -125,6 +125,37 @@ extension LibfprintTests {
             }
         }
 
+        /// A listing that fails proves nothing: the touch the reader answered stays counted.
+        @Test(.timeLimit(.minutes(2)))
+        func aFailedListingLeavesTheTouchCounted() async throws {
+            try await SharedChipFixture.run { chip, alice, bob in
+                try await chip.enroll(.rightIndex, in: alice, touching: try chip.scanID(finger: 7, owner: alice))
+                let entry = try #require(try await chip.storage(bob).entries.first)
+                _ = try await chip.delete(entry.print.id, in: bob) { _ in true }
+                // DATA_NOT_FOUND for the scan, then a protocol error for the listing that would have
+                // shown the print gone.
+                let error = await #expect(throws: AuthError.self) {
+                    try await chip.verify(alice, touching: nil, then: .error(7), .error(5))
+                }
+                #expect(error?.code == .authenticationFailed)
+                #expect(try alice.attempts.read().failedTouches == 1)
+            }
+        }
+
+        /// A print labelled with this vault's tag that the vault does not hold (an interrupted enrollment
+        /// left it) is told apart from another vault's, and nothing depends on it.
+        @Test(.timeLimit(.minutes(2)))
+        func aPrintOfThisVaultItNoLongerUsesIsLeftOver() async throws {
+            try await SharedChipFixture.run { chip, alice, _ in
+                let stray = try chip.scanID(finger: 3, owner: alice)
+                let storage = try await chip.storage(alice, inserting: [stray])
+                let entry = try #require(storage.entries.first)
+                #expect(storage.entries.count == 1)
+                #expect(entry.owner == .leftOver)
+                #expect(entry.consequence.contains("Nothing stops working"))
+            }
+        }
+
         /// While a print of the scan is still on the chip, DATA_NOT_FOUND is a real no-match and counts;
         /// the message names a print the chip lost meanwhile.
         @Test(.timeLimit(.minutes(2)))
@@ -212,11 +243,12 @@ struct SharedChipFixture {
         await context.waitUntilIdle()
     }
 
-    /// One touch for `verify` (`fingerlock verify`): the matched finger.
-    func verify(_ user: User, touching id: String?, then command: VirtualDeviceCommand? = nil) async throws -> Finger {
+    /// One touch for `verify` (`fingerlock verify`): the matched finger. `commands` follow the touch,
+    /// each sent once an operation (the scan, then a listing) waits for it.
+    func verify(_ user: User, touching id: String?, then commands: VirtualDeviceCommand...) async throws -> Finger {
         async let verified = user.context.verifyTouch(finger: nil)
         if let id { try await socket.touch(id) }
-        if let command { try await socket.queue(command) }
+        for command in commands { try await socket.queue(command) }
         do {
             let finger = try await verified.print.finger
             await context.waitUntilIdle()
