@@ -64,6 +64,23 @@ import Testing
         #expect(human.stdout.contains("fingerlock did not enroll (user carol"))
     }
 
+    /// A label on the chip is whatever the enrolling program wrote: control characters in it are shown
+    /// escaped, never sent to the terminal, and never break the one-line rule.
+    @Test func aHostileLabelIsShownEscaped() async throws {
+        let hostile = VirtualDeviceSocket.scanID(finger: 2, user: "eve\u{1B}]0;pwned\u{07}\nline two")
+        let listed = try await run(
+            ["storage", "list", "--passcode-stdin"], commands: [.insert(hostile), .cont], stdin: passcodeInput)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(!listed.stdout.contains("\u{1B}") && !listed.stdout.contains("\u{07}"))
+        #expect(!listed.stdout.contains("line two\n") || listed.stdout.contains("\\n"))
+        #expect(listed.stdout.split(separator: "\n").filter { $0.contains("user eve") }.count == 1, "\(listed.stdout)")
+        let refused = try await run(
+            ["storage", "clear", "--passcode-stdin"], commands: [.insert(hostile), .cont], stdin: passcodeInput)
+        #expect(refused.status == 64)
+        #expect(!refused.stderr.contains("\u{1B}"))
+        #expect(refused.stderr.split(separator: "\n").count == 1)
+    }
+
     /// Deleting fprintd's print without a terminal is refused unless --yes, and the refusal says what
     /// would stop working; with --yes it goes. A print of this vault is `forget`'s job.
     @Test func deleteNeedsAConfirmationThatNamesTheConsequence() async throws {

@@ -112,7 +112,8 @@ struct StorageCommand: ParsableCommand {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
             let yes = self.yes
             let cleared = try await session.context.clearReaderStorage { storage in
-                if yes { return true }
+                // Nothing listed, nothing anyone could lose: no question to ask.
+                if yes || storage.entries.isEmpty { return true }
                 return try await Confirmation.ask(
                     Self.question(storage), terminal: dependencies.openTerminal(),
                     unlessFlag: "--yes (\(Self.consequences(storage)))")
