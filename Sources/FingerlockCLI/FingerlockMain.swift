@@ -40,10 +40,33 @@ public enum FingerlockMain {
             return ExitStatus.usage.rawValue
         }
         guard let runnable = command as? any FingerlockCommand else {
-            console.print(Fingerlock.helpMessage())
-            return 0
+            return help(for: command, console: console)
         }
         return await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+    }
+
+    /// A parsed command that is not one of ours: ArgumentParser's `help` (also what `--help` and
+    /// `-h` parse to), which prints the help of the command it names; or a group named without a
+    /// subcommand, which is a usage error as in git (`git worktree`): its own help on stderr, exit 64.
+    /// A leaf command that is not a `FingerlockCommand` is a bug the command-tree test catches; it
+    /// gets the same usage answer rather than a silent success.
+    private static func help(for command: any ParsableCommand, console: Console) -> Int32 {
+        let type = type(of: command)
+        // ArgumentParser's own `help` command (no command of ours is called that: the tree test checks).
+        if type.configuration.commandName == "help" {
+            var request = command
+            do {
+                try request.run()
+            } catch {
+                let code = Fingerlock.exitCode(for: error)
+                if code == .success {
+                    console.print(Fingerlock.fullMessage(for: error))
+                    return 0
+                }
+            }
+        }
+        console.err.write(Fingerlock.helpMessage(for: type) + "\n")
+        return ExitStatus.usage.rawValue
     }
 
     /// Runs a parsed command and turns how it ended into the exit status, reporting an error once.
