@@ -9,6 +9,7 @@ struct Fingerlock: ParsableCommand {
             Exit codes: 0 success, 1 auth_failed, 2 cancelled, 3 locked_out, 4 reader_error, \
             5 not_found, 6 data_error, 7 not_set_up, 8 needs_passcode, 64 usage.
             """,
+        version: FingerlockVersion.line,
         subcommands: [
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
             PasscodeCommand.self, NotesCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
