@@ -35,14 +35,21 @@ public enum FingerlockMain {
                 return 0
             }
             // One line, as every error: the usage text is one `--help` away.
-            let message = Fingerlock.message(for: error).split(separator: "\n").joined(separator: " ")
-            console.report(CLIError(.usage, message + " (see `fingerlock --help`)"), json: arguments.contains("--json"))
+            let message = UnknownCommand.message(for: hoisted) ?? usageLine(Fingerlock.message(for: error))
+            console.report(CLIError(.usage, message), json: arguments.contains("--json"))
             return ExitStatus.usage.rawValue
         }
         guard let runnable = command as? any FingerlockCommand else {
             return help(for: command, console: console)
         }
         return await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+    }
+
+    /// ArgumentParser's message on one line, pointing to the help unless it already suggests
+    /// what was meant ("did you mean …?").
+    private static func usageLine(_ message: String) -> String {
+        let line = message.split(separator: "\n").joined(separator: " ")
+        return line.hasSuffix("?") ? line : line + " (see `fingerlock --help`)"
     }
 
     /// A parsed command that is not one of ours: ArgumentParser's `help` (also what `--help` and

@@ -10,7 +10,9 @@ struct ConfigCommand: ParsableCommand {
 
     static func key(_ name: String) throws -> SecuritySettings.Key {
         guard let key = SecuritySettings.Key(rawValue: name) else {
-            throw ValidationError("Unknown setting '\(name)'; use one of: \(SecuritySettings.Key.allCases.map(\.rawValue).joined(separator: ", ")).")
+            let names = SecuritySettings.Key.allCases.map(\.rawValue)
+            let hint = Suggestion.didYouMean(name, among: names) ?? "use one of: \(names.joined(separator: ", "))."
+            throw ValidationError("Unknown setting '\(name)'; \(hint)")
         }
         return key
     }

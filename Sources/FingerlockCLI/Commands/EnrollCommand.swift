@@ -12,11 +12,7 @@ struct EnrollCommand: FingerlockCommand {
     @Argument(help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"))
     var finger: String = Finger.rightIndex.rawValue
 
-    func validate() throws {
-        guard Finger(name: finger) != nil else {
-            throw ValidationError("'\(finger)' is not a finger; use one of: \(Finger.validNames).")
-        }
-    }
+    func validate() throws { try FingerArgument.validate(finger) }
 
     func run(with dependencies: CLIDependencies) async throws {
         let finger = Finger(name: self.finger)!

@@ -17,8 +17,7 @@ struct ForgetCommand: FingerlockCommand {
         switch (finger, all) {
         case (nil, false): throw ValidationError("Name a finger to forget, or pass --all.")
         case (.some, true): throw ValidationError("Pass either a finger or --all, not both.")
-        case (.some(let name), false) where Finger(name: name) == nil:
-            throw ValidationError("'\(name)' is not a finger; use one of: \(Finger.validNames).")
+        case (.some(let name), false): try FingerArgument.validate(name)
         default: break
         }
     }

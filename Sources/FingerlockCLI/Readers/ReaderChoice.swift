@@ -16,11 +16,17 @@ enum ReaderChoice: Equatable, CustomStringConvertible {
                 self = .exact(identity)
             } else if text.contains(":") {
                 throw CLIError(.usage, "--reader \(text): expected auto, simulated, DRIVER or DRIVER:DEVICE-ID.")
+            } else if let hint = Suggestion.didYouMean(text, among: Self.keywords) {
+                // No libfprint driver is a typo away from these words, so this is never a real driver.
+                throw CLIError(.usage, "--reader \(text): \(hint)")
             } else {
                 self = .driver(text)
             }
         }
     }
+
+    /// The choices that are words rather than drivers.
+    static let keywords = ["auto", SimulatedReaderIdentity.driver]
 
     var description: String {
         switch self {
