@@ -2,6 +2,10 @@ import ArgumentParser
 
 /// `fingerlock`: private notes unlocked by a fingerprint, with a passcode fallback.
 struct Fingerlock: ParsableCommand {
+    // Never read here (they are moved after the command, see `hoistingGlobalOptions`): declared so
+    // the help and the shell completions know that they may come first and take a value.
+    @OptionGroup var global: GlobalOptions
+
     static let configuration = CommandConfiguration(
         commandName: "fingerlock",
         abstract: "Private notes in an encrypted store, unlocked with a USB fingerprint reader.",

@@ -9,7 +9,9 @@ struct EnrollCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"))
+    @Argument(
+        help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"),
+        completion: .list(FingerArgument.names()))
     var finger: String = Finger.rightIndex.rawValue
 
     func validate() throws { try FingerArgument.validate(finger) }

@@ -10,7 +10,8 @@ struct ForgetCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The finger to forget.", valueName: "finger")) var finger: String?
+    @Argument(help: ArgumentHelp("The finger to forget.", valueName: "finger"), completion: .list(FingerArgument.names()))
+    var finger: String?
     @Flag(name: .long, help: "Forget every enrolled finger.") var all = false
 
     func validate() throws {

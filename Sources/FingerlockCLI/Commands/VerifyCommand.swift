@@ -15,7 +15,8 @@ struct VerifyCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("A finger, or `any`.", valueName: "finger")) var finger: String = "any"
+    @Argument(help: ArgumentHelp("A finger, or `any`.", valueName: "finger"), completion: .list(FingerArgument.names(orAny: true)))
+    var finger: String = "any"
 
     func validate() throws { try FingerArgument.validate(finger, orAny: true) }
 

@@ -28,6 +28,13 @@ enum ReaderChoice: Equatable, CustomStringConvertible {
     /// The choices that are words rather than drivers.
     static let keywords = ["auto", SimulatedReaderIdentity.driver]
 
+    /// What `--reader` completes to: the words, then every driver the installed libfprint supports.
+    /// Run only when a shell asks (a custom completion), so no command pays for reading the hwdb.
+    static func completions(hwdbPath: String = LibfprintHwdb.defaultPath) -> [String] {
+        let drivers = (try? LibfprintHwdb(contentsOfFile: hwdbPath)).map { Set($0.supported.values).sorted() } ?? []
+        return keywords + drivers
+    }
+
     var description: String {
         switch self {
         case .auto: "auto"
