@@ -17,7 +17,7 @@ struct Fingerlock: ParsableCommand {
         subcommands: [
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self,
             PasscodeCommand.self, NotesCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
-            RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, DoctorCommand.self,
+            RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, StatusCommand.self, DoctorCommand.self,
         ]
     )
 }
