@@ -3,8 +3,16 @@ SWIFT ?= swift
 CONFIG ?= release
 # The binary `install` copies; override (e.g. BIN=path/to/prebuilt) to install another build.
 BIN ?= .build/$(CONFIG)/fingerlock
-# Written by swift-argument-parser's generate-manual plugin (`make man`).
-MANPAGE ?= .build/plugins/GenerateManual/outputs/fingerlock/fingerlock.1
+# `make` writes the man page and the completions here, both taken from the release binary itself
+# (its command definitions), so nothing is built twice; `make install` copies them.
+GENERATED ?= .build/generated
+MANPAGE ?= $(GENERATED)/fingerlock.1
+COMPLETIONS ?= $(GENERATED)/completions
+# swift-argument-parser's man page writer (what its generate-manual plugin runs), built from the
+# package's dependency in the same configuration as the binary.
+GENERATE_MANUAL ?= .build/$(CONFIG)/generate-manual
+# The man page's date: the last commit's, so the same sources give the same page.
+MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null)
 
 # Installation layout. DESTDIR stages everything under another root (packaging, tests).
 PREFIX ?= /usr/local
@@ -31,9 +39,9 @@ INSTALLED_FILES = \
 	$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish \
 	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules
 
-.PHONY: all deps build release man test demo clean install uninstall udev-rules
+.PHONY: all deps build release man manual-tool completions test demo clean install uninstall udev-rules
 
-all: release man
+all: release man completions
 
 # Debian packages the build needs (run as root, or with sudo available).
 deps:
@@ -59,11 +67,24 @@ test: deps
 demo: deps release
 	@bash scripts/demo.sh
 
-# The man page, generated from the command definitions. A debug build is enough (same commands)
-# and leaves the static release binary alone.
-man:
-	$(SWIFT) package plugin generate-manual --configuration debug
+# The man page, from the release binary's `--experimental-dump-help`.
+man: release manual-tool
+	@test -x "$(BIN)" || { echo "make man: $(BIN) is missing." >&2; exit 1; }
+	@mkdir -p "$(dir $(MANPAGE))"
+	"$(GENERATE_MANUAL)" "$(BIN)" $(if $(MANDATE),--date $(MANDATE)) --output-directory - > "$(MANPAGE).tmp"
+	@mv "$(MANPAGE).tmp" "$(MANPAGE)"
 
+manual-tool:
+	$(SWIFT) build -c $(CONFIG) --static-swift-stdlib --product generate-manual
+
+# bash, zsh and fish completions, from the release binary (swift-argument-parser writes them).
+completions: release
+	@test -x "$(BIN)" || { echo "make completions: $(BIN) is missing." >&2; exit 1; }
+	@mkdir -p "$(COMPLETIONS)"
+	@set -e; for shell in bash zsh fish; do \
+		"$(BIN)" --generate-completion-script $$shell > "$(COMPLETIONS)/fingerlock.$$shell.tmp"; \
+		mv "$(COMPLETIONS)/fingerlock.$$shell.tmp" "$(COMPLETIONS)/fingerlock.$$shell"; \
+	done; echo "completions for bash, zsh and fish in $(COMPLETIONS)"
 
 # Regenerate the udev rules from the installed libfprint's hwdb (commit the result).
 udev-rules:
@@ -71,21 +92,20 @@ udev-rules:
 	$(PYTHON) udev/generate-rules.py --variant plugdev -o udev/70-fingerlock-plugdev.rules
 
 # Installs what `make` built; it never builds, so `sudo make install` leaves no root-owned files
-# in .build. Completions come from the binary itself (swift-argument-parser).
+# in .build.
 install:
 	@test -x "$(BIN)" || { echo "make install: $(BIN) is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }
-	@test -f "$(MANPAGE)" || { echo "make install: $(MANPAGE) is missing; run 'make man' first." >&2; exit 1; }
+	@test -f "$(MANPAGE)" || { echo "make install: $(MANPAGE) is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }
+	@for shell in bash zsh fish; do test -f "$(COMPLETIONS)/fingerlock.$$shell" || { \
+		echo "make install: $(COMPLETIONS)/fingerlock.$$shell is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }; done
 	@test -f "$(UDEV_RULES)" || { echo "make install: $(UDEV_RULES) is missing." >&2; exit 1; }
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" \
 		"$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)"
 	$(INSTALL) -m 0755 "$(BIN)" "$(DESTDIR)$(BINDIR)/fingerlock"
 	$(INSTALL) -m 0644 "$(MANPAGE)" "$(DESTDIR)$(MANDIR)/man1/fingerlock.1"
-	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	for shell in bash zsh fish; do "$(BIN)" --generate-completion-script $$shell > "$$tmp/$$shell"; done; \
-	$(INSTALL) -m 0644 "$$tmp/bash" "$(DESTDIR)$(BASHCOMPDIR)/fingerlock"; \
-	$(INSTALL) -m 0644 "$$tmp/zsh" "$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock"; \
-	$(INSTALL) -m 0644 "$$tmp/fish" "$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish"; \
-	echo "installed completions for bash, zsh and fish"
+	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.bash" "$(DESTDIR)$(BASHCOMPDIR)/fingerlock"
+	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.zsh" "$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock"
+	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.fish" "$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish"
 	$(INSTALL) -m 0644 "$(UDEV_RULES)" "$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules"
 	@$(udev_reload)
 

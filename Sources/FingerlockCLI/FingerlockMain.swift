@@ -35,15 +35,45 @@ public enum FingerlockMain {
                 return 0
             }
             // One line, as every error: the usage text is one `--help` away.
-            let message = Fingerlock.message(for: error).split(separator: "\n").joined(separator: " ")
-            console.report(CLIError(.usage, message + " (see `fingerlock --help`)"), json: arguments.contains("--json"))
+            let message = UnknownCommand.message(for: hoisted) ?? usageLine(Fingerlock.message(for: error))
+            console.report(CLIError(.usage, message), json: arguments.contains("--json"))
             return ExitStatus.usage.rawValue
         }
         guard let runnable = command as? any FingerlockCommand else {
-            console.print(Fingerlock.helpMessage())
-            return 0
+            return help(for: command, console: console)
         }
         return await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+    }
+
+    /// ArgumentParser's message on one line, pointing to the help unless it already suggests
+    /// what was meant ("did you mean …?").
+    private static func usageLine(_ message: String) -> String {
+        let line = message.split(separator: "\n").joined(separator: " ")
+        return line.hasSuffix("?") ? line : line + " (see `fingerlock --help`)"
+    }
+
+    /// A parsed command that is not one of ours: ArgumentParser's `help` (also what `--help` and
+    /// `-h` parse to), which prints the help of the command it names; or a group named without a
+    /// subcommand, which is a usage error as in git (`git worktree`): its own help on stderr, exit 64.
+    /// A leaf command that is not a `FingerlockCommand` is a bug the command-tree test catches; it
+    /// gets the same usage answer rather than a silent success.
+    private static func help(for command: any ParsableCommand, console: Console) -> Int32 {
+        let type = type(of: command)
+        // ArgumentParser's own `help` command (no command of ours is called that: the tree test checks).
+        if type.configuration.commandName == "help" {
+            var request = command
+            do {
+                try request.run()
+            } catch {
+                let code = Fingerlock.exitCode(for: error)
+                if code == .success {
+                    console.print(Fingerlock.fullMessage(for: error))
+                    return 0
+                }
+            }
+        }
+        console.err.write(Fingerlock.helpMessage(for: type) + "\n")
+        return ExitStatus.usage.rawValue
     }
 
     /// Runs a parsed command and turns how it ended into the exit status, reporting an error once.

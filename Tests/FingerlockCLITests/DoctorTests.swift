@@ -35,7 +35,7 @@ struct DoctorTests {
         let report = await system.run()
         #expect(
             report.findings.map(\.check) == [
-                "libfprint", "readers", "usb 06cb:00bd", "udev-rules", "fprintd", "keyring", "data-directory",
+                "fingerlock", "libfprint", "readers", "usb 06cb:00bd", "udev-rules", "fprintd", "keyring", "data-directory",
                 "passcode",
                 "enrolled", "session",
             ])
@@ -45,7 +45,7 @@ struct DoctorTests {
         #expect(lines.count == report.findings.count)
         #expect(lines.allSatisfy { $0.hasPrefix("[ok]      ") })
         #expect(
-            lines[2]
+            lines[3]
                 == "[ok]      usb 06cb:00bd: Reader 06cb:00bd Prometheus MIS Touch Fingerprint Reader (driver synaptics) at /dev/bus/usb/001/004: you can open it."
         )
     }
@@ -77,7 +77,7 @@ struct DoctorTests {
         #expect(status == 1)
         let array = try #require(
             try JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed]) as? [[String: Any]])
-        #expect(array.count == 10)
+        #expect(array.count == 11)
         #expect(array.allSatisfy { Set($0.keys) == ["check", "status", "message", "fix"] })
         let keyring = try #require(array.first { $0["check"] as? String == "keyring" })
         #expect(keyring["status"] as? String == "error")

@@ -1,15 +1,24 @@
 import Foundation
 import Testing
 
-/// `make install` / `make uninstall` with a stand-in binary, so no release build is needed.
+/// `make install` / `make uninstall`, and the man page and completions `make` writes, with a
+/// stand-in binary and man page writer, so no release build is needed (`SWIFT=:` skips the builds).
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct InstallTests {
-    /// A scratch tree holding the fake binary, the fake man page and the staging root.
+    /// A scratch tree holding the fake binary, the fake man page and completions, and the staging root.
     struct Scratch {
         let root: URL
         var destdir: URL { root.appendingPathComponent("dest") }
         var bin: URL { root.appendingPathComponent("fake-fingerlock") }
         var manpage: URL { root.appendingPathComponent("fingerlock.1") }
+        var completions: URL { root.appendingPathComponent("completions") }
+        /// What `make install` needs: everything from this scratch tree.
+        var installVariables: [String] {
+            [
+                "DESTDIR=\(destdir.path)", "BIN=\(bin.path)", "MANPAGE=\(manpage.path)",
+                "COMPLETIONS=\(completions.path)",
+            ]
+        }
 
         init() throws {
             root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -24,6 +33,11 @@ struct InstallTests {
                 exit 3
                 """)
             try ".TH FINGERLOCK 1\n".write(to: manpage, atomically: false, encoding: .utf8)
+            try FileManager.default.createDirectory(at: completions, withIntermediateDirectories: true)
+            for shell in ["bash", "zsh", "fish"] {
+                try "completion for \(shell)\n".write(
+                    to: completions.appendingPathComponent("fingerlock.\(shell)"), atomically: false, encoding: .utf8)
+            }
         }
 
         static func script(at url: URL, _ text: String) throws {
@@ -70,9 +84,7 @@ struct InstallTests {
     func installAndUninstall() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let variables = [
-            "DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)",
-        ]
+        let variables = scratch.installVariables
         let install = try scratch.make("install", variables)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(try scratch.files(under: scratch.destdir) == Self.defaultLayout)
@@ -102,10 +114,7 @@ struct InstallTests {
         defer { scratch.remove() }
         let install = try scratch.make(
             "install",
-            [
-                "DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)",
-                "PREFIX=/opt/fl",
-            ])
+            scratch.installVariables + ["PREFIX=/opt/fl"])
         try #require(install.status == 0, "\(install.stderr)")
         let expected = Dictionary(
             uniqueKeysWithValues: Self.defaultLayout.map {
@@ -118,8 +127,7 @@ struct InstallTests {
         defer { other.remove() }
         let plugdev = try other.make(
             "install",
-            [
-                "DESTDIR=\(other.destdir.path)", "BIN=\(other.bin.path)", "MANPAGE=\(other.manpage.path)",
+            other.installVariables + [
                 "UDEVRULESDIR=/usr/lib/udev/rules.d", "UDEV_RULES=udev/70-fingerlock-plugdev.rules",
             ])
         try #require(plugdev.status == 0, "\(plugdev.stderr)")
@@ -128,34 +136,71 @@ struct InstallTests {
         #expect(try other.files(under: other.destdir).keys.filter { $0.hasPrefix("etc/") }.isEmpty)
     }
 
-    @Test("install refuses to run without a built binary or man page, and installs nothing")
+    @Test("install refuses to run without a built binary, man page or completions, and installs nothing")
     func missingInputs() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let noBinary = try scratch.make(
-            "install",
-            ["DESTDIR=\(scratch.destdir.path)", "BIN=/nonexistent/fingerlock", "MANPAGE=\(scratch.manpage.path)"])
+        let noBinary = try scratch.make("install", scratch.installVariables + ["BIN=/nonexistent/fingerlock"])
         #expect(noBinary.status != 0)
         #expect(noBinary.stderr.contains("/nonexistent/fingerlock is missing; run 'make' first"))
-        let noManual = try scratch.make(
-            "install", ["DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=/nonexistent/x.1"])
+        let noManual = try scratch.make("install", scratch.installVariables + ["MANPAGE=/nonexistent/x.1"])
         #expect(noManual.status != 0)
-        #expect(noManual.stderr.contains("run 'make man' first"))
+        #expect(noManual.stderr.contains("/nonexistent/x.1 is missing; run 'make' first"))
+        try FileManager.default.removeItem(at: scratch.completions.appendingPathComponent("fingerlock.zsh"))
+        let noCompletion = try scratch.make("install", scratch.installVariables)
+        #expect(noCompletion.status != 0)
+        #expect(noCompletion.stderr.contains("completions/fingerlock.zsh is missing; run 'make' first"))
         #expect(!FileManager.default.fileExists(atPath: scratch.destdir.path))
     }
 
-    @Test("a failing completion generator fails the install")
+    @Test("make writes the completions from the binary, for bash, zsh and fish")
+    func completionsFromTheBinary() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let output = scratch.root.appendingPathComponent("generated")
+        let result = try scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
+        try #require(result.status == 0, "\(result.stderr)")
+        #expect(Set(try scratch.files(under: output).keys) == ["fingerlock.bash", "fingerlock.zsh", "fingerlock.fish"])
+        for shell in ["bash", "zsh", "fish"] {
+            let text = try String(contentsOf: output.appendingPathComponent("fingerlock.\(shell)"), encoding: .utf8)
+            #expect(text == "completion for \(shell)\n")
+        }
+    }
+
+    @Test("a failing completion generator fails make and leaves no completion file")
     func failingCompletion() throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try Scratch.script(at: scratch.bin, "#!/bin/sh\nexit 3")
-        let result = try scratch.make(
-            "install",
-            ["DESTDIR=\(scratch.destdir.path)", "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)"])
+        let output = scratch.root.appendingPathComponent("generated")
+        let result = try scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
         #expect(result.status != 0)
+        #expect(try scratch.files(under: output).keys.filter { !$0.hasSuffix(".tmp") }.isEmpty)
+    }
+
+    @Test("make writes the man page with swift-argument-parser's generator, run on the binary")
+    func manPageFromTheBinary() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let generator = scratch.root.appendingPathComponent("generate-manual")
+        // Answers like generate-manual with `--output-directory -`: the page on stdout.
+        try Scratch.script(at: generator, "#!/bin/sh\necho \".Dt FINGERLOCK 1 from $*\"")
+        let page = scratch.root.appendingPathComponent("generated/fingerlock.1")
+        let variables = [
+            "SWIFT=:", "BIN=\(scratch.bin.path)", "GENERATE_MANUAL=\(generator.path)", "MANPAGE=\(page.path)",
+            "MANDATE=2025-01-02",
+        ]
+        let result = try scratch.make("man", variables)
+        try #require(result.status == 0, "\(result.stderr)")
         #expect(
-            !FileManager.default.fileExists(
-                atPath: scratch.destdir.appendingPathComponent("usr/local/share/zsh/site-functions/_fingerlock").path))
+            try String(contentsOf: page, encoding: .utf8)
+                == ".Dt FINGERLOCK 1 from \(scratch.bin.path) --date 2025-01-02 --output-directory -\n")
+
+        try Scratch.script(at: generator, "#!/bin/sh\nexit 2")
+        try FileManager.default.removeItem(at: page)
+        let failed = try scratch.make("man", variables)
+        #expect(failed.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: page.path))
     }
 
     /// Without DESTDIR the real root is the target, so every directory is pointed into the scratch
@@ -177,7 +222,8 @@ struct InstallTests {
             exit 0
             """)
         let variables = [
-            "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)", "PREFIX=\(scratch.destdir.path)/usr",
+            "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)", "COMPLETIONS=\(scratch.completions.path)",
+            "PREFIX=\(scratch.destdir.path)/usr",
             "UDEVRULESDIR=\(scratch.destdir.path)/rules.d", "UDEVADM=\(udevadm.path)",
         ]
         let install = try scratch.make("install", variables)

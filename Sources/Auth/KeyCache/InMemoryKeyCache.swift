@@ -45,6 +45,12 @@ public final class InMemoryKeyCache: KeyCache {
         entries.withLock { $0.removeValue(forKey: name) != nil }
     }
 
+    public func remainingLifetime(name: String) -> Duration? {
+        let now = now()
+        guard let expires = entries.withLock({ $0[name]?.expires }), expires > now else { return nil }
+        return .seconds(expires.timeIntervalSince(now).rounded(.down))
+    }
+
     @discardableResult
     public func invalidateAll() throws(KeyCacheError) -> Int {
         entries.withLock { entries in

@@ -89,6 +89,37 @@ public struct KernelKeyringCache: KeyCache {
         return true
     }
 
+    /// The key's expiry as `/proc/keys` shows it: the kernel offers no call that returns a key's
+    /// timeout, and that file rounds the time left down to its unit (`45s`, `59m`, `7h`, `2d`, `3w`).
+    public func remainingLifetime(name: String) -> Duration? {
+        let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", scope + name, 0)
+        // One line per key this user may view: a megabyte is thousands of keys.
+        guard serial >= 0, let table = SmallFile.text("/proc/keys", limit: 1 << 20) else { return nil }
+        let id = String(format: "%08x", UInt32(bitPattern: Int32(truncatingIfNeeded: serial)))
+        for line in table.split(separator: "\n") {
+            // "SERIAL FLAGS USAGE EXPIRY PERM UID GID TYPE DESCRIPTION: SUMMARY"
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 3, fields[0] == id else { continue }
+            return Self.duration(proc: fields[3])
+        }
+        return nil
+    }
+
+    /// `7h` → 7 hours; nil for `perm` (no expiry), `expd` or anything unknown.
+    static func duration(proc text: Substring) -> Duration? {
+        guard let unit = text.last, let count = Int64(text.dropLast()) else { return nil }
+        let seconds: Int64? =
+            switch unit {
+            case "s": 1
+            case "m": 60
+            case "h": 3600
+            case "d": 86400
+            case "w": 604_800
+            default: nil
+            }
+        return seconds.map { .seconds(count * $0) }
+    }
+
     /// Every `user` key in `@u` whose description starts with the prefix: found by description, so
     /// keys of vaults that no longer exist, of another data directory or of a restored vault's old
     /// store id are found too.

@@ -16,6 +16,14 @@ public protocol KeyCache: Sendable {
     /// that none is left; returns how many there were. Throws when one cannot be removed.
     @discardableResult
     func invalidateAll() throws(KeyCacheError) -> Int
+    /// How long the entry under `name` has left, as far as the cache can tell; nil when there is
+    /// no such entry or the cache cannot say. Tells only the time, never the key.
+    func remainingLifetime(name: String) -> Duration?
+}
+
+extension KeyCache {
+    /// A cache that cannot tell how long its entries live (`status` then shows no time).
+    public func remainingLifetime(name: String) -> Duration? { nil }
 }
 
 public struct KeyCacheError: Error, Equatable, Sendable, CustomStringConvertible {

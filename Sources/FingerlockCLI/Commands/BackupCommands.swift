@@ -11,7 +11,7 @@ struct BackupCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("Where to write the backup.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("Where to write the backup.", valueName: "file"), completion: .file()) var file: String
 
     func run(with dependencies: CLIDependencies) async throws {
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
@@ -37,7 +37,7 @@ struct RestoreCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The backup file.", valueName: "file")) var file: String
+    @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file()) var file: String
     @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
 
     func run(with dependencies: CLIDependencies) async throws {

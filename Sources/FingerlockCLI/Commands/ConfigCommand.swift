@@ -8,9 +8,26 @@ struct ConfigCommand: ParsableCommand {
         discussion: SecuritySettings.Key.allCases.map { "\($0.rawValue): \($0.help)" }.joined(separator: "\n"),
         subcommands: [Get.self, Set.self])
 
+    static let keyHelp = ArgumentHelp("cache-expiry, reuse-window, max-tries or scan-timeout.", valueName: "key")
+    static var keyCompletion: CompletionKind { .list(SecuritySettings.Key.allCases.map(\.rawValue)) }
+
+    /// Values worth offering for the setting named just before the one being completed: the
+    /// default and round values within its range (any value in range is accepted).
+    static func valueCompletions(_ words: [String], _ index: Int) -> [String] {
+        guard index > 0, index <= words.count, let key = SecuritySettings.Key(rawValue: words[index - 1]) else { return [] }
+        return switch key {
+        case .cacheExpiry: ["1h", "4h", "8h", "24h", "48h"]
+        case .reuseWindow: ["0s", "30s", "1m", "5m"]
+        case .maxTries: (1...10).map(String.init)
+        case .scanTimeout: ["10s", "30s", "1m", "2m"]
+        }
+    }
+
     static func key(_ name: String) throws -> SecuritySettings.Key {
         guard let key = SecuritySettings.Key(rawValue: name) else {
-            throw ValidationError("Unknown setting '\(name)'; use one of: \(SecuritySettings.Key.allCases.map(\.rawValue).joined(separator: ", ")).")
+            let names = SecuritySettings.Key.allCases.map(\.rawValue)
+            let hint = Suggestion.didYouMean(name, among: names) ?? "use one of: \(names.joined(separator: ", "))."
+            throw ValidationError("Unknown setting '\(name)'; \(hint)")
         }
         return key
     }
@@ -20,7 +37,7 @@ struct ConfigCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("cache-expiry, reuse-window, max-tries or scan-timeout.", valueName: "key")) var key: String?
+        @Argument(help: ConfigCommand.keyHelp, completion: ConfigCommand.keyCompletion) var key: String?
 
         func validate() throws { if let key { _ = try ConfigCommand.key(key) } }
 
@@ -43,8 +60,11 @@ struct ConfigCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("cache-expiry, reuse-window, max-tries or scan-timeout.", valueName: "key")) var key: String
-        @Argument(help: ArgumentHelp("A duration (8h, 30m, 45s) or a number of tries.", valueName: "value")) var value: String
+        @Argument(help: ConfigCommand.keyHelp, completion: ConfigCommand.keyCompletion) var key: String
+        @Argument(
+            help: ArgumentHelp("A duration (8h, 30m, 45s) or a number of tries.", valueName: "value"),
+            completion: .custom { words, index, _ in ConfigCommand.valueCompletions(words, index) })
+        var value: String
 
         func validate() throws {
             var probe = SecuritySettings()

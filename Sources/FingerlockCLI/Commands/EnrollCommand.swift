@@ -10,14 +10,12 @@ struct EnrollCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"))
+    @Argument(
+        help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"),
+        completion: .list(FingerArgument.names()))
     var finger: String = Finger.rightIndex.rawValue
 
-    func validate() throws {
-        guard Finger(name: finger) != nil else {
-            throw ValidationError("'\(finger)' is not a finger; use one of: \(Finger.validNames).")
-        }
-    }
+    func validate() throws { try FingerArgument.validate(finger) }
 
     func run(with dependencies: CLIDependencies) async throws {
         let finger = Finger(name: self.finger)!

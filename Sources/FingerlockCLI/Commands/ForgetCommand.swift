@@ -10,15 +10,15 @@ struct ForgetCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The finger to forget.", valueName: "finger")) var finger: String?
+    @Argument(help: ArgumentHelp("The finger to forget.", valueName: "finger"), completion: .list(FingerArgument.names()))
+    var finger: String?
     @Flag(name: .long, help: "Forget every enrolled finger.") var all = false
 
     func validate() throws {
         switch (finger, all) {
         case (nil, false): throw ValidationError("Name a finger to forget, or pass --all.")
         case (.some, true): throw ValidationError("Pass either a finger or --all, not both.")
-        case (.some(let name), false) where Finger(name: name) == nil:
-            throw ValidationError("'\(name)' is not a finger; use one of: \(Finger.validNames).")
+        case (.some(let name), false): try FingerArgument.validate(name)
         default: break
         }
     }

@@ -153,7 +153,7 @@ struct NotesCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            let note = try vault.note(id: try vault.resolveNoteID(id))
+            let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             let console = dependencies.console
             console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
             let formatter = ISO8601DateFormatter()
@@ -205,7 +205,7 @@ struct NotesCommand: ParsableCommand {
             }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            var note = try vault.note(id: try vault.resolveNoteID(id))
+            var note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             if let newBody {
                 note.body = newBody
             } else if !changesDetails {
@@ -239,7 +239,7 @@ struct NotesCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            let note = try vault.note(id: try vault.resolveNoteID(id))
+            let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             if !yes {
                 let confirmed = try await Confirmation.ask(
                     "Delete \"\(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title))\"?", terminal: dependencies.openTerminal(),

@@ -15,13 +15,10 @@ struct VerifyCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("A finger, or `any`.", valueName: "finger")) var finger: String = "any"
+    @Argument(help: ArgumentHelp("A finger, or `any`.", valueName: "finger"), completion: .list(FingerArgument.names(orAny: true)))
+    var finger: String = "any"
 
-    func validate() throws {
-        guard finger == "any" || Finger(name: finger) != nil else {
-            throw ValidationError("'\(finger)' is not a finger; use `any` or one of: \(Finger.validNames).")
-        }
-    }
+    func validate() throws { try FingerArgument.validate(finger, orAny: true) }
 
     /// The parsed command line as plain values.
     var request: VerifyRequest {

@@ -17,7 +17,9 @@ public struct Doctor: Sendable {
         let hwdb = try? LibfprintHwdb(contentsOfFile: dependencies.hwdbPath)
         let rules = InstalledUdevRules.find(in: dependencies.udevRulesDirectories)
         let usb = usbFindings(hwdb: hwdb, rules: rules)
-        var findings = [libfprintFinding()]
+        // Which fingerlock wrote the report: the first thing to ask of one pasted into a bug report.
+        var findings: [DoctorFinding] = [.ok("fingerlock", FingerlockVersion.line + ".")]
+        findings.append(libfprintFinding())
         findings.append(await readersFinding(usb: usb))
         findings += usb.findings
         findings.append(udevRulesFinding(rules, hwdb: hwdb))

@@ -18,7 +18,7 @@ public struct DoctorFinding: Codable, Hashable, Sendable {
         }
     }
 
-    /// A short stable name: `libfprint`, `readers`, `usb 06cb:00bd`, `udev-rules`, `fprintd`,
+    /// A short stable name: `fingerlock` (its version), `libfprint`, `readers`, `usb 06cb:00bd`, `udev-rules`, `fprintd`,
     /// `keyring`, `data-directory`, `passcode`, `enrolled`, `session`.
     public var check: String
     public var status: Status

@@ -31,10 +31,28 @@ struct ReaderResolver {
         }
     }
 
-    /// The reader, or a reader error naming what was looked for.
+    /// The reader, or a reader error naming what was looked for (and the connected reader it may
+    /// have been a typo for).
     func requiredReader() async throws -> any FingerprintReader {
-        if let reader = try await reader() { return reader }
-        throw missingReaderError
+        guard choice != .simulated else {
+            if let reader = try simulatedReader() { return reader }
+            throw missingReaderError
+        }
+        let connected = try await dependencies.hardwareReaders()
+        if let reader = connected.first(where: matches) { return reader }
+        throw missingReaderError(connected: connected.map(\.identity))
+    }
+
+    /// `missingReaderError`, with a near-miss among the connected readers suggested.
+    private func missingReaderError(connected: [ReaderIdentity]) -> FingerprintError {
+        let candidates: [String] =
+            switch choice {
+            case .driver: Array(Set(connected.map(\.driver))).sorted()
+            case .exact: connected.map(\.description)
+            case .auto, .simulated: []
+            }
+        guard let hint = Suggestion.didYouMean(choice.description, among: candidates) else { return missingReaderError }
+        return FingerprintError.noReader("No fingerprint reader \(choice) was found; \(hint)")
     }
 
     /// Why `reader()` found nothing, in the words of the `--reader` choice.

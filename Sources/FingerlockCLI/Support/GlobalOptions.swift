@@ -8,14 +8,16 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "Which reader: auto, simulated, DRIVER or DRIVER:DEVICE-ID (env FINGERLOCK_READER).",
-            valueName: "reader"))
+            valueName: "reader"),
+        completion: .custom { _, _, _ in ReaderChoice.completions() })
     var reader: String?
 
     @Option(
         name: .customLong("data-dir"),
         help: ArgumentHelp(
             "Where fingerlock keeps its data (env FINGERLOCK_DATA_DIR; default $XDG_DATA_HOME/fingerlock).",
-            valueName: "dir"))
+            valueName: "dir"),
+        completion: .directory)
     var dataDir: String?
 
     /// The options as plain values.

@@ -1,0 +1,34 @@
+import Fingerprint
+import Foundation
+import Vault
+
+/// `status`: what can be told without a touch or the passcode.
+extension AuthContext {
+    /// The vault's state now. Reads the counters and the key cache; with a cached key, also what is
+    /// sealed in the vault (checked like any unlock's key, never trusted). Asks nothing, counts
+    /// nothing, starts no reuse window.
+    public func status() throws -> VaultStatus {
+        let attempts = try Self.vaultCall { try dependencies.attempts.read() }
+        let cache = dependencies.keyCache
+        var status = VaultStatus(
+            setUp: passcodes.hasPasscode, unlocked: false, failedTouches: attempts.failedTouches,
+            lockedOut: attempts.failedTouches >= Self.lockoutThreshold, failedPasscodes: attempts.failedPasscodes,
+            passcodeDelayLeft: PasscodeDelays.remaining(in: attempts, now: dependencies.now()), mode: "user",
+            keyCacheUnavailable: cache.unavailableReason())
+        guard status.setUp, status.keyCacheUnavailable == nil else { return status }
+        let (opened, _) = try cachedVault()
+        guard let vault = opened else { return status }
+        defer { vault.close() }
+        let storeID = try Self.vaultCall { try vault.storeID.uuidString }
+        status.unlocked = true
+        status.keyExpiresIn = cache.remainingLifetime(name: storeID)
+        if (try? cache.load(name: storeID + Self.reuseSuffix)) != nil {
+            status.reuseWindowLeft = cache.remainingLifetime(name: storeID + Self.reuseSuffix) ?? .zero
+        }
+        status.kind = try Self.vaultCall { try vault.kind }
+        status.enrolledFingers = try Self.vaultCall {
+            try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
+        }
+        return status
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Auth
+import Foundation
+
+/// `fingerlock status [--json]`: locked or unlocked and for how long, the counters, and what is
+/// enrolled — without a touch or the passcode, and revealing no secret.
+struct StatusCommand: FingerlockCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show whether the vault is locked, for how long it stays unlocked, lockout and passcode delays, fingers and mode.",
+        discussion: """
+            Needs no touch and no passcode and reveals no secret. The enrolled fingers and the vault's \
+            kind are sealed in the vault, so they are shown only while it is unlocked (a key is cached). \
+            Times come from the kernel keyring, which rounds them down to its unit.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(
+        name: .long,
+        help: """
+            Print a JSON object {setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, \
+            failedPasscodes, passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable}.
+            """)
+    var json = false
+
+    var jsonOutput: Bool { json }
+
+    func run(with dependencies: CLIDependencies) async throws {
+        let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false, json: json)
+        let status = try session.context.status()
+        if json {
+            try dependencies.console.printJSON(StatusJSON(status))
+        } else {
+            for line in StatusText.lines(status) { dependencies.console.print(line) }
+        }
+    }
+}

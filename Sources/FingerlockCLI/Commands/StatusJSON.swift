@@ -1,0 +1,62 @@
+import Auth
+import Fingerprint
+import Vault
+
+/// The `status --json` object. Every key is always there (null when unknown or not running), so
+/// scripts can rely on the shape.
+struct StatusJSON: Encodable {
+    struct Finger: Encodable {
+        var reader: String
+        var finger: String
+    }
+
+    var setUp: Bool
+    var unlocked: Bool
+    var keyExpiresInSeconds: Int64?
+    var reuseWindowSecondsLeft: Int64?
+    var failedTouches: Int
+    var lockedOut: Bool
+    var failedPasscodes: Int
+    var passcodeDelaySecondsLeft: Int64?
+    var fingers: [Finger]?
+    var kind: String?
+    var mode: String
+    var keyCacheUnavailable: String?
+
+    init(_ status: VaultStatus) {
+        setUp = status.setUp
+        unlocked = status.unlocked
+        keyExpiresInSeconds = status.keyExpiresIn?.components.seconds
+        reuseWindowSecondsLeft = status.reuseWindowLeft?.components.seconds
+        failedTouches = status.failedTouches
+        lockedOut = status.lockedOut
+        failedPasscodes = status.failedPasscodes
+        passcodeDelaySecondsLeft = status.passcodeDelayLeft?.components.seconds
+        fingers = status.enrolledFingers?.map { Finger(reader: $0.reader.description, finger: $0.finger.rawValue) }
+        kind = status.kind?.rawValue
+        mode = status.mode
+        keyCacheUnavailable = status.keyCacheUnavailable
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, failedPasscodes
+        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable
+    }
+
+    /// Writes nulls too: a synthesized encoder would leave the key out.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(setUp, forKey: .setUp)
+        try container.encode(unlocked, forKey: .unlocked)
+        try container.encode(keyExpiresInSeconds, forKey: .keyExpiresInSeconds)
+        try container.encode(reuseWindowSecondsLeft, forKey: .reuseWindowSecondsLeft)
+        try container.encode(failedTouches, forKey: .failedTouches)
+        try container.encode(lockedOut, forKey: .lockedOut)
+        try container.encode(failedPasscodes, forKey: .failedPasscodes)
+        try container.encode(passcodeDelaySecondsLeft, forKey: .passcodeDelaySecondsLeft)
+        try container.encode(fingers, forKey: .fingers)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(mode, forKey: .mode)
+        try container.encode(keyCacheUnavailable, forKey: .keyCacheUnavailable)
+    }
+}

@@ -1,0 +1,49 @@
+import Auth
+import Fingerprint
+import Vault
+
+/// The human `status`: one line per fact.
+enum StatusText {
+    static func lines(_ status: VaultStatus) -> [String] {
+        guard status.setUp else {
+            return ["vault: not set up; `fingerlock passcode set` creates it", "mode: \(status.mode)"]
+        }
+        var lines: [String] = []
+        let kind = status.kind.map { $0 == .test ? " (a test vault: simulated and virtual readers only)" : " (for real readers)" } ?? ""
+        lines.append("vault: set up\(kind)")
+        if let reason = status.keyCacheUnavailable {
+            lines.append("state: locked; no key can be cached here, so every unlock needs the passcode (\(reason))")
+        } else if status.unlocked {
+            let time = status.keyExpiresIn.map { " for about \(PasscodeDelays.describe($0)) more" } ?? ""
+            lines.append("state: unlocked\(time): a touch opens the vault")
+        } else {
+            lines.append("state: locked: the passcode is needed before a touch unlocks")
+        }
+        if let left = status.reuseWindowLeft {
+            lines.append("reuse window: \(PasscodeDelays.describe(left)) left without a touch")
+        }
+        if status.lockedOut {
+            lines.append("fingerprint: locked out after \(status.failedTouches) failed touches; the passcode turns it back on")
+        } else if status.failedTouches > 0 {
+            lines.append("fingerprint: \(status.failedTouches) failed touches in a row (lockout at \(AuthContext.lockoutThreshold))")
+        }
+        if let delay = status.passcodeDelayLeft {
+            lines.append("passcode: \(status.failedPasscodes) wrong in a row; next attempt in \(PasscodeDelays.describe(delay))")
+        } else if status.failedPasscodes > 0 {
+            lines.append("passcode: \(status.failedPasscodes) wrong in a row")
+        }
+        if let fingers = status.enrolledFingers {
+            if fingers.isEmpty {
+                lines.append("fingers: none enrolled; `fingerlock enroll` adds one")
+            } else {
+                for (reader, group) in Dictionary(grouping: fingers, by: \.reader).sorted(by: { $0.key < $1.key }) {
+                    lines.append("fingers on \(reader): \(group.map(\.finger.rawValue).joined(separator: ", "))")
+                }
+            }
+        } else {
+            lines.append("fingers: sealed in the vault while it is locked")
+        }
+        lines.append("mode: \(status.mode)")
+        return lines
+    }
+}

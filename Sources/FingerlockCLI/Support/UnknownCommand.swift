@@ -1,0 +1,32 @@
+import ArgumentParser
+
+/// `fingerlock enrol`: a word where a command was expected that names none. ArgumentParser calls it
+/// an unexpected argument; this says which command was meant, like git's "did you mean".
+enum UnknownCommand {
+    /// The one-line message for the first word in `arguments` that should name a subcommand and
+    /// does not, or nil when the command path is fine (the error is elsewhere).
+    static func message(for arguments: [String]) -> String? {
+        var command: any ParsableCommand.Type = Fingerlock.self
+        var path = ["fingerlock"]
+        for word in arguments {
+            let subcommands = command.configuration.subcommands
+            // Options, `--`, and words after a leaf command are not command names.
+            guard !word.hasPrefix("-"), !subcommands.isEmpty else { return nil }
+            if let next = subcommands.first(where: { names(of: $0).contains(word) }) {
+                command = next
+                path.append(word)
+                continue
+            }
+            if word == "help" { return nil }
+            let place = path.count == 1 ? "a fingerlock command" : "a `\(path.joined(separator: " "))` command"
+            let candidates = subcommands.flatMap(names(of:))
+            let hint = Suggestion.didYouMean(word, among: candidates).map { "; " + $0 } ?? " (see `\(path.joined(separator: " ")) --help`)"
+            return "`\(word)` is not \(place)\(hint)"
+        }
+        return nil
+    }
+
+    private static func names(of command: any ParsableCommand.Type) -> [String] {
+        [command.configuration.commandName].compactMap { $0 } + command.configuration.aliases
+    }
+}

@@ -1,0 +1,86 @@
+import ArgumentParser
+@testable import FingerlockCLI
+import Testing
+
+/// One command of the tree, by the words that name it (`[]` is `fingerlock` itself).
+struct CommandPath: Sendable, CustomTestStringConvertible {
+    var words: [String]
+    var isGroup: Bool
+
+    var testDescription: String { (["fingerlock"] + words).joined(separator: " ") }
+
+    /// Every command under `Fingerlock`, found through ArgumentParser's own configuration, so a
+    /// command added later is walked without touching this test.
+    static let all: [CommandPath] = walk(Fingerlock.self, words: [])
+    static var groups: [CommandPath] { all.filter(\.isGroup) }
+
+    private static func walk(_ command: any ParsableCommand.Type, words: [String]) -> [CommandPath] {
+        let subcommands = command.configuration.subcommands
+        return [CommandPath(words: words, isGroup: !subcommands.isEmpty)]
+            + subcommands.flatMap { walk($0, words: words + [$0.configuration.commandName ?? ""]) }
+    }
+
+    /// The first line of the command's own help, as ArgumentParser writes it.
+    func isUsageLine(_ line: Substring) -> Bool {
+        let usage = "USAGE: " + testDescription
+        return line == usage || line.hasPrefix(usage + " ")
+    }
+
+    func usageLine(in text: String) -> Substring? {
+        text.split(separator: "\n").first { $0.hasPrefix("USAGE:") }
+    }
+}
+
+/// Every command's help is its own, however it is asked for, through the built binary.
+@Suite(.timeLimit(.minutes(3))) struct CommandTreeHelpTests {
+    let runner = BinaryRunner()
+
+    @Test func theTreeIsWalked() {
+        // A walk that found nothing would make every other test here pass vacuously.
+        let names = Set(CommandPath.all.map(\.testDescription))
+        #expect(names.isSuperset(of: ["fingerlock", "fingerlock notes", "fingerlock notes add", "fingerlock config set"]))
+    }
+
+    @Test("every leaf command runs as a FingerlockCommand (never falls back to printing help)")
+    func leavesAreFingerlockCommands() {
+        func check(_ command: any ParsableCommand.Type, _ words: [String]) {
+            let name = command.configuration.commandName ?? ""
+            // ArgumentParser's `help` is recognised by this name: none of ours may take it.
+            #expect(name != "help", "\(words) is named help")
+            if command.configuration.subcommands.isEmpty {
+                #expect(command is any FingerlockCommand.Type, "`fingerlock \(words.joined(separator: " "))` cannot run")
+            }
+            for sub in command.configuration.subcommands { check(sub, words + [sub.configuration.commandName ?? ""]) }
+        }
+        check(Fingerlock.self, [])
+    }
+
+    @Test("--help, -h and help COMMAND print the command's own usage", arguments: CommandPath.all)
+    func helpIsTheCommandsOwn(_ command: CommandPath) async throws {
+        for arguments in [command.words + ["--help"], command.words + ["-h"], ["help"] + command.words] {
+            let result = try await runner.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.isEmpty, "\(arguments)")
+            let usage = try #require(command.usageLine(in: result.stdout), "\(arguments): \(result.stdout)")
+            #expect(command.isUsageLine(usage), "\(arguments) printed \(usage)")
+        }
+    }
+
+    @Test("a group named without a subcommand prints its own help on stderr and exits 64, as git does",
+          arguments: CommandPath.groups)
+    func bareGroupIsAUsageError(_ command: CommandPath) async throws {
+        let result = try await runner.run(command.words)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        let usage = try #require(command.usageLine(in: result.stderr), "\(result.stderr)")
+        #expect(command.isUsageLine(usage), "printed \(usage)")
+        #expect(result.stderr.contains("SUBCOMMANDS:"))
+    }
+
+    @Test func globalOptionsBeforeTheCommandKeepItsHelp() async throws {
+        let result = try await runner.run(["--reader", "simulated", "--data-dir", "/nonexistent", "notes", "add", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("OVERVIEW: Add a note"))
+        #expect(result.stdout.contains("--tag <tag>"))
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+@testable import FingerlockCLI
+import Testing
+
+/// A typo gets "did you mean …?" in one line on stderr, through the built binary.
+@Suite(.timeLimit(.minutes(2))) struct TypoSuggestionTests {
+    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var arguments: [String]
+        var environment: [String: String] = [:]
+        var status: Int32 = 64
+        var message: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let usageCases: [Case] = [
+        Case(arguments: ["enrol"], message: "`enrol` is not a fingerlock command; did you mean `enroll`?"),
+        Case(arguments: ["--reader", "simulated", "enrol", "left-thumb"], message: "`enrol` is not a fingerlock command; did you mean `enroll`?"),
+        Case(arguments: ["notes", "ad"], message: "`ad` is not a `fingerlock notes` command; did you mean `add`?"),
+        Case(arguments: ["frobnicate"], message: "`frobnicate` is not a fingerlock command (see `fingerlock --help`)"),
+        Case(arguments: ["notes", "xyzzy"], message: "`xyzzy` is not a `fingerlock notes` command (see `fingerlock notes --help`)"),
+        Case(arguments: ["enroll", "right-indx-finger"], message: "'right-indx-finger' is not a finger; did you mean `right-index-finger`?"),
+        Case(arguments: ["forget", "left-thum"], message: "'left-thum' is not a finger; did you mean `left-thumb`?"),
+        Case(arguments: ["verify", "anny"], message: "'anny' is not a finger; did you mean `any`?"),
+        Case(
+            arguments: ["enroll", "wrist"],
+            message: "'wrist' is not a finger; use one of: left-thumb, left-index-finger, left-middle-finger, left-ring-finger, "
+                + "left-little-finger, right-thumb, right-index-finger, right-middle-finger, right-ring-finger, right-little-finger. "
+                + "(see `fingerlock --help`)"),
+        Case(arguments: ["config", "get", "cache-expirey"], message: "Unknown setting 'cache-expirey'; did you mean `cache-expiry`?"),
+        Case(arguments: ["config", "set", "max-trys", "3"], message: "Unknown setting 'max-trys'; did you mean `max-tries`?"),
+        Case(arguments: ["--reader", "simulatd", "readers"], message: "--reader simulatd: did you mean `simulated`?"),
+        Case(arguments: ["readers"], environment: ["FINGERLOCK_READER": "atuo"], message: "--reader atuo: did you mean `auto`?"),
+    ]
+
+    @Test("typos in commands, fingers, settings and --reader", arguments: usageCases)
+    func suggestion(_ typo: Case) async throws {
+        let result = try await runner.run(typo.arguments, environment: typo.environment)
+        #expect(result.status == typo.status)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "fingerlock: \(typo.message)\n")
+    }
+
+    @Test func withJSONTheSuggestionIsTheMessage() async throws {
+        let result = try await runner.run(["notes", "lst", "--json"])
+        #expect(result.status == 64)
+        let object = try #require(JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: String])
+        #expect(object == ["error": "usage", "message": "`lst` is not a `fingerlock notes` command; did you mean `list`?"])
+    }
+
+    @Test("a --reader driver or id that is a typo of a connected reader's (libfprint's virtual_device)")
+    func connectedReaderTypo() async throws {
+        let directory = "/tmp/fl-typo-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let virtual = BinaryRunner(extraEnvironment: [
+            "FP_VIRTUAL_DEVICE": directory + "/sock", "FP_DRIVERS_WHITELIST": "virtual_device",
+        ])
+        try await virtual.setPasscode()
+        let passcode = "\(BinaryRunner.passcode)\n"
+        let driver = try await virtual.run(["enroll", "left-thumb", "--reader", "virtual_devce", "--passcode-stdin"], stdin: passcode)
+        #expect(driver.status == 4)
+        #expect(driver.stderr == "fingerlock: No fingerprint reader virtual_devce was found; did you mean `virtual_device`?\n")
+        let id = try await virtual.run(["enroll", "left-thumb", "--reader", "virtual_device:1", "--passcode-stdin"], stdin: passcode)
+        #expect(id.status == 4)
+        #expect(id.stderr == "fingerlock: No fingerprint reader virtual_device:1 was found; did you mean `virtual_device:0`?\n")
+        let far = try await virtual.run(["enroll", "left-thumb", "--reader", "synaptics", "--passcode-stdin"], stdin: passcode)
+        #expect(far.status == 4)
+        #expect(!far.stderr.contains("did you mean"))
+    }
+}
+
+/// The shared edit-distance helper behind every suggestion.
+@Suite struct SuggestionTests {
+    @Test(
+        "distance counts insertions, deletions, substitutions and swapped neighbours as one edit each",
+        arguments: [
+            ("enrol", "enroll", 1), ("atuo", "auto", 1), ("kitten", "sitting", 3), ("", "abc", 3), ("same", "same", 0),
+            ("right-indx-finger", "right-index-finger", 1),
+        ])
+    func distance(_ a: String, _ b: String, _ expected: Int) {
+        #expect(Suggestion.distance(Array(a), Array(b)) == expected)
+        #expect(Suggestion.distance(Array(b), Array(a)) == expected)
+    }
+
+    @Test func onlyCloseWordsAreSuggestedAndTiesListEveryCandidate() {
+        #expect(Suggestion.closest(to: "ENROL", among: ["enroll", "verify"]) == ["enroll"])
+        #expect(Suggestion.closest(to: "xyz", among: ["enroll", "verify"]).isEmpty)
+        // Two letters allow one edit: `rm` is one away, `ls` two.
+        #expect(Suggestion.closest(to: "rn", among: ["rm", "ls"]) == ["rm"])
+        #expect(Suggestion.didYouMean("lisr", among: ["list", "lisp"]) == "did you mean `list` or `lisp`?")
+        #expect(Suggestion.didYouMean("zzzz", among: ["list"]) == nil)
+    }
+}
