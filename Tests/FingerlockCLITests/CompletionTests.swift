@@ -64,7 +64,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let scriptFile = directory.appendingPathComponent("fingerlock.bash")
-        try try await script("bash").write(to: scriptFile, atomically: false, encoding: .utf8)
+        try await script("bash").write(to: scriptFile, atomically: false, encoding: .utf8)
         let driver = """
             source "$1"; shift
             COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
