@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-public import Vault
+import Vault
 
 /// The cached key: how a passcode unlock leaves the key for a finger to release, and how it is
 /// taken back out (always checked against the vault, never trusted).

@@ -1,6 +1,6 @@
 import Fingerprint
 import Foundation
-public import Vault
+import Vault
 
 /// `lock` and `unlock`: forgetting every cached key, or caching one now.
 extension AuthContext {

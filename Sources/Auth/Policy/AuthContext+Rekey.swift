@@ -1,4 +1,4 @@
-public import Vault
+import Vault
 
 /// `rekey`: a new store master key and recovery key.
 extension AuthContext {

@@ -1,6 +1,6 @@
-public import Fingerprint
+import Fingerprint
 import Foundation
-public import Vault
+import Vault
 
 /// What putting a backup back would change, shown before anything is replaced.
 public struct RestorePlan: Sendable {

@@ -1,4 +1,4 @@
-public import Vault
+import Vault
 
 /// `config get|set`: the sealed security settings.
 extension AuthContext {

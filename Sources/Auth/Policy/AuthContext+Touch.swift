@@ -1,6 +1,6 @@
 public import Fingerprint
 import Foundation
-public import Vault
+import Vault
 
 /// Fingerprint unlocks: the touches, their counting towards lockout, and `verify`.
 extension AuthContext {
