@@ -17,7 +17,8 @@ import Testing
     init() async throws {
         let directory = "/tmp/fl-vs-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        device = VirtualDeviceSocket(path: directory + "/sock", timeout: .seconds(30))
+        // Generous: on a loaded machine the passcode's key derivation delays the device's opening.
+        device = VirtualDeviceSocket(path: directory + "/sock", timeout: .seconds(90))
         runner = BinaryRunner(extraEnvironment: [
             "FP_VIRTUAL_DEVICE_STORAGE": device.path, "FP_DRIVERS_WHITELIST": "virtual_device_storage", "TERM": "dumb",
         ])
@@ -124,14 +125,24 @@ import Testing
         #expect(refused.stderr.contains("desktop login"))
         #expect(refused.stderr.contains("right-index-finger will no longer unlock this vault"))
 
-        let cleared = try await run(
-            ["storage", "clear", "--yes", "--passcode-stdin"], commands: [.insert(fprintd), .insert(finger), .cont, .cont],
-            stdin: passcodeInput)
+        let cleared = try await runClear(listing: [.insert(fprintd), .insert(finger), .cont])
         #expect(cleared.status == 0, "\(cleared.stderr)")
         #expect(cleared.stdout.contains("2 print(s) deleted"))
         #expect(cleared.stdout.contains("Forgot right-index-finger here too"))
         let fingers = try await runner.run(["fingers", "--json", "--passcode-stdin"], stdin: passcodeInput)
         #expect((try JSONSerialization.jsonObject(with: Data(fingers.stdout.utf8)) as? [Any])?.isEmpty == true)
+    }
+
+    /// `storage clear --yes`: `listing` for the listing that comes first, then the `CONT` the clearing
+    /// needs. That one must reach the clearing, not the listing: the driver drops commands still queued
+    /// when the listing closes, and the clearing gives up 500 ms after it opens. So it goes a moment
+    /// after the listing was let go (if nothing listens yet, sending waits for the clearing to open).
+    func runClear(listing: [VirtualDeviceCommand]) async throws -> BinaryRunner.Result {
+        async let result = runner.run(["storage", "clear", "--yes", "--passcode-stdin"], stdin: passcodeInput)
+        for command in listing { try await device.queue(command) }
+        try await Task.sleep(for: .milliseconds(200))
+        try await device.send(.cont)
+        return try await result
     }
 
     /// A reader that stops answering (`clear_storage` without an answer times out) is a reader error,

@@ -15,8 +15,11 @@ extension AuthContext {
     /// Enrolls `finger` on the reader in effect and seals its template in the vault. A Ctrl-C
     /// (task cancellation) or a reader error saves nothing. `username` is the user's login name; the
     /// print carries it with this vault's tag (``PrintLabel``), so a shared chip can tell whose it is.
+    /// A finger already enrolled on this reader is replaced only when `confirmReplacing` agrees (asked
+    /// after the passcode, before any touch); otherwise nothing changes.
     public func enroll(
-        _ finger: Finger, username: String, updates: @escaping @Sendable (EnrollmentUpdate) -> Void
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (EnrollmentUpdate) -> Void
     ) async throws -> EnrolledPrint {
         // The reader first: nobody types a passcode for a reader that is not there.
         let reader = try await requireReader()
@@ -26,9 +29,13 @@ extension AuthContext {
         let store = VaultPrintStore(vault: vault)
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         let info = reader.info
-        // An on-chip reader refuses a second copy of a print: drop the old one first.
-        if info.hasStorage, let old = try store.prints(for: info.identity).first(where: { $0.finger == finger }) {
-            try? await reader.deleteStoredPrint(old)
+        let old = try Self.vaultCall { try store.prints(for: info.identity) }.first { $0.finger == finger }
+        if let old {
+            guard try await confirmReplacing(old) else {
+                throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
+            }
+            // An on-chip reader refuses a second copy of a print: drop the old one first.
+            if info.hasStorage { try? await reader.deleteStoredPrint(old) }
         }
         updates(.starting(info))
         let print: EnrolledPrint

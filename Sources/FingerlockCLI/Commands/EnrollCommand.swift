@@ -14,6 +14,8 @@ struct EnrollCommand: FingerlockCommand {
         help: ArgumentHelp("The finger to enroll (default right-index-finger).", valueName: "finger"),
         completion: .list(FingerArgument.names()))
     var finger: String = Finger.rightIndex.rawValue
+    @Flag(name: .long, help: "Replace the finger if it is already enrolled on this reader, without asking (scripts).")
+    var replace = false
 
     func validate() throws { try FingerArgument.validate(finger) }
 
@@ -23,7 +25,12 @@ struct EnrollCommand: FingerlockCommand {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
         let text = Mutex(EnrollProgressText(finger: finger))
         let print = try await withInterruptCancellation {
-            try await session.context.enroll(finger, username: dependencies.username) { update in
+            try await session.context.enroll(finger, username: dependencies.username, confirmReplacing: { [replace] old in
+                if replace { return true }
+                return try await Confirmation.ask(
+                    "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled))). Replace it?",
+                    terminal: dependencies.openTerminal(), unlessFlag: "--replace")
+            }) { update in
                 for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
             }
         }

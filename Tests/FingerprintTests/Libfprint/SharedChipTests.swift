@@ -237,7 +237,7 @@ struct SharedChipFixture {
     }
 
     func enroll(_ finger: Finger, in user: User, touching id: String, touches: Int = 5) async throws {
-        async let enrolled = user.context.enroll(finger, username: user.name) { _ in }
+        async let enrolled = user.context.enroll(finger, username: user.name, confirmReplacing: { _ in false }) { _ in }
         for _ in 0..<touches { try await socket.touch(id) }
         _ = try await enrolled
         await context.waitUntilIdle()
