@@ -7,7 +7,7 @@ struct NotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes",
         abstract: "Add, list, show, edit, remove and search notes (unlocked by a touch, else the passcode).",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self, ImportCommand.self])
 
     /// Unlocks for a notes command: the finger first, then the passcode.
     static func unlock(
