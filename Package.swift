@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "Fingerprint", "Vault", "Auth", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

@@ -30,7 +30,8 @@ let dependencies = CLIDependencies(
         VaultPasscodeRepository(dataDirectory: directory, configuration: VaultConfiguration(), cost: .calibrated)
     },
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
-    remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() }
+    remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
+    childProcesses: PosixChildProcessRunner()
 )
 let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the

@@ -8,7 +8,7 @@ import Testing
     let runner = BinaryRunner()
 
     static let fingers = FingerArgument.names()
-    static let keys = ["cache-expiry", "reuse-window", "max-tries", "scan-timeout"]
+    static let keys = ["cache-expiry", "reuse-window", "max-tries", "scan-timeout", "clip-clear"]
 
     func script(_ shell: String) async throws -> String {
         let result = try await runner.run(["--generate-completion-script", shell])

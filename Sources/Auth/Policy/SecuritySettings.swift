@@ -10,6 +10,8 @@ public struct SecuritySettings: Equatable, Sendable {
     public var maxTries = 3
     /// How long a scan waits for a finger (default 30 s).
     public var scanTimeout: Duration = .seconds(30)
+    /// How long `notes show --clip` leaves a note on the clipboard (default 45 s, as `pass -c`).
+    public var clipClear: Duration = .seconds(45)
 
     public init() {}
 
@@ -19,6 +21,7 @@ public struct SecuritySettings: Equatable, Sendable {
         case reuseWindow = "reuse-window"
         case maxTries = "max-tries"
         case scanTimeout = "scan-timeout"
+        case clipClear = "clip-clear"
 
         var isDuration: Bool { self != .maxTries }
 
@@ -29,6 +32,8 @@ public struct SecuritySettings: Equatable, Sendable {
             case .reuseWindow: 0...300
             case .maxTries: 1...10
             case .scanTimeout: 5...120
+            // A few seconds is enough to paste once; more than 10 min is a secret left lying about.
+            case .clipClear: 2...600
             }
         }
 
@@ -38,6 +43,7 @@ public struct SecuritySettings: Equatable, Sendable {
             case .reuseWindow: "after an unlock, no touch is needed again for this long (0 to 5m)"
             case .maxTries: "touches per unlock before asking for the passcode (1 to 10)"
             case .scanTimeout: "how long a scan waits for a finger (5s to 2m)"
+            case .clipClear: "how long notes show --clip leaves a note on the clipboard (2s to 10m)"
             }
         }
     }
@@ -48,6 +54,7 @@ public struct SecuritySettings: Equatable, Sendable {
         case .reuseWindow: Self.format(reuseWindow)
         case .maxTries: String(maxTries)
         case .scanTimeout: Self.format(scanTimeout)
+        case .clipClear: Self.format(clipClear)
         }
     }
 
@@ -83,6 +90,7 @@ public struct SecuritySettings: Equatable, Sendable {
         case .reuseWindow: reuseWindow = .seconds(amount)
         case .maxTries: maxTries = Int(amount)
         case .scanTimeout: scanTimeout = .seconds(amount)
+        case .clipClear: clipClear = .seconds(amount)
         }
     }
 

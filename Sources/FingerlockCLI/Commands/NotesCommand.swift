@@ -7,7 +7,7 @@ struct NotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes",
         abstract: "Add, list, show, edit, remove and search notes (unlocked by a touch, else the passcode).",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self, ImportCommand.self])
 
     /// Unlocks for a notes command: the finger first, then the passcode.
     static func unlock(
@@ -149,11 +149,14 @@ struct NotesCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @OptionGroup var clip: ClipOptions
 
         func run(with dependencies: CLIDependencies) async throws {
+            let clipboard = try clip.clipboard(dependencies)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
+            if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
             let console = dependencies.console
             console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
             let formatter = ISO8601DateFormatter()

@@ -25,6 +25,8 @@ public struct CLIDependencies: Sendable {
     public var attemptStore: @Sendable (_ dataDirectory: String) -> any AttemptStore
     /// Why this is a remote session (the finger is skipped there), or nil.
     public var remoteSession: @Sendable () -> String?
+    /// Starts helper programs (`pass`, the clipboard tools).
+    public var childProcesses: any ChildProcessRunner
 
     public init(
         environment: [String: String], console: Console,
@@ -33,8 +35,9 @@ public struct CLIDependencies: Sendable {
         keyCache: any KeyCache, input: any InputSource,
         passcodeRepository: @escaping @Sendable (_ dataDirectory: String) -> any PasscodeRepository,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
-        remoteSession: @escaping @Sendable () -> String?
+        remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner
     ) {
+        self.childProcesses = childProcesses
         self.passcodeRepository = passcodeRepository
         self.attemptStore = attemptStore
         self.remoteSession = remoteSession

@@ -1,0 +1,31 @@
+import Foundation
+import Vault
+
+/// Reads fingerlock's own JSON export (`export --format json`): an array of notes with id, title,
+/// body, tags, created and modified (ISO 8601). Everything is kept as exported, so an export
+/// imported into a new vault exports the same again.
+enum FingerlockJSONImport {
+    static func notes(from data: Data) throws -> [Note] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = ImportDates.iso8601(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 date"))
+            }
+            return date
+        }
+        let notes: [Note]
+        do {
+            notes = try decoder.decode([Note].self, from: data)
+        } catch let error as DecodingError {
+            throw CLIError(.dataError, "The fingerlock JSON export is malformed: \(ImportProblem.describe(error)); nothing was imported.")
+        } catch {
+            throw CLIError(.dataError, "The fingerlock JSON export is malformed; nothing was imported.")
+        }
+        var seen = Set<UUID>()
+        for note in notes where !seen.insert(note.id).inserted {
+            throw CLIError(.dataError, "The export holds the id \(note.id.uuidString.lowercased()) twice; nothing was imported.")
+        }
+        return notes
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Foundation
+import Vault
+
+/// `notes import`: notes from fingerlock's own JSON export, a Markdown directory, jrnl or pass, in
+/// one vault transaction (all or nothing).
+struct ImportCommand: FingerlockCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import notes from an export, a Markdown directory, jrnl or pass, all or nothing.",
+        discussion: """
+            fingerlock-json: `fingerlock export --format json`, with its ids, dates and tags (a taken id is refused \
+            unless --skip-existing). markdown-dir: .md, .markdown and .txt files, one note each (title: the first \
+            line's heading, else the file name). jrnl-json: `jrnl --export json` (times read in $TZ; `@` dropped \
+            from tags; starred entries tagged `starred`). pass: every entry of the password store (PATH, else \
+            $PASSWORD_STORE_DIR, else ~/.password-store) decrypted by `pass show` in memory; the entry's path is \
+            the title, its folders the tags. JSON comes from PATH or, without it, from stdin. Everything is \
+            read and checked before the vault is unlocked, and written in one transaction: any error imports \
+            nothing.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var passcode: PasscodeOptions
+    @Option(name: .long, help: "fingerlock-json, markdown-dir, jrnl-json or pass.") var format: ImportFormat
+    @Argument(
+        help: ArgumentHelp("The JSON file (default: stdin), the directory, or the password store.", valueName: "path"),
+        completion: .file())
+    var path: String?
+    @Flag(name: .customLong("dry-run"), help: "Read and check everything, list what would be imported, write nothing.")
+    var dryRun = false
+    @Flag(name: .customLong("skip-existing"), help: "fingerlock-json: leave out notes whose id the vault already has.")
+    var skipExisting = false
+
+    func validate() throws {
+        if format == .markdownDirectory && path == nil { throw ValidationError("markdown-dir needs the directory to read.") }
+        if skipExisting && format != .fingerlockJSON {
+            throw ValidationError("--skip-existing goes with --format fingerlock-json (other formats bring no ids).")
+        }
+    }
+
+    func run(with dependencies: CLIDependencies) async throws {
+        // Read and check everything first: a bad input is refused before any touch or passcode.
+        let (read, ignored) = try read(dependencies)
+        var notes = read
+        let console = dependencies.console
+        let others = ignored > 0 ? " (\(ignored) other \(ignored == 1 ? "file" : "files") ignored)" : ""
+        if notes.isEmpty {
+            console.print("Nothing to import\(others).")
+            return
+        }
+        let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+        defer { vault.close() }
+        let taken = try vault.existingNoteIDs(among: notes.map(\.id))
+        if !taken.isEmpty {
+            guard skipExisting else {
+                let first = notes.first { taken.contains($0.id) }!.id.uuidString.lowercased()
+                throw CLIError(
+                    .usage,
+                    "\(Self.notes(taken.count)) of the import \(taken.count == 1 ? "is" : "are") already in the vault (id \(first)\(taken.count > 1 ? ", …" : "")); nothing was imported. --skip-existing imports the others.")
+            }
+            notes.removeAll { taken.contains($0.id) }
+        }
+        let skipped = (taken.isEmpty ? "" : " (\(taken.count) already in the vault, skipped)") + others
+        if dryRun {
+            for note in notes {
+                let tags = note.tags.isEmpty ? "" : "  " + note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " ")
+                console.print("\(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title))\(tags)")
+            }
+            console.print("Would import \(Self.notes(notes.count))\(skipped); dry run, nothing was written.")
+            return
+        }
+        if !notes.isEmpty { try vault.add(notes) }
+        console.print("Imported \(Self.notes(notes.count))\(skipped).")
+    }
+
+    /// The notes the input holds, and how many files of a directory were left out.
+    private func read(_ dependencies: CLIDependencies) throws -> ([Note], Int) {
+        switch format {
+        case .fingerlockJSON:
+            return (try FingerlockJSONImport.notes(from: try json(dependencies)), 0)
+        case .jrnlJSON:
+            let zone = dependencies.environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
+            return (try JrnlJSONImport.notes(from: try json(dependencies), timeZone: zone ?? .current), 0)
+        case .markdownDirectory:
+            let found = try MarkdownDirectoryImport.notes(in: path ?? ".")
+            return (found.notes, found.ignored)
+        case .pass:
+            let store = try PassStoreImport(path: path, environment: dependencies.environment, runner: dependencies.childProcesses)
+            return (try store.notes(), 0)
+        }
+    }
+
+    /// The JSON text: from PATH, or piped on stdin (which the passcode then cannot share).
+    private func json(_ dependencies: CLIDependencies) throws -> Data {
+        if let path, path != "-" {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError(FileManager.default.fileExists(atPath: path) ? .dataError : .notFound, "Cannot read \(path).")
+            }
+            return data
+        }
+        guard StandardInputKind(dependencies.input).carriesBody else {
+            throw CLIError(.usage, "Give the JSON file to import, or pipe it on stdin.")
+        }
+        if NotesCommand.passcodeUsesStdin(passcode) {
+            throw CLIError(.usage, "The passcode cannot share stdin with the import: use --passcode-fd N with another descriptor.")
+        }
+        return try dependencies.input.readAll()
+    }
+
+    private static func notes(_ count: Int) -> String { "\(count) \(count == 1 ? "note" : "notes")" }
+}

@@ -1,0 +1,38 @@
+/// Starts helper programs (`pass`, `wl-copy`, `xclip`, `xsel`, the clipboard clearer). A seam so
+/// the executable alone decides how processes are made; commands never spawn on their own.
+///
+/// Secrets travel only through pipes: an implementation never puts `input` in argv or the
+/// environment, and never on disk.
+public protocol ChildProcessRunner: Sendable {
+    /// Runs `executable` with stdin at `/dev/null` and returns its exit status and what it wrote on
+    /// stdout and stderr, read until both are closed.
+    func capture(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> ChildProcessOutput
+
+    /// Runs `executable` with `input` on a pipe as its stdin and stdout and stderr at `/dev/null`,
+    /// and waits for it (not for any background process it forks, as `xclip` and `wl-copy` do).
+    /// Returns its exit status (-1 when killed by a signal).
+    func feed(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws -> Int32
+
+    /// Starts `executable` in a session of its own with `input` on a pipe as its stdin, stdout and
+    /// stderr at `/dev/null`, and does not wait: it outlives this process and a closed terminal.
+    func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws
+}
+
+/// What a captured program left.
+public struct ChildProcessOutput: Sendable, Equatable {
+    /// The exit status; -1 when it was killed by a signal.
+    public var status: Int32
+    public var stdout: [UInt8]
+    public var stderr: [UInt8]
+
+    public init(status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    /// The first line of stderr, for a one-line error message.
+    public var firstErrorLine: String {
+        String(decoding: stderr, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    }
+}

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `ChildProcessRunner`: `posix_spawn` with socket pairs for stdio (they can be made
+/// close-on-exec atomically; glibc's `pipe2` is not visible to Swift).
+public struct PosixChildProcessRunner: ChildProcessRunner {
+    public init() {}
+
+    public func capture(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> ChildProcessOutput {
+        let out = try Self.socketPair()
+        let err: (Int32, Int32)
+        do { err = try Self.socketPair() } catch {
+            close(out.0); close(out.1)
+            throw error
+        }
+        let started = Self.spawn(executable, arguments, environment, stdin: nil, stdout: out.1, stderr: err.1, newSession: false)
+        close(out.1)
+        close(err.1)
+        defer { close(out.0); close(err.0) }
+        let pid = try started.get(executable)
+        var stdout: [UInt8] = []
+        var stderr: [UInt8] = []
+        var open: [(fd: Int32, isOut: Bool)] = [(out.0, true), (err.0, false)]
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while !open.isEmpty {
+            var pollers = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            if poll(&pollers, nfds_t(pollers.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for (index, poller) in pollers.enumerated().reversed() where poller.revents != 0 {
+                let got = chunk.withUnsafeMutableBytes { read(poller.fd, $0.baseAddress, $0.count) }
+                if got < 0, errno == EINTR || errno == EAGAIN { continue }
+                if got <= 0 {
+                    open.remove(at: index)
+                } else if open[index].isOut {
+                    stdout.append(contentsOf: chunk[..<got])
+                } else {
+                    stderr.append(contentsOf: chunk[..<got])
+                }
+            }
+        }
+        // The buffer held decrypted text: overwrite it before it is freed.
+        chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        return ChildProcessOutput(status: Self.waitForExit(pid), stdout: stdout, stderr: stderr)
+    }
+
+    public func feed(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws -> Int32 {
+        let pipe = try Self.socketPair()
+        let started = Self.spawn(executable, arguments, environment, stdin: pipe.1, stdout: nil, stderr: nil, newSession: false)
+        close(pipe.1)
+        defer { close(pipe.0) }
+        let pid = try started.get(executable)
+        Self.send(input, to: pipe.0)
+        return Self.waitForExit(pid)
+    }
+
+    public func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws {
+        let pipe = try Self.socketPair()
+        let started = Self.spawn(executable, arguments, environment, stdin: pipe.1, stdout: nil, stderr: nil, newSession: true)
+        close(pipe.1)
+        defer { close(pipe.0) }
+        _ = try started.get(executable)
+        Self.send(input, to: pipe.0)
+        // Not reaped: this process exits soon, and the child then belongs to init.
+    }
+
+    // MARK: - Plumbing
+
+    /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, since 2.26); not visible to Swift without _GNU_SOURCE.
+    private static let spawnSetSID: Int32 = 0x80
+
+    /// One end for us (index 0) and one for the child (index 1), both close-on-exec.
+    private static func socketPair() throws -> (Int32, Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw CLIError(.dataError, "Cannot create a pipe: \(String(cString: strerror(errno))).")
+        }
+        return (ends[0], ends[1])
+    }
+
+    /// Writes all of `bytes` (without SIGPIPE if the reader is gone), then ends the stream.
+    private static func send(_ bytes: [UInt8], to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            offset += sent
+        }
+        shutdown(descriptor, Int32(SHUT_WR))
+    }
+
+    private enum Started {
+        case running(pid_t)
+        case failed(Int32)
+
+        func get(_ executable: String) throws -> pid_t {
+            switch self {
+            case .running(let pid): return pid
+            case .failed(let code): throw CLIError(.dataError, "Cannot start \(executable): \(String(cString: strerror(code))).")
+            }
+        }
+    }
+
+    /// Starts the program with the given descriptors as stdin, stdout and stderr (`/dev/null`
+    /// where nil), an empty signal mask and default dispositions (Swift's threads block signals,
+    /// and a child inherits the mask).
+    private static func spawn(
+        _ executable: String, _ arguments: [String], _ environment: [String: String], stdin: Int32?, stdout: Int32?, stderr: Int32?,
+        newSession: Bool
+    ) -> Started {
+        closeInheritedDescriptorsOnExec()
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (target, source) in [(STDIN_FILENO, stdin), (STDOUT_FILENO, stdout), (STDERR_FILENO, stderr)] {
+            if let source {
+                posix_spawn_file_actions_adddup2(&actions, source, target)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+            }
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var signals = sigset_t()
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= spawnSetSID }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        return result == 0 ? .running(pid) : .failed(result)
+    }
+
+    /// Descriptors this process inherited (a `--passcode-fd`, whatever the shell left open) must
+    /// not reach a helper, least of all the clearer that outlives us and would hold them open. No
+    /// `closefrom` action is visible to Swift, so they are marked close-on-exec before spawning;
+    /// fingerlock itself never hands a descriptor to a program through exec.
+    private static func closeInheritedDescriptorsOnExec() {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > STDERR_FILENO, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
+    /// The exit status, -1 when killed by a signal.
+    private static func waitForExit(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+    }
+}

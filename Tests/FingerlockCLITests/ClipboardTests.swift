@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// `notes show ID --clip` with a real X server and xclip: copied, never printed, and cleared after
+/// the sealed clip-clear delay by a detached clearer, unless the clipboard changed meanwhile.
+@Suite(.timeLimit(.minutes(3))) struct ClipboardTests {
+    let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
+    let body = "first line\nsecret two\n"
+
+    /// A vault with one note, unlocked by a touch, clip-clear set to `clear`; returns the note id.
+    func vault(clear: String = "3s") async throws -> (BinaryRunner, String) {
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let set = try await runner.run(["config", "set", "clip-clear", clear, "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(set.status == 0, "\(set.stderr)")
+        let added = try await runner.run(["notes", "add", "--title", "wifi"], environment: touch, stdin: body)
+        #expect(added.status == 0, "\(added.stderr)")
+        return (runner, String(added.stdout.split(separator: " ")[1].dropLast()))
+    }
+
+    /// Waits until the clipboard no longer holds `text` (or `limit` passes); returns what it holds.
+    func clipboard(of x: XvfbServer, changingFrom text: String, within limit: Duration) async throws -> String? {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        var current = try x.clipboard()
+        while current == text, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            current = try x.clipboard()
+        }
+        return current
+    }
+
+    /// The command lines and environments of the running clearers (`sh … fingerlock-clip-clear`).
+    func clearers() -> [(arguments: String, environment: String)] {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
+        return pids.compactMap { pid in
+            guard let arguments = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                String(decoding: arguments, as: UTF8.self).contains("fingerlock-clip-clear")
+            else { return nil }
+            let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
+            return (String(decoding: arguments, as: UTF8.self), String(decoding: environment, as: UTF8.self))
+        }
+    }
+
+    @Test func theBodyIsCopiedNotPrintedAndClearedAfterTheDelay() async throws {
+        let x = try await XvfbServer()
+        let (runner, id) = try await vault()
+        let started = ContinuousClock.now
+        let show = try await runner.run(["notes", "show", id, "--clip"], environment: touch.merging(["DISPLAY": x.display]) { $1 })
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout == "The body of \"wifi\" is on the clipboard; it is cleared in 3s.\n")
+        #expect(!show.stdout.contains("secret") && !show.stderr.contains("secret"))
+        // The body without its final newline, as a paste wants it.
+        #expect(try x.clipboard() == "first line\nsecret two")
+
+        // The clearer outlives the command, and holds the text neither in argv nor environment.
+        let running = clearers().filter { $0.environment.contains("DISPLAY=\(x.display)\0") }
+        #expect(running.count == 1)
+        for clearer in running {
+            #expect(!clearer.arguments.contains("secret") && !clearer.environment.contains("secret"))
+            #expect(!clearer.environment.contains("FINGERLOCK"))
+        }
+
+        let after = try await clipboard(of: x, changingFrom: "first line\nsecret two", within: .seconds(20))
+        #expect(after == "")
+        #expect(ContinuousClock.now - started >= .seconds(3))
+    }
+
+    @Test func oneLineIsCopiedAndAClipboardChangedMeanwhileIsLeftAlone() async throws {
+        let x = try await XvfbServer()
+        let (runner, id) = try await vault()
+        let display = touch.merging(["DISPLAY": x.display]) { $1 }
+        let show = try await runner.run(["notes", "show", id, "--clip", "--line", "2"], environment: display)
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.hasPrefix("Line 2 of \"wifi\" is on the clipboard"))
+        #expect(try x.clipboard() == "secret two")
+        try x.copy("something of mine")
+        // Longer than the delay: the clearer has run and seen another text there.
+        try await Task.sleep(for: .seconds(5))
+        #expect(try x.clipboard() == "something of mine")
+        #expect(clearers().filter { $0.environment.contains("DISPLAY=\(x.display)\0") }.isEmpty)
+    }
+
+    @Test func wrongUsesAreRefusedBeforeAnyTouch() async throws {
+        let x = try await XvfbServer()
+        let (runner, id) = try await vault(clear: "45s")
+        // No touch scripted: each is refused before the reader or passcode is needed.
+        #expect(try await runner.run(["notes", "show", id, "--line", "1"]).status == 64)
+        #expect(try await runner.run(["notes", "show", id, "--clip", "--line", "0"]).status == 64)
+        let noDisplay = try await runner.run(["notes", "show", id, "--clip"])
+        #expect(noDisplay.status == 6)
+        #expect(noDisplay.stderr == "fingerlock: No clipboard: neither WAYLAND_DISPLAY nor DISPLAY is set (--clip needs a graphical session).\n")
+        let noTool = try await runner.run(["notes", "show", id, "--clip"], environment: ["DISPLAY": x.display, "PATH": "/nonexistent"])
+        #expect(noTool.status == 6)
+        #expect(noTool.stderr.contains("install xclip or xsel"))
+        // A line the body does not have: after the unlock, nothing copied.
+        let display = touch.merging(["DISPLAY": x.display]) { $1 }
+        let beyond = try await runner.run(["notes", "show", id, "--clip", "--line", "3"], environment: display)
+        #expect(beyond.status == 64)
+        #expect(beyond.stderr.contains("the body has 2 lines"))
+        #expect(try x.clipboard() == nil)
+    }
+
+    @Test func clipClearIsASealedSettingWithARange() async throws {
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        try await runner.setPasscode()
+        #expect(try await runner.run(["config", "get", "clip-clear"]).stdout == "45s\n")
+        for refused in ["1s", "11m", "45"] {
+            let set = try await runner.run(["config", "set", "clip-clear", refused, "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+            #expect(set.status == 64, "\(refused)")
+        }
+        #expect(try await runner.run(["config", "set", "clip-clear", "2s"]).status == 8)
+        let set = try await runner.run(["config", "set", "clip-clear", "10m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(set.status == 0)
+        #expect(try await runner.run(["config", "get", "clip-clear"]).stdout == "10m\n")
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import Testing
+
+/// `notes import` through the built binary: fingerlock's own export round-trips, Markdown
+/// directories, jrnl's JSON and a password store through a fake `pass`; all or nothing.
+@Suite(.timeLimit(.minutes(3))) struct NotesImportTests {
+    let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
+    let scratch: String
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fl-import-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+    }
+
+    /// A vault with a passcode and an enrolled right thumb, so a touch unlocks it.
+    func vault(_ extra: [String: String] = [:]) async throws -> BinaryRunner {
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"].merging(extra) { $1 })
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        return runner
+    }
+
+    func list(_ runner: BinaryRunner) async throws -> [[String: Any]] {
+        let result = try await runner.run(["notes", "list", "--json"], environment: touch)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+    }
+
+    func export(_ runner: BinaryRunner) async throws -> [[String: String]] {
+        let result = try await runner.run(["export", "--format", "json", "--yes-plaintext"], environment: touch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let array = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        // Every field as text (tags joined), so two exports compare field by field.
+        return array.map { note in
+            note.mapValues { value in (value as? [String]).map { $0.joined(separator: "\u{1F}") } ?? "\(value)" }
+        }
+    }
+
+    func write(_ text: String, to name: String) throws -> String {
+        let path = scratch + "/" + name
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func anExportImportedIntoANewVaultExportsTheSameEveryField() async throws {
+        let source = try await vault()
+        for (body, title, tags) in [
+            ("Door code 4711\n", "door", ["home"]), ("Zeile mit Ümlaut\n\tand a tab\n", "bank ✓", ["money", "home"]),
+            ("no tags, no final newline", "plain", []),
+        ] {
+            let added = try await source.run(
+                ["notes", "add", "--title", title] + tags.flatMap { ["--tag", $0] }, environment: touch, stdin: body)
+            #expect(added.status == 0, "\(added.stderr)")
+        }
+        let exported = try await source.run(["export", "--format", "json", "--yes-plaintext"], environment: touch)
+        let before = try await export(source)
+        #expect(before.count == 3)
+
+        let target = try await vault()
+        let dry = try await target.run(["notes", "import", "--format", "fingerlock-json", "--dry-run"], environment: touch, stdin: exported.stdout)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout.contains("bank ✓  #money #home"))
+        #expect(dry.stdout.contains("Would import 3 notes; dry run, nothing was written."))
+        #expect(!dry.stdout.contains("4711"))
+        #expect(try await list(target).isEmpty)
+
+        let imported = try await target.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: exported.stdout)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "Imported 3 notes.\n")
+        let after = try await export(target)
+        #expect(after == before)
+        #expect(Set(after.flatMap(\.keys)) == ["id", "title", "body", "tags", "created", "modified"])
+
+        // The same ids again: refused whole, or the others with --skip-existing.
+        let again = try await target.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: exported.stdout)
+        #expect(again.status == 64)
+        #expect(again.stderr.contains("3 notes of the import are already in the vault"))
+        #expect(again.stderr.contains("--skip-existing"))
+        #expect(again.stderr.split(separator: "\n").count == 1)
+        let file = try write(exported.stdout, to: "export.json")
+        let skipping = try await target.run(["notes", "import", "--format", "fingerlock-json", "--skip-existing", file], environment: touch)
+        #expect(skipping.status == 0, "\(skipping.stderr)")
+        #expect(skipping.stdout == "Imported 0 notes (3 already in the vault, skipped).\n")
+        #expect(try await list(target).count == 3)
+    }
+
+    @Test func aMalformedEntryOrFileInTheMiddleImportsNothing() async throws {
+        let runner = try await vault()
+        let stamp = "2024-01-02T03:04:05Z"
+        func entry(_ id: String, body: Bool = true) -> String {
+            #"{"id": "\#(id)", "title": "t", \#(body ? #""body": "b","# : "")"tags": [], "created": "\#(stamp)", "modified": "\#(stamp)"}"#
+        }
+        let ids = (0..<3).map { _ in UUID().uuidString.lowercased() }
+        let missingBody = "[\(entry(ids[0])), \(entry(ids[1], body: false)), \(entry(ids[2]))]"
+        let json = try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: missingBody)
+        #expect(json.status == 6)
+        #expect(json.stderr.contains("entry 2") && json.stderr.contains("\"body\" is missing"))
+        let twice = "[\(entry(ids[0])), \(entry(ids[0]))]"
+        let duplicated = try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: twice)
+        #expect(duplicated.status == 6)
+        #expect(duplicated.stderr.contains("holds the id \(ids[0]) twice"))
+        #expect(try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: "not json").status == 6)
+
+        let directory = scratch + "/notes"
+        _ = try write("# First\nbody one\n", to: "notes/a.md")
+        try Data([0x23, 0x20, 0xff, 0xfe, 0x0a]).write(to: URL(fileURLWithPath: directory + "/b.md"))
+        _ = try write("third\n", to: "notes/c.txt")
+        let markdown = try await runner.run(["notes", "import", "--format", "markdown-dir", directory], environment: touch)
+        #expect(markdown.status == 6)
+        #expect(markdown.stderr == "fingerlock: \(directory)/b.md is not UTF-8 text; nothing was imported.\n")
+        #expect(try await list(runner).isEmpty)
+    }
+
+    @Test func aMarkdownDirectoryGivesOneNotePerFile() async throws {
+        let runner = try await vault()
+        let directory = scratch + "/md"
+        _ = try write("\n# Shopping list #\n\nmilk\neggs\n", to: "md/shopping.md")
+        _ = try write("just text\nsecond line\n", to: "md/plain note.txt")
+        _ = try write("## C# tips\nuse guard\n", to: "md/tips.markdown")
+        _ = try write("ignored", to: "md/image.png")
+        _ = try write("ignored", to: "md/.hidden.md")
+        _ = try write("ignored", to: "md/sub/inner.md")
+        let dry = try await runner.run(["notes", "import", "--format", "markdown-dir", directory, "--dry-run"], environment: touch)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout == "plain note\nShopping list\nC# tips\nWould import 3 notes (2 other files ignored); dry run, nothing was written.\n")
+        let imported = try await runner.run(["notes", "import", "--format", "markdown-dir", directory], environment: touch)
+        #expect(imported.stdout == "Imported 3 notes (2 other files ignored).\n")
+        let exported = try await export(runner)
+        let bodies = Dictionary(uniqueKeysWithValues: exported.map { ($0["title"] ?? "", $0["body"] ?? "") })
+        #expect(bodies == ["Shopping list": "milk\neggs\n", "plain note": "just text\nsecond line\n", "C# tips": "use guard\n"])
+
+        #expect(try await runner.run(["notes", "import", "--format", "markdown-dir"], environment: touch).status == 64)
+        #expect(try await runner.run(["notes", "import", "--format", "markdown-dir", scratch + "/none"], environment: touch).status == 5)
+        #expect(try await runner.run(["notes", "import", "--format", "markdown-dir", directory + "/shopping.md"], environment: touch).status == 64)
+        #expect(try await runner.run(["notes", "import", "--format", "markdown-dir", directory, "--skip-existing"], environment: touch).status == 64)
+    }
+
+    @Test func jrnlEntriesKeepTheirDateTimeAndTags() async throws {
+        let runner = try await vault(["TZ": "UTC"])
+        let journal = """
+            {"tags": {"@work": 1, "@home": 1}, "entries": [
+              {"title": "Called in sick.", "body": "Cleaned the house.", "date": "2012-03-29", "time": "09:00",
+               "tags": ["@home"], "starred": false},
+              {"title": "Shipped it!", "body": "", "date": "2024-11-05", "time": "17:45", "tags": ["@work", "#Work"], "starred": true}
+            ]}
+            """
+        let imported = try await runner.run(["notes", "import", "--format", "jrnl-json"], environment: touch, stdin: journal)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "Imported 2 notes.\n")
+        let notes = try await export(runner)
+        let sick = try #require(notes.first { $0["title"] == "Called in sick." })
+        #expect(sick["body"] == "Cleaned the house.")
+        #expect(sick["created"] == "2012-03-29T09:00:00Z" && sick["modified"] == "2012-03-29T09:00:00Z")
+        #expect(sick["tags"] == "home")
+        let shipped = try #require(notes.first { $0["title"] == "Shipped it!" })
+        #expect(shipped["created"] == "2024-11-05T17:45:00Z")
+        #expect(shipped["tags"] == "work\u{1F}starred")
+
+        let badDate = journal.replacingOccurrences(of: "2024-11-05", with: "2024-13-05")
+        let refused = try await runner.run(["notes", "import", "--format", "jrnl-json"], environment: touch, stdin: badDate)
+        #expect(refused.status == 6)
+        #expect(refused.stderr.contains("entry 2"))
+        #expect(try await runner.run(["notes", "import", "--format", "jrnl-json"], environment: touch, stdin: "[]").status == 6)
+        #expect(try await list(runner).count == 2)
+    }
+
+    @Test func jsonFromStdinCannotShareItWithThePasscodeAndMustBePiped() async throws {
+        let runner = try await vault()
+        let shared = try await runner.run(
+            ["notes", "import", "--format", "fingerlock-json", "--passcode-stdin"], stdin: "[]\n")
+        #expect(shared.status == 64)
+        #expect(shared.stderr.contains("--passcode-fd"))
+        let missing = try await runner.run(["notes", "import", "--format", "jrnl-json", scratch + "/absent.json"], environment: touch)
+        #expect(missing.status == 5)
+        let unknown = try await runner.run(["notes", "import", "--format", "evernote"], environment: touch)
+        #expect(unknown.status == 64)
+    }
+
+    /// A `pass` stand-in: prints the entry's file (plain text here; the real one decrypts it), so
+    /// the import must ask for `show NAME` in the store it listed; `broken` fails as gpg would.
+    func fakePass() throws -> String {
+        let bin = scratch + "/bin"
+        let script = try write(
+            """
+            #!/bin/sh
+            [ "$1" = show ] || { echo "unexpected: $*" >&2; exit 2; }
+            case "$2" in *broken*) echo "gpg: decryption failed: No secret key" >&2; exit 2 ;; esac
+            exec cat "$PASSWORD_STORE_DIR/$2.gpg"
+            """, to: "bin/pass")
+        chmod(script, 0o755)
+        return bin
+    }
+
+    @Test func aPasswordStoreIsReadThroughPass() async throws {
+        let bin = try fakePass()
+        let store = scratch + "/store"
+        _ = try write("hunter2\nuser: me\n", to: "store/web/github.com.gpg")
+        _ = try write("s3cret\n", to: "store/email.gpg")
+        _ = try write("deep\n", to: "store/work/vpn/office.gpg")
+        _ = try write("not an entry", to: "store/.gpg-id")
+        _ = try write("git object", to: "store/.git/objects/x.gpg")
+        let runner = try await vault(["PATH": "\(bin):/usr/bin:/bin", "PASSWORD_STORE_DIR": store])
+        let dry = try await runner.run(["notes", "import", "--format", "pass", "--dry-run"], environment: touch)
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(dry.stdout == "email\nweb/github.com  #web\nwork/vpn/office  #work #vpn\nWould import 3 notes; dry run, nothing was written.\n")
+        #expect(!dry.stdout.contains("hunter2"))
+        #expect(try await list(runner).isEmpty)
+
+        let imported = try await runner.run(["notes", "import", "--format", "pass", store], environment: touch)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout == "Imported 3 notes.\n")
+        let notes = try await export(runner)
+        #expect(notes.first { $0["title"] == "web/github.com" }?["body"] == "hunter2\nuser: me\n")
+        #expect(notes.first { $0["title"] == "web/github.com" }?["tags"] == "web")
+        #expect(notes.first { $0["title"] == "work/vpn/office" }?["tags"] == "work\u{1F}vpn")
+    }
+
+    @Test func aPassEntryThatDoesNotDecryptImportsNothing() async throws {
+        let bin = try fakePass()
+        let store = scratch + "/store"
+        _ = try write("one\n", to: "store/a.gpg")
+        _ = try write("two\n", to: "store/b-broken.gpg")
+        _ = try write("three\n", to: "store/c.gpg")
+        let runner = try await vault(["PATH": "\(bin):/usr/bin:/bin"])
+        let failed = try await runner.run(["notes", "import", "--format", "pass", store], environment: touch)
+        #expect(failed.status == 6)
+        #expect(failed.stderr == "fingerlock: pass show b-broken failed (gpg: decryption failed: No secret key); nothing was imported.\n")
+        #expect(try await list(runner).isEmpty)
+
+        // Checked before any touch: no store, no pass.
+        let noStore = try await runner.run(["notes", "import", "--format", "pass", scratch + "/nothing"])
+        #expect(noStore.status == 5)
+        let noPass = try await runner.run(["notes", "import", "--format", "pass", store], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(noPass.status == 6)
+        #expect(noPass.stderr.contains("pass command is not on PATH"))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
