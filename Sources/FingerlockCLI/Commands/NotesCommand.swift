@@ -7,7 +7,7 @@ struct NotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes",
         abstract: "Add, list, show, edit, remove and search notes (unlocked by a touch, else the passcode).",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self, Tags.self])
 
     /// Unlocks for a notes command: the finger first, then the passcode.
     static func unlock(
@@ -36,6 +36,11 @@ struct NotesCommand: ParsableCommand {
             throw CLIError(.usage, "The note body on stdin is not UTF-8 text.")
         }
         return text
+    }
+
+    /// `#a and #b`, escaped for the terminal.
+    static func tagList(_ tags: [String]) -> String {
+        tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " and ")
     }
 
     struct NoteRow: Encodable {
@@ -83,9 +88,12 @@ struct NotesCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Option(name: .long, help: "The title (visible in shell history; default: the body's first line).") var title: String?
-        @Option(name: .long, help: "A tag (repeatable; visible in shell history).") var tag: [String] = []
+        @Option(name: .long, help: "A tag (repeatable; a leading # is dropped; visible in shell history).") var tag: [String] = []
+
+        func validate() throws { _ = try TagArgument.normalized(tag) }
 
         func run(with dependencies: CLIDependencies) async throws {
+            let tags = try TagArgument.normalized(tag)
             // A piped body is read first, so an empty note is refused before any passcode is asked.
             // A device such as /dev/null holds no body and is never read: the note is its title alone.
             let stdinBody: String? =
@@ -116,7 +124,7 @@ struct NotesCommand: ParsableCommand {
             guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !noteTitle.isEmpty else {
                 throw CLIError(.cancelled, "The note is empty; nothing was saved.")
             }
-            let note = try vault.add(title: noteTitle, body: body, tags: tag)
+            let note = try vault.add(title: noteTitle, body: body, tags: tags)
             dependencies.console.print("Added \(String(note.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(note.title))")
         }
     }
@@ -126,17 +134,21 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Option(name: .long, help: "Only notes with this tag.") var tag: String?
+        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
+        var tag: [String] = []
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
+        func validate() throws { _ = try TagArgument.normalized(tag) }
+
         func run(with dependencies: CLIDependencies) async throws {
+            let tags = try TagArgument.normalized(tag)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let notes = try vault.list(tag: tag)
+            let notes = try vault.list(NoteFilter(tags: tags))
             if notes.isEmpty && !json {
                 dependencies.console.print(
-                    tag.map { "No note is tagged \(TerminalSafeText.line($0))." } ?? "No notes yet: `fingerlock notes add` adds one.")
+                    tags.isEmpty ? "No notes yet: `fingerlock notes add` adds one." : "No note is tagged \(NotesCommand.tagList(tags)).")
                 return
             }
             try NotesCommand.printSummaries(notes, json: json, console: dependencies.console)
@@ -173,9 +185,10 @@ struct NotesCommand: ParsableCommand {
             commandName: "edit",
             abstract: "Edit a note in $VISUAL/$EDITOR (on tmpfs only), or replace its body from stdin.",
             discussion: """
-                The first line `# Title` is the title. --title and --tag (replacing all tags) are visible in shell history; \
-                given alone they change only the title or tags, with no editor. Only a non-empty body piped \
-                or redirected from a file replaces the body.
+                The first line `# Title` is the title. --title, --tag (replacing all tags), --add-tag and \
+                --remove-tag (one tag each, repeatable) are visible in shell history; given alone they change \
+                only the title or tags, with no editor. Removing a tag the note does not have changes nothing \
+                and exits 5. Only a non-empty body piped or redirected from a file replaces the body.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -183,9 +196,21 @@ struct NotesCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
         @Option(name: .long, help: "A new title.") var title: String?
         @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
+        @Option(name: .customLong("add-tag"), help: "Add this tag, keeping the others (repeatable).") var addTag: [String] = []
+        @Option(name: .customLong("remove-tag"), help: "Remove this tag, keeping the others (repeatable).") var removeTag: [String] = []
+
+        func validate() throws {
+            _ = try TagArgument.normalized(tag)
+            let edit = try TagEdit(adding: addTag, removing: removeTag)
+            if !tag.isEmpty && !edit.isEmpty {
+                throw ValidationError("--tag replaces every tag: use it, or --add-tag/--remove-tag, not both.")
+            }
+        }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let changesDetails = title != nil || !tag.isEmpty
+            let tags = try TagArgument.normalized(tag)
+            let tagEdit = try TagEdit(adding: addTag, removing: removeTag)
+            let changesDetails = title != nil || !tags.isEmpty || !tagEdit.isEmpty
             // Only a piped body replaces the body, and an empty one is no body: a script changing
             // the title with stdin at /dev/null or an empty pipe must not wipe the note. With the
             // passcode on stdin, stdin holds no body either.
@@ -221,8 +246,15 @@ struct NotesCommand: ParsableCommand {
                 }
                 (note.title, note.body) = EditableNote.parse(edited)
             }
+            let before = note
             if let title { note.title = title }
-            if !tag.isEmpty { note.tags = tag }
+            if !tags.isEmpty { note.tags = tags }
+            note.tags = try tagEdit.applied(to: note.tags)
+            if note == before {
+                // Adding a tag the note has already: nothing to save, and `modified` stays.
+                dependencies.console.print("No changes.")
+                return
+            }
             let saved = try vault.update(note)
             dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(saved.title))")
         }
@@ -261,6 +293,8 @@ struct NotesCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String?
         @Flag(name: .customLong("query-stdin"), help: "Read the text to look for from stdin (one line), not from the command line.")
         var queryStdin = false
+        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
+        var tag: [String] = []
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
@@ -271,6 +305,7 @@ struct NotesCommand: ParsableCommand {
             {
                 throw ValidationError(problem)
             }
+            _ = try TagArgument.normalized(tag)
         }
 
         func run(with dependencies: CLIDependencies) async throws {
@@ -278,7 +313,7 @@ struct NotesCommand: ParsableCommand {
             let query = try text ?? SearchQuery.read(from: dependencies.input)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = try vault.search(query)
+            let found = try vault.search(query, filter: NoteFilter(tags: try TagArgument.normalized(tag)))
             if found.isEmpty && !json {
                 // A query from stdin may be a secret: never echo it.
                 dependencies.console.print(queryStdin ? "No note matches the query." : "No note contains \"\(TerminalSafeText.line(query))\".")
