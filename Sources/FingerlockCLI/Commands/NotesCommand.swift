@@ -43,24 +43,9 @@ struct NotesCommand: ParsableCommand {
         tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " and ")
     }
 
-    struct NoteRow: Encodable {
-        var id: String
-        var title: String
-        var tags: [String]
-        var created: Date
-        var modified: Date
-        init(_ summary: NoteSummary) {
-            id = summary.id.uuidString.lowercased()
-            title = summary.title
-            tags = summary.tags
-            created = summary.created
-            modified = summary.modified
-        }
-    }
-
     static func printSummaries(_ summaries: [NoteSummary], json: Bool, console: Console) throws {
         if json {
-            try console.printJSON(summaries.map(NoteRow.init))
+            try console.printJSON(summaries)
             return
         }
         // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
@@ -156,17 +141,38 @@ struct NotesCommand: ParsableCommand {
     }
 
     struct Show: FingerlockCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a note (the id may be abbreviated).")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a note (the id may be abbreviated).",
+            discussion: """
+                --body prints the body alone, byte for byte as stored (no header, no newline added), for \
+                scripts: `fingerlock notes show ID --body > file`. On a terminal its control characters are \
+                shown escaped, as always.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Flag(name: .customLong("body"), help: "Print only the body, exactly as stored.") var bodyOnly = false
+        @Flag(name: .long, help: "Print a JSON object {id, title, tags, created, modified, body}.") var json = false
+        var jsonOutput: Bool { json }
+
+        func validate() throws {
+            if bodyOnly && json { throw ValidationError("--body and --json print the note in two different ways: choose one.") }
+        }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             let console = dependencies.console
+            if json {
+                try console.printJSON(note)
+                return
+            }
+            if bodyOnly {
+                console.out.write(console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body)
+                return
+            }
             console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
             let formatter = ISO8601DateFormatter()
             var meta = "id \(note.id.uuidString.lowercased()) · modified \(formatter.string(from: note.modified))"
@@ -286,7 +292,11 @@ struct NotesCommand: ParsableCommand {
     struct Search: FingerlockCommand {
         static let configuration = CommandConfiguration(
             commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).",
-            discussion: "TEXT on the command line is visible to other processes and in shell history; --query-stdin reads it from stdin instead.")
+            discussion: """
+                Exits 1 when no note matches, like grep (with --json after printing []), so a script can \
+                write `if fingerlock notes search TEXT >/dev/null; then`. TEXT on the command line is \
+                visible to other processes and in shell history; --query-stdin reads it from stdin instead.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
@@ -314,10 +324,17 @@ struct NotesCommand: ParsableCommand {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let found = try vault.search(query, filter: NoteFilter(tags: try TagArgument.normalized(tag)))
-            if found.isEmpty && !json {
-                // A query from stdin may be a secret: never echo it.
-                dependencies.console.print(queryStdin ? "No note matches the query." : "No note contains \"\(TerminalSafeText.line(query))\".")
-                return
+            if found.isEmpty {
+                // No hit is exit 1, as grep: the answer, not an error, so it is said on stderr and
+                // stdout holds only results (`[]` with --json).
+                if json {
+                    try dependencies.console.printJSON(found)
+                } else {
+                    // A query from stdin may be a secret: never echo it.
+                    dependencies.console.err.write(
+                        queryStdin ? "No note matches the query.\n" : "No note contains \"\(TerminalSafeText.line(query))\".\n")
+                }
+                throw QuietExit(status: .authFailed)
             }
             try NotesCommand.printSummaries(found, json: json, console: dependencies.console)
         }
