@@ -91,6 +91,12 @@ public enum FingerlockMain {
                 return ExitStatus.dataError.rawValue
             }
             return problems.status
+        } catch let quiet as QuietExit {
+            if let failure = console.out.failure {
+                console.report(CLIError(.dataError, "Cannot write the output: \(failure)."), json: json)
+                return ExitStatus.dataError.rawValue
+            }
+            return quiet.status.rawValue
         } catch let terminated as TerminatedBySignal {
             // Cleanup is done; die of the signal as the sender meant.
             signal(terminated.signal, SIG_DFL)

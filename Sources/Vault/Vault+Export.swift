@@ -29,3 +29,4 @@ extension Vault {
         return output
     }
 }
+

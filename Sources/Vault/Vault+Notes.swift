@@ -137,9 +137,14 @@ extension Vault {
     }
 
     /// Every note's title, tags and dates, newest change first, optionally only those with `tag`
-    /// (case-insensitive). Reads the whole set, so a deleted or rolled-back note is reported as
-    /// tampering. Bodies are not decrypted.
-    public func list(tag: String? = nil) throws(VaultError) -> [NoteSummary] {
+    /// (case-insensitive).
+    public func list(tag: String?) throws(VaultError) -> [NoteSummary] {
+        try list(NoteFilter(tags: tag.map { [$0] } ?? []))
+    }
+
+    /// Every note's title, tags and dates that `filter` keeps, newest change first. Reads the whole
+    /// set, so a deleted or rolled-back note is reported as tampering. Bodies are not decrypted.
+    public func list(_ filter: NoteFilter = NoteFilter()) throws(VaultError) -> [NoteSummary] {
         let summaries = try read { db, keys, manifest in
             let hasher = TallyHasher(key: keys.tallyKey)
             var tally = NoteSetTally()
@@ -153,7 +158,7 @@ extension Vault {
                     try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
                 }
                 try tally.add(id: id, hasher.note(id, revision: revision))
-                if let tag, !summary.hasTag(tag) { continue }
+                if !filter.keepsAll, !filter.admits(summary) { continue }
                 result.append(summary)
             }
             try tally.verify(against: manifest)

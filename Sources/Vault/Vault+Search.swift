@@ -3,12 +3,17 @@ import Foundation
 import GRDB
 
 extension Vault {
-    /// Notes whose title, body or a tag contains `query`, ignoring case; newest change first.
-    /// Reads and verifies the whole set like `list`.
+    /// Notes whose title, body or a tag contains `query` (only the title with `titlesOnly`),
+    /// ignoring case, among those `filter` keeps; newest change first. Reads and verifies the whole
+    /// set like `list`.
     ///
     /// Searching means decrypting every body, so rows are read in batches and each batch is
     /// decrypted and matched on all cores; the manifest tally is summed in row order afterwards.
-    public func search(_ query: String) throws(VaultError) -> [NoteSummary] {
+    /// A title-only search decrypts no body.
+    public func search(_ query: String, titlesOnly: Bool = false, filter: NoteFilter = NoteFilter()) throws(VaultError)
+        -> [NoteSummary]
+    {
+        let scope = SearchScope(titlesOnly: titlesOnly, filter: filter)
         let matcher = TextMatcher(query)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         let found = try read { db, keys, manifest in
@@ -25,7 +30,7 @@ extension Vault {
                     let start = worker * chunk
                     let end = min(start + chunk, rows.count)
                     guard start < end else { return }
-                    for index in start..<end { outcomes.set(index, Self.match(rows[index], keys, hasher, matcher)) }
+                    for index in start..<end { outcomes.set(index, Self.match(rows[index], keys, hasher, matcher, scope)) }
                 }
                 for index in 0..<rows.count {
                     switch outcomes.get(index) {
@@ -56,20 +61,32 @@ extension Vault {
 
     static let searchBatchSize = 4096
 
-    private static func match(_ row: SealedNoteRow, _ keys: KeyHierarchy, _ hasher: TallyHasher, _ matcher: TextMatcher)
-        -> Result<SearchOutcome, VaultError>
-    {
+    private static func match(
+        _ row: SealedNoteRow, _ keys: KeyHierarchy, _ hasher: TallyHasher, _ matcher: TextMatcher, _ scope: SearchScope
+    ) -> Result<SearchOutcome, VaultError> {
         do throws(VaultError) {
             let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
-            let body = try NoteSealing.openBody(row.body, keys: keys, id: row.id, revision: row.revision)
-            let hit = matcher.matches(summary.title) || summary.tags.contains(where: matcher.matches)
-                || matcher.matches(utf8: body)
-            return .success(
-                SearchOutcome(element: hasher.note(row.id, revision: row.revision), match: hit ? summary : nil))
+            let element = hasher.note(row.id, revision: row.revision)
+            // Every body is authenticated, matched or not, as before filters existed: a search is
+            // also a check of the whole set. A title-only search reads headers only, like `list`.
+            let body: Data? =
+                try scope.titlesOnly ? nil : NoteSealing.openBody(row.body, keys: keys, id: row.id, revision: row.revision)
+            guard scope.filter.keepsAll || scope.filter.admits(summary) else {
+                return .success(SearchOutcome(element: element, match: nil))
+            }
+            let hit = matcher.matches(summary.title)
+                || body.map { summary.tags.contains(where: matcher.matches) || matcher.matches(utf8: $0) } == true
+            return .success(SearchOutcome(element: element, match: hit ? summary : nil))
         } catch {
             return .failure(error)
         }
     }
+}
+
+/// What a search looks at besides the query.
+struct SearchScope: Sendable {
+    var titlesOnly: Bool
+    var filter: NoteFilter
 }
 
 /// One note row as read from the database, still sealed.

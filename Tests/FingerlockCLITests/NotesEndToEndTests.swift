@@ -52,7 +52,9 @@ import Glibc
         let search = try await runner.run(["notes", "search", "PIN", "--json"], environment: touch)
         let found = try #require(JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as? [[String: Any]])
         #expect(found.map { $0["title"] as? String } == ["Bank"])
-        #expect(try await runner.run(["notes", "search", "nothing like this"], environment: touch).stdout.contains("No note contains"))
+        let miss = try await runner.run(["notes", "search", "nothing like this"], environment: touch)
+        #expect(miss.status == 1)
+        #expect(miss.stderr.contains("No note contains"))
 
         let edit = try await runner.run(["notes", "edit", first, "--title", "Door", "--tag", "house"], environment: touch, stdin: "Door code is 0815\n")
         #expect(edit.status == 0, "\(edit.stderr)")

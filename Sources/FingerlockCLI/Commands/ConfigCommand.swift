@@ -34,18 +34,30 @@ struct ConfigCommand: ParsableCommand {
     }
 
     struct Get: FingerlockCommand {
-        static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one setting, or all of them.")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Print one setting, or all of them.",
+            discussion: """
+                --json prints one object whose keys are the settings asked for and whose values are strings \
+                as `config set` takes them: {"cache-expiry": "8h", "max-tries": "3", …}.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ConfigCommand.keyHelp, completion: ConfigCommand.keyCompletion) var key: String?
+        @Flag(name: .long, help: "Print a JSON object {setting: value}.") var json = false
+        var jsonOutput: Bool { json }
 
         func validate() throws { if let key { _ = try ConfigCommand.key(key) } }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            let session = try await AuthSession(
+                global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
             let settings = try await session.context.settings()
-            if let key {
+            if json {
+                // Values as `config set` takes them, so a script can save and put back what it read.
+                let keys = try key.map { [try ConfigCommand.key($0)] } ?? SecuritySettings.Key.allCases
+                try dependencies.console.printJSON(Dictionary(uniqueKeysWithValues: keys.map { ($0.rawValue, settings.value($0)) }))
+            } else if let key {
                 dependencies.console.print(settings.value(try ConfigCommand.key(key)))
             } else {
                 for key in SecuritySettings.Key.allCases {

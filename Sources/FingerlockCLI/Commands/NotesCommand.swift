@@ -7,7 +7,7 @@ struct NotesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes",
         abstract: "Add, list, show, edit, remove and search notes (unlocked by a touch, else the passcode).",
-        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self, ImportCommand.self])
+        subcommands: [Add.self, List.self, Show.self, Edit.self, Remove.self, Search.self, Tags.self, ImportCommand.self])
 
     /// Unlocks for a notes command: the finger first, then the passcode.
     static func unlock(
@@ -38,24 +38,14 @@ struct NotesCommand: ParsableCommand {
         return text
     }
 
-    struct NoteRow: Encodable {
-        var id: String
-        var title: String
-        var tags: [String]
-        var created: Date
-        var modified: Date
-        init(_ summary: NoteSummary) {
-            id = summary.id.uuidString.lowercased()
-            title = summary.title
-            tags = summary.tags
-            created = summary.created
-            modified = summary.modified
-        }
+    /// `#a and #b`, escaped for the terminal.
+    static func tagList(_ tags: [String]) -> String {
+        tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " and ")
     }
 
     static func printSummaries(_ summaries: [NoteSummary], json: Bool, console: Console) throws {
         if json {
-            try console.printJSON(summaries.map(NoteRow.init))
+            try console.printJSON(summaries)
             return
         }
         // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
@@ -83,9 +73,12 @@ struct NotesCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Option(name: .long, help: "The title (visible in shell history; default: the body's first line).") var title: String?
-        @Option(name: .long, help: "A tag (repeatable; visible in shell history).") var tag: [String] = []
+        @Option(name: .long, help: "A tag (repeatable; a leading # is dropped; visible in shell history).") var tag: [String] = []
+
+        func validate() throws { _ = try TagArgument.normalized(tag) }
 
         func run(with dependencies: CLIDependencies) async throws {
+            let tags = try TagArgument.normalized(tag)
             // A piped body is read first, so an empty note is refused before any passcode is asked.
             // A device such as /dev/null holds no body and is never read: the note is its title alone.
             let stdinBody: String? =
@@ -116,7 +109,7 @@ struct NotesCommand: ParsableCommand {
             guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !noteTitle.isEmpty else {
                 throw CLIError(.cancelled, "The note is empty; nothing was saved.")
             }
-            let note = try vault.add(title: noteTitle, body: body, tags: tag)
+            let note = try vault.add(title: noteTitle, body: body, tags: tags)
             dependencies.console.print("Added \(String(note.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(note.title))")
         }
     }
@@ -126,17 +119,21 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Option(name: .long, help: "Only notes with this tag.") var tag: String?
+        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
+        var tag: [String] = []
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
+        func validate() throws { _ = try TagArgument.normalized(tag) }
+
         func run(with dependencies: CLIDependencies) async throws {
+            let tags = try TagArgument.normalized(tag)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let notes = try vault.list(tag: tag)
+            let notes = try vault.list(NoteFilter(tags: tags))
             if notes.isEmpty && !json {
                 dependencies.console.print(
-                    tag.map { "No note is tagged \(TerminalSafeText.line($0))." } ?? "No notes yet: `fingerlock notes add` adds one.")
+                    tags.isEmpty ? "No notes yet: `fingerlock notes add` adds one." : "No note is tagged \(NotesCommand.tagList(tags)).")
                 return
             }
             try NotesCommand.printSummaries(notes, json: json, console: dependencies.console)
@@ -144,20 +141,44 @@ struct NotesCommand: ParsableCommand {
     }
 
     struct Show: FingerlockCommand {
-        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show a note (the id may be abbreviated).")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show a note (the id may be abbreviated).",
+            discussion: """
+                --body prints the body alone, byte for byte as stored (no header, no newline added), for \
+                scripts: `fingerlock notes show ID --body > file`. On a terminal its control characters are \
+                shown escaped, as always.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
         @OptionGroup var clip: ClipOptions
+        @Flag(name: .customLong("body"), help: "Print only the body, exactly as stored.") var bodyOnly = false
+        @Flag(name: .long, help: "Print a JSON object {id, title, tags, created, modified, body}.") var json = false
+        var jsonOutput: Bool { json }
+
+        func validate() throws {
+            if bodyOnly && json { throw ValidationError("--body and --json print the note in two different ways: choose one.") }
+            if clip.clip && (bodyOnly || json) {
+                throw ValidationError("--clip copies the note instead of printing it: leave out --body and --json.")
+            }
+        }
 
         func run(with dependencies: CLIDependencies) async throws {
             let clipboard = try clip.clipboard(dependencies)
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
             let console = dependencies.console
+            if json {
+                try console.printJSON(note)
+                return
+            }
+            if bodyOnly {
+                console.out.write(console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body)
+                return
+            }
             console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
             let formatter = ISO8601DateFormatter()
             var meta = "id \(note.id.uuidString.lowercased()) · modified \(formatter.string(from: note.modified))"
@@ -176,9 +197,10 @@ struct NotesCommand: ParsableCommand {
             commandName: "edit",
             abstract: "Edit a note in $VISUAL/$EDITOR (on tmpfs only), or replace its body from stdin.",
             discussion: """
-                The first line `# Title` is the title. --title and --tag (replacing all tags) are visible in shell history; \
-                given alone they change only the title or tags, with no editor. Only a non-empty body piped \
-                or redirected from a file replaces the body.
+                The first line `# Title` is the title. --title, --tag (replacing all tags), --add-tag and \
+                --remove-tag (one tag each, repeatable) are visible in shell history; given alone they change \
+                only the title or tags, with no editor. Removing a tag the note does not have changes nothing \
+                and exits 5. Only a non-empty body piped or redirected from a file replaces the body.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -186,9 +208,21 @@ struct NotesCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
         @Option(name: .long, help: "A new title.") var title: String?
         @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
+        @Option(name: .customLong("add-tag"), help: "Add this tag, keeping the others (repeatable).") var addTag: [String] = []
+        @Option(name: .customLong("remove-tag"), help: "Remove this tag, keeping the others (repeatable).") var removeTag: [String] = []
+
+        func validate() throws {
+            _ = try TagArgument.normalized(tag)
+            let edit = try TagEdit(adding: addTag, removing: removeTag)
+            if !tag.isEmpty && !edit.isEmpty {
+                throw ValidationError("--tag replaces every tag: use it, or --add-tag/--remove-tag, not both.")
+            }
+        }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let changesDetails = title != nil || !tag.isEmpty
+            let tags = try TagArgument.normalized(tag)
+            let tagEdit = try TagEdit(adding: addTag, removing: removeTag)
+            let changesDetails = title != nil || !tags.isEmpty || !tagEdit.isEmpty
             // Only a piped body replaces the body, and an empty one is no body: a script changing
             // the title with stdin at /dev/null or an empty pipe must not wipe the note. With the
             // passcode on stdin, stdin holds no body either.
@@ -224,8 +258,15 @@ struct NotesCommand: ParsableCommand {
                 }
                 (note.title, note.body) = EditableNote.parse(edited)
             }
+            let before = note
             if let title { note.title = title }
-            if !tag.isEmpty { note.tags = tag }
+            if !tags.isEmpty { note.tags = tags }
+            note.tags = try tagEdit.applied(to: note.tags)
+            if note == before {
+                // Adding a tag the note has already: nothing to save, and `modified` stays.
+                dependencies.console.print("No changes.")
+                return
+            }
             let saved = try vault.update(note)
             dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(saved.title))")
         }
@@ -257,13 +298,19 @@ struct NotesCommand: ParsableCommand {
     struct Search: FingerlockCommand {
         static let configuration = CommandConfiguration(
             commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).",
-            discussion: "TEXT on the command line is visible to other processes and in shell history; --query-stdin reads it from stdin instead.")
+            discussion: """
+                Exits 1 when no note matches, like grep (with --json after printing []), so a script can \
+                write `if fingerlock notes search TEXT >/dev/null; then`. TEXT on the command line is \
+                visible to other processes and in shell history; --query-stdin reads it from stdin instead.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String?
         @Flag(name: .customLong("query-stdin"), help: "Read the text to look for from stdin (one line), not from the command line.")
         var queryStdin = false
+        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
+        var tag: [String] = []
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
@@ -274,6 +321,7 @@ struct NotesCommand: ParsableCommand {
             {
                 throw ValidationError(problem)
             }
+            _ = try TagArgument.normalized(tag)
         }
 
         func run(with dependencies: CLIDependencies) async throws {
@@ -281,11 +329,18 @@ struct NotesCommand: ParsableCommand {
             let query = try text ?? SearchQuery.read(from: dependencies.input)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = try vault.search(query)
-            if found.isEmpty && !json {
-                // A query from stdin may be a secret: never echo it.
-                dependencies.console.print(queryStdin ? "No note matches the query." : "No note contains \"\(TerminalSafeText.line(query))\".")
-                return
+            let found = try vault.search(query, filter: NoteFilter(tags: try TagArgument.normalized(tag)))
+            if found.isEmpty {
+                // No hit is exit 1, as grep: the answer, not an error, so it is said on stderr and
+                // stdout holds only results (`[]` with --json).
+                if json {
+                    try dependencies.console.printJSON(found)
+                } else {
+                    // A query from stdin may be a secret: never echo it.
+                    dependencies.console.err.write(
+                        queryStdin ? "No note matches the query.\n" : "No note contains \"\(TerminalSafeText.line(query))\".\n")
+                }
+                throw QuietExit(status: .authFailed)
             }
             try NotesCommand.printSummaries(found, json: json, console: dependencies.console)
         }

@@ -14,11 +14,14 @@ struct VerifyRequest: Equatable {
     var passcodeDescriptor: Int32?
     /// The finger to check, or nil for `any`.
     var finger: Finger?
+    /// `--json` (left to ArgumentParser: the fast parser declines it).
+    var json: Bool
 
-    init(global: GlobalSettings, passcodeDescriptor: Int32?, finger: Finger?) {
+    init(global: GlobalSettings, passcodeDescriptor: Int32?, finger: Finger?, json: Bool = false) {
         self.global = global
         self.passcodeDescriptor = passcodeDescriptor
         self.finger = finger
+        self.json = json
     }
 
     /// Reads `verify [FINGER|any]` with `--reader`, `--data-dir`, `--passcode-stdin` or `--passcode-fd` (each
@@ -73,9 +76,22 @@ struct VerifyRequest: Equatable {
 
     /// One touch: returns on a match, throws otherwise (a no-match counts towards the lockout).
     func run(with dependencies: CLIDependencies) async throws {
-        let session = try await AuthSession(global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies)
+        let session = try await AuthSession(
+            global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies, json: json)
         let context = session.context
         let result = try await withInterruptCancellation { [finger] in try await context.verifyTouch(finger: finger) }
-        dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
+        if json {
+            try dependencies.console.printJSON(Match(matched: true, finger: result.print.finger.description, reader: result.reader.identity.description))
+        } else {
+            dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
+        }
+    }
+
+    /// `verify --json` on a match. `matched` is always true here (anything else is an error object
+    /// and a non-zero status), so a script may test either.
+    struct Match: Encodable {
+        var matched: Bool
+        var finger: String
+        var reader: String
     }
 }

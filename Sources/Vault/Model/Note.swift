@@ -63,3 +63,29 @@ extension NoteSummary {
         return tags.contains { $0.lowercased() == wanted }
     }
 }
+
+// Encoded with the id in lower case, as fingerlock prints ids everywhere (`UUID`'s own encoding is
+// upper-case); decoding is synthesized and reads either case. Notes are sealed with `ByteCoding`,
+// never with Codable, so this changes output only.
+extension Note {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.storageKey, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(body, forKey: .body)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(created, forKey: .created)
+        try container.encode(modified, forKey: .modified)
+    }
+}
+
+extension NoteSummary {
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.storageKey, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(created, forKey: .created)
+        try container.encode(modified, forKey: .modified)
+    }
+}
