@@ -243,6 +243,7 @@ struct NotesCommand: ParsableCommand {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
+            let stored = note
             if let newBody {
                 note.body = newBody
             } else if !changesDetails {
@@ -258,11 +259,11 @@ struct NotesCommand: ParsableCommand {
                 }
                 (note.title, note.body) = EditableNote.parse(edited)
             }
-            let before = note
             if let title { note.title = title }
             if !tags.isEmpty { note.tags = tags }
             note.tags = try tagEdit.applied(to: note.tags)
-            if note == before {
+            // Compared with the note as stored, so a new body alone is a change.
+            if note == stored {
                 // Adding a tag the note has already: nothing to save, and `modified` stays.
                 dependencies.console.print("No changes.")
                 return
