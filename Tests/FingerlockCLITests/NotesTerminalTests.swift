@@ -117,12 +117,14 @@ import Glibc
 
     @Test func editingInterruptedByCtrlCLeavesNoPlaintextAnywhere() async throws {
         let marker = "INTERRUPTED-\(UUID().uuidString)"
+        // `exec`: a Ctrl-C that lands while a script shell forks `sleep` is taken by the shell,
+        // which then waits for a child that never saw it; nothing is left to fork here.
         let script = runtimeDirectory + "-slow-editor.sh"
         try """
             #!/bin/sh
             printf '# groceries\\n\\n\(marker)\\n' > "$1"
             echo editing
-            sleep 30
+            exec sleep 30
             """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
         let ids = try await runner.run(["notes", "list", "--json"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"])
