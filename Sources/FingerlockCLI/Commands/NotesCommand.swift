@@ -43,19 +43,35 @@ struct NotesCommand: ParsableCommand {
         tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " and ")
     }
 
-    static func printSummaries(_ summaries: [NoteSummary], json: Bool, console: Console) throws {
+    /// A listing: JSON, or a line per note (id, day, title, tags) with `highlight` marked in titles
+    /// and tags where the console uses colour. On a terminal it goes through the pager when longer
+    /// than the screen; elsewhere it streams.
+    static func printSummaries(_ summaries: [NoteSummary], json: Bool, highlight: String? = nil, dependencies: CLIDependencies) throws {
+        let console = dependencies.console
         if json {
             try console.printJSON(summaries)
+            return
+        }
+        let query = console.useColor ? highlight : nil
+        func styled(_ text: String, _ rest: (String) -> String) -> String {
+            query.map { MatchHighlight.apply(text, query: $0, mark: console.match, rest: rest) } ?? rest(text)
+        }
+        func line(_ note: NoteSummary) -> String {
+            let tags = note.tags.isEmpty ? "" : "  " + note.tags.map { styled("#" + TerminalSafeText.line($0), console.dim) }.joined(separator: console.dim(" "))
+            let id = note.id.uuidString.prefix(8).lowercased()
+            let title = note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
+            return "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
+        }
+        if console.out.isTerminal {
+            // Whole, so that its length decides whether it is paged.
+            Pager.write(summaries.map(line).joined(), environment: dependencies.environment, console: console)
             return
         }
         // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
         var buffer = ""
         buffer.reserveCapacity(1 << 16)
         for note in summaries {
-            let tags = note.tags.isEmpty ? "" : "  " + console.dim(note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " "))
-            let id = note.id.uuidString.prefix(8).lowercased()
-            let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
-            buffer += "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
+            buffer += line(note)
             if buffer.utf8.count >= 1 << 16 {
                 console.out.write(buffer)
                 buffer.removeAll(keepingCapacity: true)
@@ -115,28 +131,27 @@ struct NotesCommand: ParsableCommand {
     }
 
     struct List: FingerlockCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "List notes: id, date, title, tags (newest first).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List notes: id, date, title, tags (newest first).",
+            discussion: "On a terminal, a list longer than the screen goes through $PAGER (default `less -FRX`); never when piped.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
-        var tag: [String] = []
+        @OptionGroup var query: NoteQueryOptions
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
-        func validate() throws { _ = try TagArgument.normalized(tag) }
-
         func run(with dependencies: CLIDependencies) async throws {
-            let tags = try TagArgument.normalized(tag)
+            let filter = try query.filter()
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let notes = try vault.list(NoteFilter(tags: tags))
+            let notes = query.arrange(try vault.list(filter))
             if notes.isEmpty && !json {
                 dependencies.console.print(
-                    tags.isEmpty ? "No notes yet: `fingerlock notes add` adds one." : "No note is tagged \(NotesCommand.tagList(tags)).")
+                    query.filterDescription.map { "No note is \($0)." } ?? "No notes yet: `fingerlock notes add` adds one.")
                 return
             }
-            try NotesCommand.printSummaries(notes, json: json, console: dependencies.console)
+            try NotesCommand.printSummaries(notes, json: json, dependencies: dependencies)
         }
     }
 
@@ -146,7 +161,9 @@ struct NotesCommand: ParsableCommand {
             discussion: """
                 --body prints the body alone, byte for byte as stored (no header, no newline added), for \
                 scripts: `fingerlock notes show ID --body > file`. On a terminal its control characters are \
-                shown escaped, as always.
+                shown escaped, as always, and a note longer than the screen goes through $PAGER (default \
+                `less -FRX`, which runs with LESSSECURE=1 and no history file, so it cannot save the note); \
+                never when piped.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -179,16 +196,16 @@ struct NotesCommand: ParsableCommand {
                 console.out.write(console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body)
                 return
             }
-            console.print(console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)))
+            var text = console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)) + "\n"
             let formatter = ISO8601DateFormatter()
             var meta = "id \(note.id.uuidString.lowercased()) · modified \(formatter.string(from: note.modified))"
             if !note.tags.isEmpty { meta += " · " + note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " ") }
-            console.print(console.dim(meta))
-            console.print()
+            text += console.dim(meta) + "\n\n"
             // The body is the user's own text: exact when redirected (`show ID > file` keeps it as
             // written), but at a terminal its control characters are shown, not obeyed.
             let body = console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body
-            console.out.write(body.hasSuffix("\n") || body.isEmpty ? body : body + "\n")
+            text += body.hasSuffix("\n") || body.isEmpty ? body : body + "\n"
+            Pager.write(text, environment: dependencies.environment, console: console)
         }
     }
 
@@ -302,7 +319,9 @@ struct NotesCommand: ParsableCommand {
             discussion: """
                 Exits 1 when no note matches, like grep (with --json after printing []), so a script can \
                 write `if fingerlock notes search TEXT >/dev/null; then`. TEXT on the command line is \
-                visible to other processes and in shell history; --query-stdin reads it from stdin instead.
+                visible to other processes and in shell history; --query-stdin reads it from stdin instead. \
+                On a terminal, matches in titles and tags are highlighted (never with NO_COLOR), and a list \
+                longer than the screen goes through $PAGER (default `less -FRX`); never when piped.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -310,8 +329,8 @@ struct NotesCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String?
         @Flag(name: .customLong("query-stdin"), help: "Read the text to look for from stdin (one line), not from the command line.")
         var queryStdin = false
-        @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
-        var tag: [String] = []
+        @Flag(name: .long, help: "Look in titles only (no body is decrypted).") var title = false
+        @OptionGroup var filters: NoteQueryOptions
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
@@ -322,7 +341,6 @@ struct NotesCommand: ParsableCommand {
             {
                 throw ValidationError(problem)
             }
-            _ = try TagArgument.normalized(tag)
         }
 
         func run(with dependencies: CLIDependencies) async throws {
@@ -330,7 +348,7 @@ struct NotesCommand: ParsableCommand {
             let query = try text ?? SearchQuery.read(from: dependencies.input)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = try vault.search(query, filter: NoteFilter(tags: try TagArgument.normalized(tag)))
+            let found = filters.arrange(try vault.search(query, titlesOnly: title, filter: try filters.filter()))
             if found.isEmpty {
                 // No hit is exit 1, as grep: the answer, not an error, so it is said on stderr and
                 // stdout holds only results (`[]` with --json).
@@ -343,7 +361,7 @@ struct NotesCommand: ParsableCommand {
                 }
                 throw QuietExit(status: .authFailed)
             }
-            try NotesCommand.printSummaries(found, json: json, console: dependencies.console)
+            try NotesCommand.printSummaries(found, json: json, highlight: query, dependencies: dependencies)
         }
     }
 }

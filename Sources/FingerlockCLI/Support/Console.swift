@@ -111,6 +111,8 @@ public struct Console: Sendable {
     public func green(_ text: String) -> String { styled(text, "32") }
     public func red(_ text: String) -> String { styled(text, "31") }
     public func dim(_ text: String) -> String { styled(text, "2") }
+    /// A search match, bold red as grep marks it.
+    public func match(_ text: String) -> String { styled(text, "1;31") }
 
     private func styled(_ text: String, _ code: String) -> String {
         useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text

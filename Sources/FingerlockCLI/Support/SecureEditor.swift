@@ -105,35 +105,13 @@ struct SecureEditor {
     /// Runs `arguments` with the terminal as stdio; returns the exit status, or -1 when the
     /// editor was killed by a signal.
     static func spawnAndWait(_ arguments: [String], environment: [String: String], terminal: Int32) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for target in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_adddup2(&actions, terminal, target)
-        }
-        // Swift's worker threads run with signals blocked, and a spawned program inherits the mask:
-        // give the editor an empty mask and default dispositions, as a shell would.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGWINCH] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw CLIError(.usage, "Cannot start the editor: \(String(cString: strerror(result))).")
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(
+                arguments, environment: environment,
+                redirections: [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].map { (terminal, $0) })
+        } catch {
+            throw CLIError(.usage, "Cannot start the editor: \(error.reason).")
         }
         // Polled, not a blocking waitpid: a signal may land on any thread, so waitpid is not
         // reliably interrupted by it.

@@ -14,7 +14,8 @@ final class PseudoTerminalSession {
     let slavePath: String
     private var transcript = ""
 
-    init(arguments: [String], environment: [String: String]) throws {
+    /// - Parameter rows: the window's height (a new pseudo-terminal has none: 0 rows, 0 columns).
+    init(arguments: [String], environment: [String: String], rows: UInt16? = nil) throws {
         // posix_openpt and friends are hidden from Swift's Glibc module; these are the ioctls they use.
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: CInt = 0
@@ -25,6 +26,11 @@ final class PseudoTerminalSession {
             throw POSIXError(.EIO)
         }
         slavePath = "/dev/pts/\(number)"
+        if let rows {
+            var size = winsize(ws_row: rows, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+            let TIOCSWINSZ: UInt = 0x5414
+            guard ioctl(master, TIOCSWINSZ, &size) == 0 else { throw POSIXError(.EIO) }
+        }
         let slave = open(slavePath, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.EIO) }
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
