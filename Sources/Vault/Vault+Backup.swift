@@ -15,10 +15,16 @@ extension Vault {
     /// Writes a consistent encrypted copy of the vault to `path` (0600, durable, atomic) with the
     /// SQLite backup API, after verifying the vault so a damaged vault is not copied as good.
     /// The copy opens with the passcode and recovery key valid now.
-    public func backup(to path: String) throws(VaultError) {
+    public func backup(to path: String, replacing: Bool = false) throws(VaultError) {
+        try Self.checkBackupTarget(path, replacing: replacing)
         try verifyIntegrity()
         let temp = VaultFiles.temporaryName(near: path, "tmp")
-        try VaultFiles.createPrivateFile(temp)
+        do {
+            // The temporary file's name is ours, not the user's: errors name the file asked for.
+            try VaultFiles.createPrivateFile(temp)
+        } catch {
+            throw Self.naming(path, error)
+        }
         do {
             try guarded {
                 let copy = try DatabaseQueue(path: temp)
@@ -32,12 +38,61 @@ extension Vault {
                 try reopened.close()
             }
             try VaultFiles.syncFile(temp)
-            guard rename(temp, path) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
+            try Self.publish(temp, as: path, replacing: replacing)
             try guarded { try AtomicFile.syncDirectory(AtomicFile.parentDirectory(of: path)) }
         } catch {
             VaultFiles.removeDatabaseFiles(temp)
-            throw VaultError.from(error)
+            let failure = VaultError.from(error)
+            throw failure.message.contains(temp) || failure.code == .diskFull ? Self.naming(path, failure) : failure
         }
+    }
+
+    /// Whether a backup can be written to `path`, before any work (and before the caller asks for a
+    /// touch or the passcode): its directory exists, and what is there already is a regular file
+    /// that may be replaced. Devices, directories and other special files are never replaced.
+    public static func checkBackupTarget(_ path: String, replacing: Bool) throws(VaultError) {
+        var info = stat()
+        if lstat(path, &info) == 0 {
+            let type = info.st_mode & S_IFMT
+            if type == S_IFDIR { throw VaultError(.invalidInput, "\(path) is a directory; give a file name for the backup.") }
+            guard type == S_IFREG || type == S_IFLNK else {
+                throw VaultError(.invalidInput, "\(path) is not a regular file; a backup never replaces it.")
+            }
+            guard replacing else {
+                throw VaultError(.alreadyExists, "\(path) already exists; use --force to replace it.")
+            }
+            return
+        }
+        guard errno == ENOENT else { throw VaultError.fromErrno(errno, "write \(path)") }
+        let directory = AtomicFile.parentDirectory(of: path)
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw VaultError(.invalidInput, "Cannot write \(path): the directory \(directory) does not exist.")
+        }
+    }
+
+    /// Moves the finished copy into place. Without `replacing`, a hard link publishes it only if the
+    /// name is still free (a file created meanwhile is never overwritten).
+    private static func publish(_ temp: String, as path: String, replacing: Bool) throws(VaultError) {
+        if replacing {
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFLNK {
+                throw VaultError(.invalidInput, "\(path) is not a regular file; a backup never replaces it.")
+            }
+            guard rename(temp, path) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
+            return
+        }
+        guard link(temp, path) == 0 else {
+            if errno == EEXIST { throw VaultError(.alreadyExists, "\(path) already exists; use --force to replace it.") }
+            throw VaultError.fromErrno(errno, "write \(path)")
+        }
+        unlink(temp)
+    }
+
+    /// `error` about the temporary file, told about `path` instead.
+    private static func naming(_ path: String, _ error: VaultError) -> VaultError {
+        if error.code == .diskFull { return .diskFull("cannot write \(path)") }
+        let reason = error.message.range(of: ": ").map { String(error.message[$0.upperBound...]) } ?? error.message
+        return VaultError(error.code, "Cannot write \(path): \(reason)")
     }
 
     /// Replaces this vault's contents with a backup. The backup is opened with `credential` (by

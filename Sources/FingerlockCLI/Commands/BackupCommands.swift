@@ -12,11 +12,14 @@ struct BackupCommand: FingerlockCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
     @Argument(help: ArgumentHelp("Where to write the backup.", valueName: "file"), completion: .file()) var file: String
+    @Flag(name: .long, help: "Replace FILE if it exists (only a regular file is ever replaced).") var force = false
 
     func run(with dependencies: CLIDependencies) async throws {
+        // Before the touch or the passcode: a backup that cannot be written should not ask for either.
+        try Vault.checkBackupTarget(file, replacing: force)
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
-        try vault.backup(to: file)
+        try vault.backup(to: file, replacing: force)
         let count = try vault.noteCount()
         dependencies.console.print("Backed up \(count) \(count == 1 ? "note" : "notes") to \(file).")
     }

@@ -23,7 +23,9 @@ struct DoctorCommand: FingerlockCommand {
         let context = session.context
         let doctorDependencies = DoctorDependencies.system(
             environment: dependencies.environment, dataDirectory: dataDirectory,
-            listReaders: { try await dependencies.hardwareReaders().map(\.info) },
+            // The readers `fingerlock readers` lists with the same --reader: with `--reader simulated`
+            // (a test vault's reader) that is the simulated one, not an error about missing hardware.
+            listReaders: { try await ReaderResolver(option: global.reader, dependencies: dependencies).listedReaders().map(\.info) },
             setupStatus: { try context.inspectSetup() })
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
