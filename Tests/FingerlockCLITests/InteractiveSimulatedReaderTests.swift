@@ -60,10 +60,27 @@ import Testing
         let verify = try session(["verify"])
         await verify.expect("type a finger name, or Enter for the passcode")
         verify.send("wrist\n")
-        await verify.expect("'wrist' is not a finger")
+        await verify.expect("That is not a finger name")
+        #expect(!verify.output.contains("wrist"))
         verify.send("right-thumb\n")
         #expect(await verify.waitForExit() == 0)
         #expect(verify.output.contains("Match: right-thumb"))
+        // A finger name is echoed as it is typed.
+        #expect(verify.output.contains("right-thumb\r\n"))
+    }
+
+    @Test func aPasscodeTypedAtTheTouchPromptIsNeverShown() async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let verify = try session(["verify"])
+        await verify.expect("type a finger name, or Enter for the passcode")
+        // Starts like a finger name ("left-…"), then is not one: what showed is erased.
+        verify.send("left-\(passcode)\n")
+        await verify.expect("That is not a finger name")
+        verify.send("\u{15}right-thumb\n")
+        #expect(await verify.waitForExit() == 0)
+        #expect(!verify.output.contains(passcode), "the passcode was shown: \(verify.output.debugDescription)")
+        #expect(!verify.output.contains("left-\(passcode.prefix(1))"))
     }
 
     @Test func enterAtVerifysScanEndsItAsCancelled() async throws {

@@ -11,7 +11,7 @@ public struct TerminalTouchSource: SimulatedTouchSource {
     public func nextTouch(for purpose: SimulatedScanPurpose, timeout: Duration) async throws -> SimulatedTouch {
         while true {
             terminal.write(prompt(for: purpose))
-            switch try await terminal.readLine(timeout: timeout) {
+            switch try await terminal.readGuardedLine(timeout: timeout, echoes: Self.mayBeAnAnswer) {
             case .timedOut:
                 terminal.write("\n")
                 return .timeout
@@ -25,9 +25,21 @@ public struct TerminalTouchSource: SimulatedTouchSource {
                 if let script = try? SimulatedScript(parsing: answer), script.touches.count == 1 {
                     return script.touches[0]
                 }
-                terminal.write("'\(answer)' is not a finger. Type a finger name such as right-index-finger, or press Enter.\n")
+                // Never repeated back: it may have been the passcode, typed at the wrong prompt.
+                terminal.write("That is not a finger name (not shown, in case it was your passcode). Type one such as right-index-finger, or press Enter.\n")
             }
         }
+    }
+
+    /// Everything the prompt accepts, in full: a finger (with or without `-finger`) or a script item.
+    static let answers: [String] =
+        Finger.allCases.flatMap { [$0.rawValue, $0.rawValue.replacingOccurrences(of: "-finger", with: "")] }
+        + ["unknown", "timeout", "unplug", "busy", "error", "retry:short", "retry:center", "retry:remove", "retry:general"]
+
+    /// Whether `typed` can still become an answer; anything else stays off the screen.
+    static func mayBeAnAnswer(_ typed: String) -> Bool {
+        let lowered = typed.trimmingCharacters(in: .whitespaces).lowercased()
+        return answers.contains { $0.hasPrefix(lowered) }
     }
 
     private func prompt(for purpose: SimulatedScanPurpose) -> String {

@@ -74,9 +74,57 @@ public final class Terminal: Sendable {
         }
     }
 
+    /// Reads one line with echo under our control: each character shows only while the text so far
+    /// passes `echoes`; once it does not, what was shown is erased and the rest stays hidden (a
+    /// passcode typed at the wrong prompt never appears on screen). Backspace and Ctrl-U edit; Ctrl-C
+    /// still interrupts (signal keys stay on).
+    public func readGuardedLine(timeout: Duration, echoes: (String) -> Bool) async throws -> LineResult {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        return try await withRawInput(keepingSignalKeys: true) {
+            var bytes: [UInt8] = []
+            var shown = 0
+            func redraw() {
+                let text = String(decoding: bytes, as: UTF8.self)
+                let visible = echoes(text) ? text.count : 0
+                if visible != shown || visible > 0 {
+                    write(String(repeating: "\u{8} \u{8}", count: shown) + (visible > 0 ? text : ""))
+                }
+                shown = visible
+            }
+            while true {
+                guard let byte = try await readByte(until: deadline) else {
+                    return .timedOut
+                }
+                switch byte {
+                case .none:
+                    return bytes.isEmpty ? .endOfInput : .line(String(decoding: bytes, as: UTF8.self))
+                case .some(0x0A), .some(0x0D):
+                    write("\n")
+                    return .line(String(decoding: bytes, as: UTF8.self))
+                case .some(0x04) where bytes.isEmpty:
+                    return .endOfInput
+                case .some(0x7F), .some(0x08):
+                    // One character back: drop UTF-8 continuation bytes with it.
+                    while let last = bytes.popLast(), last & 0xC0 == 0x80 {}
+                    redraw()
+                case .some(0x15):
+                    bytes.removeAll()
+                    redraw()
+                case .some(let value) where value < 0x20:
+                    continue
+                case .some(let value):
+                    bytes.append(value)
+                    if String(validating: bytes, as: UTF8.self) != nil { redraw() }
+                }
+            }
+        }
+    }
+
     /// Runs `body` with echo, line editing and signal keys off (Ctrl-C arrives as a byte), and
-    /// always restores the terminal as it was.
-    func withRawInput<T>(_ body: () async throws -> T) async throws -> T {
+    /// always restores the terminal as it was. `keepingSignalKeys` leaves Ctrl-C and Ctrl-Z to the
+    /// kernel as usual.
+    func withRawInput<T>(keepingSignalKeys: Bool = false, _ body: () async throws -> T) async throws -> T {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { return try await body() }
         // A SIGTERM or SIGHUP meanwhile ends the body (see `readByte`) so the terminal is restored
@@ -84,7 +132,7 @@ public final class Terminal: Sendable {
         let restoreSignals = latchTerminationSignals()
         defer { restoreSignals() }
         var raw = saved
-        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        raw.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | (keepingSignalKeys ? 0 : ISIG))
         raw.c_iflag &= ~tcflag_t(ICRNL)
         tcsetattr(fd, TCSANOW, &raw)
         defer {
