@@ -56,6 +56,15 @@ import Testing
         #expect(await enroll.waitForExit() == 0)
         #expect(enroll.output.contains("Enrolled right-thumb"))
         #expect(!enroll.output.contains(passcode))
+        // Each stage's progress is on the screen before the next touch is asked for.
+        let output = enroll.output
+        let opened = try #require(output.range(of: "Touch the sensor 5 times")).lowerBound
+        #expect(opened < (try #require(output.range(of: "touch 1/5")).lowerBound))
+        for stage in 1...4 {
+            let done = try #require(output.range(of: "stage \(stage)/5")).lowerBound
+            let next = try #require(output.range(of: "touch \(stage + 1)/5")).lowerBound
+            #expect(done < next, "stage \(stage)/5 printed after the next prompt")
+        }
 
         let verify = try session(["verify"])
         await verify.expect("type a finger name, or Enter for the passcode")

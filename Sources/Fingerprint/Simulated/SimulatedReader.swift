@@ -1,4 +1,5 @@
 import Crypto
+import Synchronization
 public import Foundation
 
 /// A fingerprint reader without hardware, for tests, demos and scripted CI runs.
@@ -28,27 +29,35 @@ public struct SimulatedReader: FingerprintReader {
             features: [.verify, .identify])
     }
 
+    /// Pull-driven: each event is made only when the consumer asks for the next one, so whatever
+    /// it printed for the last event is on the screen before the next touch is asked for (the
+    /// interactive reader's prompt would otherwise overtake "stage 1/5").
     public func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
-        EnrollEvent.stream { [self] continuation in
-            var completed = 0
-            let total = info.enrollStages
-            continuation.yield(.opened(stages: total))
-            while completed < total {
-                let touch = try await touches.nextTouch(for: .enroll(finger, stage: completed + 1, of: total), timeout: timeout)
+        let total = info.enrollStages
+        let progress = EnrollmentProgress(total: total)
+        return AsyncThrowingStream { [self] in
+            switch progress.step() {
+            case .open:
+                return .opened(stages: total)
+            case .finished:
+                return nil
+            case .finish:
+                return .enrolled(EnrolledPrint(finger: finger, reader: identity, template: Self.makeTemplate(for: finger), enrolled: now()))
+            case .touch(let stage):
+                let touch = try await touches.nextTouch(for: .enroll(finger, stage: stage, of: total), timeout: timeout)
                 switch touch {
                 case .finger(let touched) where touched == finger:
-                    completed += 1
-                    continuation.yield(.stage(completed: completed, total: total))
+                    return .stage(completed: progress.complete(), total: total)
                 case .finger, .unknown:
                     // Another finger mid-enrollment does not count, as on a real reader.
-                    continuation.yield(.retry(.general))
+                    return .retry(.general)
                 case .retry(let reason):
-                    continuation.yield(.retry(reason))
+                    return .retry(reason)
                 default:
+                    progress.fail()
                     throw try failure(for: touch, timeout: timeout)
                 }
             }
-            return EnrolledPrint(finger: finger, reader: identity, template: Self.makeTemplate(for: finger), enrolled: now())
         }
     }
 
@@ -136,4 +145,53 @@ public struct SimulatedReader: FingerprintReader {
         hasher.update(data: Array("fingerlock-simulated-finger:\(finger.rawValue)".utf8))
         return Array(hasher.finalize())
     }
+}
+
+/// Where a simulated enrollment stands between two pulls of its event stream. Only the consumer's
+/// task pulls, one pull at a time; the lock makes that safe to share anyway.
+private final class EnrollmentProgress: Sendable {
+    enum Step {
+        case open
+        case touch(stage: Int)
+        case finish
+        case finished
+    }
+
+    private struct State {
+        var opened = false
+        var completed = 0
+        var done = false
+    }
+
+    private let total: Int
+    private let state = Mutex(State())
+
+    init(total: Int) { self.total = total }
+
+    /// What the next pull does.
+    func step() -> Step {
+        state.withLock { state in
+            if state.done { return .finished }
+            if !state.opened {
+                state.opened = true
+                return .open
+            }
+            if state.completed >= total {
+                state.done = true
+                return .finish
+            }
+            return .touch(stage: state.completed + 1)
+        }
+    }
+
+    /// One more stage done; returns how many are.
+    func complete() -> Int {
+        state.withLock { state in
+            state.completed += 1
+            return state.completed
+        }
+    }
+
+    /// The enrollment failed: the stream ends.
+    func fail() { state.withLock { $0.done = true } }
 }
