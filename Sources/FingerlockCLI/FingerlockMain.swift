@@ -35,7 +35,7 @@ public enum FingerlockMain {
                 return 0
             }
             // One line, as every error: the usage text is one `--help` away.
-            let message = UnknownCommand.message(for: hoisted) ?? usageLine(Fingerlock.message(for: error))
+            let message = UnknownCommand.message(for: hoisted) ?? usageLine(Fingerlock.message(for: error), arguments: hoisted)
             console.report(CLIError(.usage, message), json: arguments.contains("--json"))
             return ExitStatus.usage.rawValue
         }
@@ -47,9 +47,26 @@ public enum FingerlockMain {
 
     /// ArgumentParser's message on one line, pointing to the help unless it already suggests
     /// what was meant ("did you mean …?").
-    private static func usageLine(_ message: String) -> String {
+    private static func usageLine(_ message: String, arguments: [String]) -> String {
         let line = message.split(separator: "\n").joined(separator: " ")
-        return line.hasSuffix("?") ? line : line + " (see `fingerlock --help`)"
+        return line.hasSuffix("?") ? line : line + " (see `\(helpCommand(for: arguments))`)"
+    }
+
+    /// `fingerlock notes show --help` for `notes show zz`: the help of the deepest command named.
+    /// Option values are skipped; the walk ends at a command without subcommands.
+    static func helpCommand(for arguments: [String]) -> String {
+        var command: any ParsableCommand.Type = Fingerlock.self
+        var path = ["fingerlock"]
+        for argument in arguments where !argument.hasPrefix("-") {
+            let subcommands = command.configuration.subcommands
+            if subcommands.isEmpty { break }
+            guard let next = subcommands.first(where: {
+                $0.configuration.commandName == argument || $0.configuration.aliases.contains(argument)
+            }) else { continue }
+            command = next
+            path.append(next.configuration.commandName ?? argument)
+        }
+        return (path + ["--help"]).joined(separator: " ")
     }
 
     /// A parsed command that is not one of ours: ArgumentParser's `help` (also what `--help` and

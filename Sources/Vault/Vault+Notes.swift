@@ -112,16 +112,22 @@ extension Vault {
 
     /// Ids starting with `prefix` (hex digits and dashes, any case), at most `limit` of them.
     public func noteIDs(matchingPrefix prefix: String, limit: Int = 10) throws(VaultError) -> [UUID] {
+        try Self.checkNoteIDPrefix(prefix)
         let lowered = prefix.lowercased()
-        guard !lowered.isEmpty, lowered.count <= 36, lowered.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
-            throw VaultError(.invalidInput, "\"\(prefix)\" is not a note id or the start of one.")
-        }
         return try read { db, _, _ in
             // Ids are lowercase hex and dashes, all below "g": this range is exactly the prefix.
             try Row.fetchAll(
                 db, sql: "SELECT id FROM notes WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
                 arguments: [lowered, lowered + "g", max(limit, 1)]
             ).compactMap { $0.text(0).flatMap(UUID.init(uuidString:)) }
+        }
+    }
+
+    /// Whether `prefix` can start a note id (hex digits and dashes, at most 36): checkable before
+    /// the vault is opened.
+    public static func checkNoteIDPrefix(_ prefix: String) throws(VaultError) {
+        guard !prefix.isEmpty, prefix.count <= 36, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+            throw VaultError(.invalidInput, "\"\(prefix)\" is not a note id or the start of one.")
         }
     }
 

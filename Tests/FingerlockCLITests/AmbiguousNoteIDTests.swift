@@ -58,3 +58,27 @@ import Testing
                 == "\"3f2a\" matches more than 2 notes: 3f2a1b2c-0 (door), 3f2a1b2c-9 (bank), …; type more of the id.")
     }
 }
+
+/// What cannot work is refused before anything asks for a touch or the passcode: no touch is
+/// scripted here, so reaching the reader would time out (exit 8 or 1), not exit 64.
+@Suite(.timeLimit(.minutes(2))) struct EarlyRefusalTests {
+    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_SIMULATED_TOUCHES": "timeout"])
+
+    @Test(arguments: [["notes", "show", "zz"], ["notes", "edit", "zz"], ["notes", "rm", "--yes", "not-hex"], ["notes", "show", ""]])
+    func aMalformedIDIsRefusedFirst(_ arguments: [String]) async throws {
+        try await runner.setPasscode()
+        let result = try await runner.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("is not a note id or the start of one"), "\(result.stderr)")
+        #expect(!result.stderr.contains("No finger was detected"))
+    }
+
+    @Test(arguments: [["notes", "add"], ["notes", "edit", "abc"]])
+    func noEditorIsRefusedFirst(_ arguments: [String]) async throws {
+        try await runner.setPasscode()
+        let session = try PseudoTerminalSession(arguments: arguments, environment: runner.environment.merging(["TERM": "dumb"]) { $1 })
+        #expect(await session.waitForExit() == 64)
+        #expect(session.output.contains("Set $VISUAL or $EDITOR to edit notes"))
+        #expect(!session.output.contains("touch") && !session.output.contains("Passcode"))
+    }
+}

@@ -128,6 +128,19 @@ import Testing
         #expect(!unlock.output.contains("plum"))
     }
 
+    @Test func aRunningPasscodeDelayRefusesChangeAndResetBeforeAnyPrompt() async throws {
+        try await runner.setPasscode()
+        for _ in 0..<5 {
+            #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "wrong guess\n").status == 1)
+        }
+        for command in [["passcode", "change"], ["passcode", "reset"]] {
+            let session = try session(command)
+            #expect(await session.waitForExit() == 3, "\(command)")
+            #expect(session.output.contains("Too many wrong passcodes (5): try again in"))
+            #expect(!session.output.contains("passcode:") && !session.output.contains("Recovery key"), "\(command) prompted first")
+        }
+    }
+
     @Test func wrongPasscodesAtTheTerminalGetThreeTries() async throws {
         try await runner.setPasscode()
         let unlock = try session(["unlock"])

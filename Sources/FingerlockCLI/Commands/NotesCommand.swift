@@ -106,6 +106,12 @@ struct NotesCommand: ParsableCommand {
             if let stdinBody, stdinBody.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && (title ?? "").isEmpty {
                 throw CLIError(.cancelled, "The note is empty; nothing was saved.")
             }
+            // No body on stdin: the editor is needed, so check it can run before any touch or passcode.
+            let editor = SecureEditor(environment: dependencies.environment, console: dependencies.console)
+            let terminal = stdinBody == nil ? dependencies.openTerminal() : nil
+            if stdinBody == nil {
+                _ = try editor.preflight(terminal: terminal, noTerminal: "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
+            }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var noteTitle: String
@@ -113,14 +119,12 @@ struct NotesCommand: ParsableCommand {
             if let stdinBody {
                 body = stdinBody
                 noteTitle = title ?? EditableNote.derivedTitle(stdinBody)
-            } else {
-                guard let terminal = dependencies.openTerminal() else {
-                    throw CLIError(.usage, "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
-                }
-                let edited = try SecureEditor(environment: dependencies.environment, console: dependencies.console)
-                    .edit(EditableNote.render(title: title ?? "", body: ""), terminal: terminal)
+            } else if let terminal {
+                let edited = try editor.edit(EditableNote.render(title: title ?? "", body: ""), terminal: terminal)
                 (noteTitle, body) = EditableNote.parse(edited)
                 if let title { noteTitle = noteTitle.isEmpty ? title : noteTitle }
+            } else {
+                throw CLIError(.usage, "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
             }
             guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !noteTitle.isEmpty else {
                 throw CLIError(.cancelled, "The note is empty; nothing was saved.")
@@ -175,6 +179,7 @@ struct NotesCommand: ParsableCommand {
         var jsonOutput: Bool { json }
 
         func validate() throws {
+            try NoteIDArgument.validate(id)
             if bodyOnly && json { throw ValidationError("--body and --json print the note in two different ways: choose one.") }
             if clip.clip && (bodyOnly || json) {
                 throw ValidationError("--clip copies the note instead of printing it: leave out --body and --json.")
@@ -229,6 +234,7 @@ struct NotesCommand: ParsableCommand {
         @Option(name: .customLong("remove-tag"), help: "Remove this tag, keeping the others (repeatable).") var removeTag: [String] = []
 
         func validate() throws {
+            try NoteIDArgument.validate(id)
             _ = try TagArgument.normalized(tag)
             let edit = try TagEdit(adding: addTag, removing: removeTag)
             if !tag.isEmpty && !edit.isEmpty {
@@ -257,19 +263,22 @@ struct NotesCommand: ParsableCommand {
                     throw CLIError(.cancelled, "The body on stdin is empty; nothing was changed.")
                 }
             }
+            // The editor is needed: check it can run before any touch or passcode.
+            let editor = SecureEditor(environment: dependencies.environment, console: dependencies.console)
+            let needsEditor = newBody == nil && !changesDetails
+            let terminal = needsEditor ? dependencies.openTerminal() : nil
+            if needsEditor {
+                _ = try editor.preflight(terminal: terminal, noTerminal: "Pipe the new body on stdin, or run in a terminal with $EDITOR set.")
+            }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
             var note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             let stored = note
             if let newBody {
                 note.body = newBody
-            } else if !changesDetails {
-                guard let terminal = dependencies.openTerminal() else {
-                    throw CLIError(.usage, "Pipe the new body on stdin, or run in a terminal with $EDITOR set.")
-                }
+            } else if needsEditor, let terminal {
                 let original = EditableNote.render(title: note.title, body: note.body)
-                let edited = try SecureEditor(environment: dependencies.environment, console: dependencies.console)
-                    .edit(original, terminal: terminal)
+                let edited = try editor.edit(original, terminal: terminal)
                 if edited == original {
                     dependencies.console.print("No changes.")
                     return
@@ -297,6 +306,8 @@ struct NotesCommand: ParsableCommand {
         @OptionGroup var passcode: PasscodeOptions
         @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
         @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
+
+        func validate() throws { try NoteIDArgument.validate(id) }
 
         func run(with dependencies: CLIDependencies) async throws {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)

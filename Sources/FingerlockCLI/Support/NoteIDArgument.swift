@@ -8,6 +8,15 @@ enum NoteIDArgument {
     /// How many candidates an ambiguous start lists.
     static let candidatesShown = 5
 
+    /// Refuses what cannot be an id before anything asks for a touch or the passcode.
+    static func validate(_ prefix: String) throws {
+        do {
+            try Vault.checkNoteIDPrefix(prefix)
+        } catch {
+            throw CLIError(.usage, error.message)
+        }
+    }
+
     static func resolve(_ prefix: String, in vault: Vault) throws -> UUID {
         let resolved: Result<UUID, VaultError> = Result { () throws(VaultError) in try vault.resolveNoteID(prefix) }
         guard case .failure(let error) = resolved, error.code == .ambiguous else { return try resolved.get() }

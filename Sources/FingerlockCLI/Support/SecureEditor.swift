@@ -52,8 +52,10 @@ struct SecureEditor {
         return best.map { ["tmpfs", "ramfs"].contains($0.type) } ?? false
     }
 
-    /// Opens `text` in the editor on the controlling terminal and returns what was saved.
-    func edit(_ text: String, terminal: Terminal) throws -> String {
+    /// Everything editing needs, checked before the caller asks for a touch or the passcode: a
+    /// terminal, an editor and a memory file system. Returns the editor command and scratch root.
+    func preflight(terminal: Terminal?, noTerminal: String) throws -> (command: String, root: String) {
+        guard terminal != nil else { throw CLIError(.usage, noTerminal) }
         guard let command else {
             throw CLIError(.usage, "Set $VISUAL or $EDITOR to edit notes (or pipe the body on stdin).")
         }
@@ -62,6 +64,12 @@ struct SecureEditor {
                 .dataError,
                 "Neither $XDG_RUNTIME_DIR nor /dev/shm is a memory file system, so the note cannot be edited without writing it to disk; pipe the body on stdin instead.")
         }
+        return (command, root)
+    }
+
+    /// Opens `text` in the editor on the controlling terminal and returns what was saved.
+    func edit(_ text: String, terminal: Terminal) throws -> String {
+        let (command, root) = try preflight(terminal: terminal, noTerminal: "")
         Self.removeAbandoned(in: root)
         var template = Array("\(root)/fingerlock-edit-\(getpid())-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
