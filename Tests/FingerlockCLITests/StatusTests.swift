@@ -1,4 +1,5 @@
 import Foundation
+@testable import FingerlockCLI
 import Testing
 
 /// `fingerlock status [--json]` through the built binary: no touch, no passcode, no secret.
@@ -7,6 +8,7 @@ import Testing
     static let keys: Set<String> = [
         "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",
         "failedPasscodes", "passcodeDelaySecondsLeft", "fingers", "kind", "mode", "keyCacheUnavailable",
+        "version",
     ]
 
     /// `status --json`, checked for its shape; a touch script that would fail if status scanned.
@@ -17,6 +19,7 @@ import Testing
         let object = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == Self.keys)
         #expect(object["mode"] as? String == "user")
+        #expect(object["version"] as? String == FingerlockVersion.current)
         return object
     }
 

@@ -47,7 +47,11 @@ import Testing
         let result = try await runner.run(["notes", "lst", "--json"])
         #expect(result.status == 64)
         let object = try #require(JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: String])
-        #expect(object == ["error": "usage", "message": "`lst` is not a `fingerlock notes` command; did you mean `list`?"])
+        #expect(
+            object == [
+                "error": "usage", "message": "`lst` is not a `fingerlock notes` command; did you mean `list`?",
+                "version": FingerlockVersion.current,
+            ])
     }
 
     @Test("a --reader driver or id that is a typo of a connected reader's (libfprint's virtual_device)")

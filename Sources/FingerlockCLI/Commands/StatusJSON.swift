@@ -22,6 +22,8 @@ struct StatusJSON: Encodable {
     var kind: String?
     var mode: String
     var keyCacheUnavailable: String?
+    /// Which fingerlock answered: scripts that log the object can tell versions apart.
+    var version = FingerlockVersion.current
 
     init(_ status: VaultStatus) {
         setUp = status.setUp
@@ -40,7 +42,7 @@ struct StatusJSON: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, failedPasscodes
-        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable
+        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version
     }
 
     /// Writes nulls too: a synthesized encoder would leave the key out.
@@ -58,5 +60,6 @@ struct StatusJSON: Encodable {
         try container.encode(kind, forKey: .kind)
         try container.encode(mode, forKey: .mode)
         try container.encode(keyCacheUnavailable, forKey: .keyCacheUnavailable)
+        try container.encode(version, forKey: .version)
     }
 }

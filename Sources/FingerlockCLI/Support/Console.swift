@@ -97,7 +97,8 @@ public struct Console: Sendable {
     /// One line on stderr; a JSON object with `--json`.
     public func report(_ error: CLIError, json: Bool) {
         if json {
-            let object = ["error": error.status.name, "message": error.message]
+            // The version too: a JSON error pasted into a bug report says which fingerlock made it.
+            let object = ["error": error.status.name, "message": error.message, "version": FingerlockVersion.current]
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             err.write(String(decoding: data, as: UTF8.self) + "\n")
         } else {
