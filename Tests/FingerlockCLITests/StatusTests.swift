@@ -80,6 +80,14 @@ import Testing
         let window = try #require(status["reuseWindowSecondsLeft"] as? Int)
         #expect((1...300).contains(window))
         #expect(try await text().contains("reuse window: "))
+        // The window a passcode unlock started lets the next command in without a touch: every
+        // scan would time out here (an empty touch script).
+        let inWindow = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": ""])
+        #expect(inWindow.status == 0, "\(inWindow.stderr)")
+        #expect(try await runner.run(["lock"]).status == 0)
+        let afterLock = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": ""])
+        #expect(afterLock.status != 0)
+        #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: passcode).status == 0)
 
         for _ in 0..<5 {
             _ = try await runner.run(["verify"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"])
