@@ -84,7 +84,9 @@ struct NotesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Add a note: the body from $VISUAL/$EDITOR, or from stdin when it is piped.",
-            discussion: "--title and --tag are visible in your shell history; the body never comes from the command line.")
+            discussion: "--title and --tag are visible in your shell history; the body never comes from the command line.",
+            // gopass's word for it.
+            aliases: ["new"])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
@@ -137,7 +139,9 @@ struct NotesCommand: ParsableCommand {
     struct List: FingerlockCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List notes: id, date, title, tags (newest first).",
-            discussion: "On a terminal, a list longer than the screen goes through $PAGER (default `less -FRX`); never when piped.")
+            discussion: "On a terminal, a list longer than the screen goes through $PAGER (default `less -FRX`); never when piped.",
+            // pass and gopass users type `ls`.
+            aliases: ["ls"])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
