@@ -234,7 +234,10 @@ import Testing
         // Checked before any touch: no store, no pass.
         let noStore = try await runner.run(["notes", "import", "--format", "pass", scratch + "/nothing"])
         #expect(noStore.status == 5)
-        let noPass = try await runner.run(["notes", "import", "--format", "pass", store], environment: ["PATH": "/usr/bin:/bin"])
+        // A PATH without pass whatever this machine has installed (benchmarks install the real one).
+        let empty = scratch + "/no-pass-bin"
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let noPass = try await runner.run(["notes", "import", "--format", "pass", store], environment: ["PATH": empty])
         #expect(noPass.status == 6)
         #expect(noPass.stderr.contains("pass command is not on PATH"))
     }

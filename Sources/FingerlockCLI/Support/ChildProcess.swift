@@ -10,29 +10,35 @@ enum ChildProcess {
         var reason: String { String(cString: strerror(code)) }
     }
 
-    /// Starts `arguments` with each `(source, target)` of `redirections` duplicated onto `target`,
-    /// an empty signal mask and default dispositions: Swift's worker threads run with signals
-    /// blocked, and a spawned program inherits the mask.
+    /// Starts `arguments` (the first is the program's path) with each `(source, target)` of
+    /// `redirections` duplicated onto `target` (`/dev/null` where the source is nil), in a new
+    /// session when asked, with an empty signal mask and every disposition back to its default:
+    /// Swift's worker threads run with signals blocked, and a spawned program inherits the mask.
     static func spawn(
-        _ arguments: [String], environment: [String: String], redirections: [(source: Int32, target: Int32)]
+        _ arguments: [String], environment: [String: String], redirections: [(source: Int32?, target: Int32)],
+        newSession: Bool = false
     ) throws(SpawnFailure) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (source, target) in redirections {
-            posix_spawn_file_actions_adddup2(&actions, source, target)
+            if let source {
+                posix_spawn_file_actions_adddup2(&actions, source, target)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+            }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGWINCH] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var signals = sigset_t()
+        sigfillset(&signals)
+        posix_spawnattr_setsigdefault(&attributes, &signals)
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        if newSession { flags |= spawnSetSID }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -44,4 +50,7 @@ enum ChildProcess {
         guard result == 0 else { throw SpawnFailure(code: result) }
         return pid
     }
+
+    /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, since 2.26); not visible to Swift without _GNU_SOURCE.
+    private static let spawnSetSID: Int32 = 0x80
 }

@@ -68,9 +68,6 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
 
     // MARK: - Plumbing
 
-    /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, since 2.26); not visible to Swift without _GNU_SOURCE.
-    private static let spawnSetSID: Int32 = 0x80
-
     /// One end for us (index 0) and one for the child (index 1), both close-on-exec.
     private static func socketPair() throws -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
@@ -107,43 +104,20 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
     }
 
     /// Starts the program with the given descriptors as stdin, stdout and stderr (`/dev/null`
-    /// where nil), an empty signal mask and default dispositions (Swift's threads block signals,
-    /// and a child inherits the mask).
+    /// where nil); see `ChildProcess.spawn`.
     private static func spawn(
         _ executable: String, _ arguments: [String], _ environment: [String: String], stdin: Int32?, stdout: Int32?, stderr: Int32?,
         newSession: Bool
     ) -> Started {
         closeInheritedDescriptorsOnExec()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (target, source) in [(STDIN_FILENO, stdin), (STDOUT_FILENO, stdout), (STDERR_FILENO, stderr)] {
-            if let source {
-                posix_spawn_file_actions_adddup2(&actions, source, target)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-            }
+        do {
+            return .running(
+                try ChildProcess.spawn(
+                    [executable] + arguments, environment: environment,
+                    redirections: [(stdin, STDIN_FILENO), (stdout, STDOUT_FILENO), (stderr, STDERR_FILENO)], newSession: newSession))
+        } catch {
+            return .failed(error.code)
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if newSession { flags |= spawnSetSID }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        return result == 0 ? .running(pid) : .failed(result)
     }
 
     /// Descriptors this process inherited (a `--passcode-fd`, whatever the shell left open) must
