@@ -16,7 +16,7 @@ extension Vault {
     /// SQLite backup API, after verifying the vault so a damaged vault is not copied as good.
     /// The copy opens with the passcode and recovery key valid now.
     public func backup(to path: String, replacing: Bool = false) throws(VaultError) {
-        try Self.checkBackupTarget(path, replacing: replacing)
+        try Self.checkBackupTarget(path, replacing: replacing, vaultDirectory: directory)
         try verifyIntegrity()
         let temp = VaultFiles.temporaryName(near: path, "tmp")
         do {
@@ -50,7 +50,13 @@ extension Vault {
     /// Whether a backup can be written to `path`, before any work (and before the caller asks for a
     /// touch or the passcode): its directory exists, and what is there already is a regular file
     /// that may be replaced. Devices, directories and other special files are never replaced.
-    public static func checkBackupTarget(_ path: String, replacing: Bool) throws(VaultError) {
+    public static func checkBackupTarget(_ path: String, replacing: Bool, vaultDirectory: String?) throws(VaultError) {
+        // Inside the data directory a backup could replace the live database under its WAL file.
+        if let vaultDirectory, let parent = Self.realPath(AtomicFile.parentDirectory(of: path)),
+            let home = Self.realPath(vaultDirectory), parent == home || parent.hasPrefix(home + "/")
+        {
+            throw VaultError(.invalidInput, "\(path) is inside the vault's data directory; write the backup somewhere else.")
+        }
         var info = stat()
         if lstat(path, &info) == 0 {
             let type = info.st_mode & S_IFMT
@@ -68,6 +74,12 @@ extension Vault {
         guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
             throw VaultError(.invalidInput, "Cannot write \(path): the directory \(directory) does not exist.")
         }
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Moves the finished copy into place. Without `replacing`, a hard link publishes it only if the

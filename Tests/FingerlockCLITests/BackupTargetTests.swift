@@ -40,6 +40,10 @@ import Glibc
             (["backup", fifo, "--force"], "\(fifo) is not a regular file; a backup never replaces it."),
             (["backup", runner.dataDirectory], "\(runner.dataDirectory) is a directory; give a file name for the backup."),
             (["backup", "/nonexistent-dir/b.fl"], "Cannot write /nonexistent-dir/b.fl: the directory /nonexistent-dir does not exist."),
+            (
+                ["backup", runner.dataDirectory + "/vault.sqlite", "--force"],
+                "\(runner.dataDirectory)/vault.sqlite is inside the vault's data directory; write the backup somewhere else."
+            ),
         ]
         for (arguments, message) in cases {
             let result = try await runner.run(arguments)

@@ -16,7 +16,7 @@ struct BackupCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         // Before the touch or the passcode: a backup that cannot be written should not ask for either.
-        try Vault.checkBackupTarget(file, replacing: force)
+        try Vault.checkBackupTarget(file, replacing: force, vaultDirectory: try global.dataDirectory(dependencies.environment))
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
         try vault.backup(to: file, replacing: force)
