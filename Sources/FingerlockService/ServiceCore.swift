@@ -99,7 +99,8 @@ public final class ServiceCore: Sendable {
         VarlinkParameters.Info(
             vendor: "fingerlock", product: product,
             version: "\(version) (protocol \(ServiceInterface.protocolVersion))",
-            url: "https://github.com/fingerlock/fingerlock",
+            // No public home page yet; the interface description is the documentation.
+            url: "",
             interfaces: ["org.varlink.service", ServiceInterface.name])
     }
 

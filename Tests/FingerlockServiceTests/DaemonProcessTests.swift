@@ -79,7 +79,10 @@ struct DaemonProcessTests {
         let socket = directory + "/socket"
         let first = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
         // A second service on the same live socket refuses to start.
-        #expect(throws: (any Error).self) { _ = try DaemonProcess(socket: socket, stateDirectory: directory + "/state2") }
+        let refused = try runCommand(
+            DaemonProcess.binaryPath, ["--socket", socket, "--state-dir", directory + "/state2"], mergingStandardError: true)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("already listening"))
         kill(first.process.processIdentifier, SIGKILL)
         first.process.waitUntilExit()
         #expect(FileManager.default.fileExists(atPath: socket))
@@ -92,6 +95,10 @@ struct DaemonProcessTests {
         let directory = try TemporaryDirectory.make()
         try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false)
         chmod(directory + "/state", 0o755)
-        #expect(throws: (any Error).self) { _ = try DaemonProcess(socket: directory + "/socket", stateDirectory: directory + "/state") }
+        let refused = try runCommand(
+            DaemonProcess.binaryPath, ["--socket", directory + "/socket", "--state-dir", directory + "/state"],
+            mergingStandardError: true)
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("chmod 700"), "\(refused.output)")
     }
 }

@@ -28,7 +28,7 @@ final class DaemonProcess {
     init(socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil) throws {
         socketPath = socket
         stderrPath = URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let arguments = ["--socket", socket, "--state-dir", stateDirectory]
         if let user {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -72,15 +72,18 @@ final class DaemonProcess {
 /// Runs a command to completion (at most `timeout` seconds) and returns its status and stdout.
 /// Output goes through a file, so no thread blocks on a pipe.
 @discardableResult
-func runCommand(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: String) {
+func runCommand(
+    _ executable: String, _ arguments: [String], timeout: Double = 60, mergingStandardError: Bool = false
+) throws -> (status: Int32, output: String) {
     let outputPath = NSTemporaryDirectory() + "/fingerlockd-test-output-\(UUID().uuidString)"
-    FileManager.default.createFile(atPath: outputPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-    process.standardError = FileHandle.nullDevice
+    let output = FileHandle(forWritingAtPath: outputPath)
+    process.standardOutput = output
+    process.standardError = mergingStandardError ? output : FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
@@ -90,6 +93,6 @@ func runCommand(_ executable: String, _ arguments: [String], timeout: Double = 6
         process.waitUntilExit()
         throw DaemonProcess.Failure(description: "\(executable) \(arguments) timed out")
     }
-    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    return (process.terminationStatus, output)
+    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, text)
 }

@@ -7,6 +7,8 @@ import Glibc
 /// A bare Varlink client for tests: raw bytes in, NUL-terminated JSON out, every wait bounded.
 final class VarlinkTestClient {
     let fd: Int32
+    /// Bytes read past the last message returned (replies to pipelined calls arrive together).
+    private var buffer = [UInt8]()
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -43,11 +45,12 @@ final class VarlinkTestClient {
 
     /// The next message, or nil on EOF; throws after `timeout`.
     func receive(timeout: Double = 5) throws -> [String: Any]? {
-        var buffer = [UInt8]()
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let end = buffer.firstIndex(of: 0) {
-                let object = try JSONSerialization.jsonObject(with: Data(buffer[..<end]))
+                let message = Data(buffer[..<end])
+                buffer.removeFirst(end + 1)
+                let object = try JSONSerialization.jsonObject(with: message)
                 guard let dictionary = object as? [String: Any] else { throw Failure(description: "not an object") }
                 return dictionary
             }
@@ -69,7 +72,11 @@ final class VarlinkTestClient {
 
     /// Whether the server closes the connection within `timeout` (nothing more to read).
     func closedByServer(timeout: Double = 5) -> Bool {
-        (try? receive(timeout: timeout)).map { $0 == nil } ?? false
+        do {
+            return try receive(timeout: timeout) == nil
+        } catch {
+            return false
+        }
     }
 
     func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
