@@ -36,6 +36,7 @@ extension ServiceCore {
         let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
         if parameters.cacheSeconds > 0 {
             try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds)) }
+            forgetWhenExpired(owner, after: parameters.cacheSeconds)
         } else {
             _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
         }
@@ -74,6 +75,17 @@ extension ServiceCore {
         _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
         try state { try dependencies.secrets.forget(owner) }
         logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+    }
+
+    /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again,
+    /// with one timer per unlock rather than a periodic sweep, so an idle service never wakes up
+    /// for nothing. An entry replaced meanwhile by a later unlock is only dropped once it expired.
+    private func forgetWhenExpired(_ owner: VaultOwner, after seconds: Int) {
+        let cache = dependencies.keyCache
+        Task.detached {
+            try? await Task.sleep(for: .seconds(seconds + 1))
+            _ = try? cache.load(name: owner.cacheName)
+        }
     }
 
     /// The passcode check shared by unlock and forget: the attempt is counted (durably) before the
@@ -131,8 +143,10 @@ extension ServiceCore {
             return try body()
         } catch let error as VarlinkError {
             throw error
-        } catch let error as ServiceStateError where error.code == .tooManyVaults {
-            throw VarlinkError(.tooManyVaults, ["limit": .int(64)])
+        } catch let error as ServiceStateError {
+            if case .tooManyVaults(let limit) = error.code { throw VarlinkError(.tooManyVaults, ["limit": .int(limit)]) }
+            logger.error("state failure", metadata: ["error": "\(error)"])
+            throw VarlinkError(.serviceFailure, ["reason": .string("the service cannot use its state; see its log")])
         } catch {
             logger.error("state failure", metadata: ["error": "\(error)"])
             throw VarlinkError(.serviceFailure, ["reason": .string("the service cannot use its state; see its log")])

@@ -195,9 +195,28 @@ struct ServiceCoreTests {
     @Test func theNumberOfVaultsPerUserIsBounded() throws {
         let harness = try ServiceHarness(maximumVaultsPerUser: 3)
         for _ in 0..<3 { _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: alice) }
-        #expect(errorName { _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: alice) }
-            == "io.fingerlock.Service.TooManyVaults")
+        do {
+            _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: alice)
+            Issue.record("a fourth vault was registered")
+        } catch {
+            #expect(error == VarlinkError(.tooManyVaults, ["limit": .int(3)]))
+        }
         _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: bob)
+    }
+
+    @Test func aDamagedSecretIsAServiceFailureThatRevealsNoPath() throws {
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        let slot = try vault.seal(core, as: alice)
+        let secret = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/secret"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: secret))
+        do {
+            _ = try vault.unlock(core, slot: slot, as: alice)
+            Issue.record("unlocked with a damaged secret")
+        } catch {
+            #expect(error.name == "io.fingerlock.Service.ServiceFailure")
+            #expect(error.parameters["reason"] == .string("the service cannot use its state; see its log"))
+        }
     }
 
     @Test func stateIsPrivate() throws {

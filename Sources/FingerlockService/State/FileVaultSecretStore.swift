@@ -33,7 +33,8 @@ public final class FileVaultSecretStore: VaultSecretStore {
             let userDirectory = try PrivateDirectory(creating: layout.userDirectory(owner.uid))
             let vaults = (try? FileManager.default.contentsOfDirectory(atPath: userDirectory.path)) ?? []
             guard vaults.filter({ !$0.hasPrefix(".") }).count < maximumVaultsPerUser else {
-                throw ServiceStateError(.tooManyVaults, "uid \(owner.uid) has \(maximumVaultsPerUser) vaults")
+                throw ServiceStateError(
+                    .tooManyVaults(limit: maximumVaultsPerUser), "uid \(owner.uid) has \(maximumVaultsPerUser) vaults")
             }
             let directory = try userDirectory.subdirectory(owner.vault)
             let key = random()
