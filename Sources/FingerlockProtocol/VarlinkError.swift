@@ -3,9 +3,20 @@
 /// The parameters are plain values (numbers and strings), never anything secret: every error can be
 /// logged by name and sent as it is.
 public struct VarlinkError: Error, Equatable, Sendable {
-    public enum Value: Equatable, Sendable, Encodable {
+    public enum Value: Equatable, Sendable, Codable {
         case int(Int)
         case string(String)
+
+        /// Error parameters are ints and strings in this interface; anything else reads as its
+        /// absence (a client must not fail on an error it cannot fully read).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Int.self) {
+                self = .int(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
+        }
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()

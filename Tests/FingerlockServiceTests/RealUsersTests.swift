@@ -39,7 +39,7 @@ struct RealUsersTests {
         var state: String { base + "/run/state" }
 
         init() throws {
-            base = try TemporaryDirectory.make()
+            base = try TemporaryDirectory.make(in: "/tmp")
             chmod(base, 0o755)
             // Copies, so no directory of the build (maybe private) has to be reachable by the users.
             binary = base + "/fingerlockd"
@@ -90,7 +90,10 @@ struct RealUsersTests {
         try Self.ensureUsers()
         let setup = try Setup()
         var service = try setup.startService()
-        defer { service.terminate() }
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
 
         var vault = Vault()
         #expect(try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)

@@ -62,8 +62,10 @@ struct ClientVault {
 }
 
 enum TemporaryDirectory {
-    static func make() throws -> String {
-        var template = Array((NSTemporaryDirectory() + "/fingerlockd-test-XXXXXX").utf8CString)
+    /// A new 0700 directory in `parent` (default: $TMPDIR): for tests whose other users must reach it,
+    /// pass "/tmp", whose parents every user can traverse whatever $TMPDIR is.
+    static func make(in parent: String = NSTemporaryDirectory()) throws -> String {
+        var template = Array((parent + "/fingerlockd-test-XXXXXX").utf8CString)
         guard let path = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw POSIXError(.EIO)
         }
