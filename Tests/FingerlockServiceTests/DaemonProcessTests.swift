@@ -1,3 +1,4 @@
+import FingerlockProtocol
 import Foundation
 import Testing
 
@@ -72,6 +73,31 @@ struct DaemonProcessTests {
         #expect(fields["unlocked"] as? Bool == false)
         // The failure after the unlock survived the restart.
         #expect(fields["failedPasscodes"] as? Int == 1)
+    }
+
+    @Test func aCountedAttemptSurvivesTheServiceBeingKilled() throws {
+        let directory = try TemporaryDirectory.make()
+        let socket = directory + "/socket"
+        let vault = ClientVault()
+        var daemon = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        let client = try ServiceClient(socketPath: socket)
+        _ = try client.registerVault(vault.id)
+        let slot = try client.sealPasscodeSlot(
+            .init(
+                vault: vault.id, stretched: vault.stretched.base64EncodedString(), key: vault.key.base64EncodedString(),
+                associatedData: vault.associatedData.base64EncodedString())
+        ).sealedSlot
+        for _ in 0..<3 {
+            _ = try? client.unlockWithPasscode(
+                .init(
+                    vault: vault.id, stretched: ClientVault.wrong.base64EncodedString(), sealedSlot: slot,
+                    associatedData: vault.associatedData.base64EncodedString(), cacheSeconds: 0))
+        }
+        kill(daemon.process.processIdentifier, SIGKILL)
+        daemon.process.waitUntilExit()
+        daemon = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        defer { daemon.terminate() }
+        #expect(try ServiceClient(socketPath: socket).status(vault.id).failedPasscodes == 3)
     }
 
     @Test func aStaleSocketIsReplacedButALiveOneIsNot() throws {
