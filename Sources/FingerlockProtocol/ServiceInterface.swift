@@ -65,7 +65,8 @@ public enum ServiceInterface {
         method RegisterVault(vault: string) -> (created: bool)
 
         # Seals `key` (the store master key, 32 bytes) under
-        # KEK = HKDF-SHA256(ikm: stretched || secret, info: "fingerlock system-mode passcode slot v1" || vault)
+        # KEK = HKDF-SHA256(ikm: stretched || secret, info: "fingerlock system-mode passcode slot v1" || vault),
+        # the vault id in lower case,
         # with AES-GCM, authenticating `associatedData`. `stretched` is the client's scrypt output
         # for the passcode (32 bytes). Returns the sealed slot (nonce || ciphertext || tag).
         method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string) -> (sealedSlot: string)
