@@ -50,9 +50,13 @@ final class VarlinkConnection: Sendable {
             }
             // EOF: the client is done (or half-closed after its last call, already answered).
             if count == 0 { return }
+            // The buffer never holds a whole message between reads, so only new bytes can end one:
+            // a client trickling a large message byte by byte costs one scan of each byte, not of
+            // the whole buffer at every read.
+            let endsAMessage = chunk[..<count].contains(0)
             buffer.append(contentsOf: chunk[..<count])
             var answered = false
-            while let end = buffer.firstIndex(of: 0) {
+            while endsAMessage, let end = buffer.firstIndex(of: 0) {
                 guard end <= limits.maximumMessageSize else {
                     refuseOversized()
                     return
