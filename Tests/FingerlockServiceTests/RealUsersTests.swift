@@ -46,6 +46,8 @@ struct RealUsersTests {
             client = base + "/raw_client.py"
             try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: binary)
             try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
+            try FileManager.default.copyItem(atPath: fixtures + "/hold_connections.py", toPath: base + "/hold_connections.py")
+            chmod(base + "/hold_connections.py", 0o644)
             chmod(binary, 0o755)
             chmod(client, 0o644)
             mkdir(base + "/run", 0o755)
@@ -84,6 +86,36 @@ struct RealUsersTests {
                 "associatedData": ad.base64EncodedString(), "cacheSeconds": cache,
             ]
         }
+    }
+
+    @Test func oneUsersIdleConnectionsNeverLockAnotherUserOut() throws {
+        try Self.ensureUsers()
+        let setup = try Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        // Alice holds 40 idle connections (the per-user limit is 32) for a few seconds...
+        let output = setup.base + "/hold.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        holder.arguments = ["-u", Self.alice, "--", "/usr/bin/python3", setup.base + "/hold_connections.py", setup.socket, "40", "3"]
+        holder.standardOutput = FileHandle(forWritingAtPath: output)
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        var report = ""
+        for _ in 0..<500 where !report.contains("refused") {
+            usleep(10_000)
+            report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        }
+        #expect(report.contains("\"refused\": 8"), "\(report)")
+        // ...while Bob is served at once.
+        let vault = UUID().uuidString
+        #expect(try setup.call(as: Self.bob, "RegisterVault", ["vault": vault]).parameters["created"] as? Bool == true)
+        #expect(holder.isRunning, "the idle connections were still held during Bob's call")
     }
 
     @Test func usersAreIsolatedCountersSurviveAndStateIsOutOfTheirReach() throws {
