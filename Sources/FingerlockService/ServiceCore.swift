@@ -33,16 +33,25 @@ public final class ServiceCore: Sendable {
             return VarlinkReply.encode(error)
         }
         let reply: Data
+        let method = Self.loggable(call.method)
         do {
             reply = try dispatch(call, peer: peer)
-            logger.info("call", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(call.method)"])
+            logger.info("call", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)"])
         } catch {
             logger.info(
                 "call failed",
-                metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(call.method)", "error": "\(error.name)"])
+                metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)", "error": "\(error.name)"])
             reply = VarlinkReply.encode(error)
         }
         return call.oneway ? nil : reply
+    }
+
+    /// A method name as the log may show it: a client's string could carry newlines (forged log
+    /// lines) or be 64 KiB long.
+    static func loggable(_ method: String) -> String {
+        let allowed = method.utf8.count <= 128
+            && method.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." }
+        return allowed ? method : "(not a method name)"
     }
 
     private func dispatch(_ call: VarlinkCall, peer: PeerCredentials) throws(VarlinkError) -> Data {

@@ -234,6 +234,12 @@ struct ServiceCoreTests {
         #expect(try FileManager.default.attributesOfItem(atPath: vaultDirectory + "/secret")[.size] as? Int == 32)
     }
 
+    @Test func methodNamesReachTheLogOnlyWhenTheyLookLikeOne() {
+        #expect(ServiceCore.loggable("io.fingerlock.Service.Status") == "io.fingerlock.Service.Status")
+        #expect(ServiceCore.loggable("x\ninfo fingerlockd: forged") == "(not a method name)")
+        #expect(ServiceCore.loggable(String(repeating: "a", count: 200)) == "(not a method name)")
+    }
+
     @Test func shutdownForgetsEveryCachedKey() throws {
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
