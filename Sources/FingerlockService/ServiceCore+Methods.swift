@@ -3,6 +3,7 @@ import Auth
 import Crypto
 import Foundation
 import Logging
+import Synchronization
 
 extension ServiceCore {
     public func registerVault(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
@@ -36,7 +37,7 @@ extension ServiceCore {
         let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
         if parameters.cacheSeconds > 0 {
             try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds)) }
-            forgetWhenExpired(owner, after: parameters.cacheSeconds)
+            forgetWhenExpired(owner)
         } else {
             _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
         }
@@ -77,14 +78,29 @@ extension ServiceCore {
         logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
     }
 
-    /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again,
-    /// with one timer per unlock rather than a periodic sweep, so an idle service never wakes up
-    /// for nothing. An entry replaced meanwhile by a later unlock is only dropped once it expired.
-    private func forgetWhenExpired(_ owner: VaultOwner, after seconds: Int) {
+    /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again.
+    /// One timer per cached vault at most (a user unlocking in a loop cannot pile up tasks), asleep
+    /// until the entry's expiry rather than a periodic sweep, so an idle service never wakes up.
+    private func forgetWhenExpired(_ owner: VaultOwner) {
+        let name = owner.cacheName
+        guard expiryTimers.withLock({ $0.insert(name).inserted }) else { return }
         let cache = dependencies.keyCache
-        Task.detached {
-            try? await Task.sleep(for: .seconds(seconds + 1))
-            _ = try? cache.load(name: owner.cacheName)
+        Task.detached { [self] in
+            while true {
+                if let left = cache.remainingLifetime(name: name) {
+                    try? await Task.sleep(for: left + .seconds(1))
+                    _ = try? cache.load(name: name)
+                    continue
+                }
+                // Checked again under the lock: an unlock storing a new entry now either finds this
+                // timer still registered (and it goes on) or registers a new one.
+                let done = expiryTimers.withLock { timers in
+                    guard cache.remainingLifetime(name: name) == nil else { return false }
+                    timers.remove(name)
+                    return true
+                }
+                if done { return }
+            }
         }
     }
 

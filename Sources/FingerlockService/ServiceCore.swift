@@ -3,6 +3,7 @@ public import FingerlockProtocol
 public import Foundation
 import Auth
 import Logging
+import Synchronization
 
 /// The service's policy, one call at a time: decodes a Varlink message, runs the method for the
 /// peer the kernel named, and encodes the reply. Safe to call from many connections at once (the
@@ -14,6 +15,8 @@ public final class ServiceCore: Sendable {
     let dependencies: ServiceDependencies
     public let product: String
     public let version: String
+    /// The cache entries that have an expiry timer running.
+    let expiryTimers = Mutex<Set<String>>([])
 
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies

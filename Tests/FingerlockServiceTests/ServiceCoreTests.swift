@@ -3,6 +3,8 @@ import Crypto
 @testable import FingerlockService
 import FingerlockProtocol
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 /// The service's policy called in process, over real state files in a temporary directory.
@@ -144,6 +146,30 @@ struct ServiceCoreTests {
             == "org.varlink.service.InvalidParameter")
         _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 0)
         #expect(try !core.status(.init(vault: vault.id), peer: alice).status.unlocked)
+    }
+
+    @Test func unlockingInALoopKeepsOneExpiryTimerPerVault() throws {
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        let slot = try vault.seal(core, as: alice)
+        for _ in 0..<20 { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 600) }
+        #expect(core.expiryTimers.withLock { $0 } == ["\(alice.uid)/\(vault.id.lowercased())"])
+    }
+
+    @Test func anUnreadKeyIsDroppedAtItsExpiryOnTheRealClock() async throws {
+        var logger = Logger(label: "fingerlockd-test")
+        logger.logLevel = .critical
+        let directory = try TemporaryDirectory.make()
+        let dependencies = try ServiceDependencies.files(stateDirectory: directory + "/state", logger: logger)
+        let core = ServiceCore(dependencies: dependencies, version: "test")
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        _ = try vault.unlock(core, slot: try vault.seal(core, as: alice), as: alice, cacheSeconds: 1)
+        let name = "\(alice.uid)/\(vault.id.lowercased())"
+        #expect(dependencies.keyCache.remainingLifetime(name: name) != nil)
+        // Nobody reads the key; the timer drops it (remainingLifetime does not evict) and ends.
+        #expect(await InProcessServer.eventually { core.expiryTimers.withLock { $0.isEmpty } })
+        #expect(try dependencies.keyCache.invalidate(name: name) == false)
     }
 
     @Test func forgettingAVaultNeedsThePasscodeAndRemovesEverything() throws {
