@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A blocking Varlink client of `fingerlockd` for the CLI: one connection, one call at a time, every
@@ -87,7 +87,9 @@ public final class ServiceClient {
         try call(qualified: "org.varlink.service.GetInfo", VarlinkParameters.Empty())
     }
 
-    public func call<Parameters: Encodable, Reply: Decodable>(_ method: ServiceInterface.Method, _ parameters: Parameters)
+    public func call<Parameters: Encodable, Reply: Decodable>(
+        _ method: ServiceInterface.Method, _ parameters: Parameters
+    )
         throws(ServiceClientError) -> Reply
     {
         try call(qualified: method.qualifiedName, parameters)
@@ -174,7 +176,8 @@ public final class ServiceClient {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw .timedOut }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             var pfd = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&pfd, 1, milliseconds)
             if ready > 0 { return }

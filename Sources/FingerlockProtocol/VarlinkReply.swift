@@ -29,7 +29,8 @@ public enum VarlinkReply {
     /// Encoding these plain structs cannot fail; were it ever to, the client gets a well-formed
     /// error rather than nothing.
     private static func terminated(_ body: Data?) -> Data {
-        var data = body ?? Data(#"{"error":"io.fingerlock.Service.ServiceFailure","parameters":{"reason":"encoding"}}"#.utf8)
+        var data =
+            body ?? Data(#"{"error":"io.fingerlock.Service.ServiceFailure","parameters":{"reason":"encoding"}}"#.utf8)
         data.append(0)
         return data
     }

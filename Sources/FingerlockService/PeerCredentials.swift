@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Who is on the other end of a Unix socket, as the kernel says (SO_PEERCRED, taken when the peer

@@ -1,6 +1,6 @@
-public import FingerlockProtocol
 import Auth
 import Crypto
+public import FingerlockProtocol
 import Foundation
 import Logging
 import Synchronization
@@ -36,13 +36,16 @@ extension ServiceCore {
         }
         let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
         if parameters.cacheSeconds > 0 {
-            try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds)) }
+            try state {
+                try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds))
+            }
             forgetWhenExpired(owner)
         } else {
             _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
         }
         logger.info("unlocked with the passcode", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
-        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: parameters.cacheSeconds)
+        return .init(
+            key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: parameters.cacheSeconds)
     }
 
     public func lock(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
@@ -58,12 +61,15 @@ extension ServiceCore {
     {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
         guard try state({ try dependencies.secrets.contains(owner) }) else {
-            return .init(status: .init(registered: false, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0))
+            return .init(
+                status: .init(
+                    registered: false, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0))
         }
         let attempts = try state { try dependencies.attempts(owner).read() }
         // load() drops an expired entry, so an expired key is never reported (nor kept).
         let unlocked = (try? dependencies.keyCache.load(name: owner.cacheName)) != nil
-        let seconds = unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
+        let seconds =
+            unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
         let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
         return .init(
             status: .init(
@@ -121,7 +127,10 @@ extension ServiceCore {
                 if let left = PasscodeDelays.remaining(in: state, now: now) {
                     throw VarlinkError(
                         .passcodeDelayed,
-                        ["secondsLeft": .int(Int(left.components.seconds)), "failedPasscodes": .int(state.failedPasscodes)])
+                        [
+                            "secondsLeft": .int(Int(left.components.seconds)),
+                            "failedPasscodes": .int(state.failedPasscodes),
+                        ])
                 }
                 state.failedPasscodes += 1
                 state.lastPasscodeFailure = now
@@ -132,7 +141,8 @@ extension ServiceCore {
         guard let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
             let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
             logger.notice(
-                "wrong passcode", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
+                "wrong passcode",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
             throw VarlinkError(.wrongPasscode, ["failedPasscodes": .int(failures), "delaySeconds": .int(Int(delay))])
         }
         try state {
@@ -160,7 +170,9 @@ extension ServiceCore {
         } catch let error as VarlinkError {
             throw error
         } catch let error as ServiceStateError {
-            if case .tooManyVaults(let limit) = error.code { throw VarlinkError(.tooManyVaults, ["limit": .int(limit)]) }
+            if case .tooManyVaults(let limit) = error.code {
+                throw VarlinkError(.tooManyVaults, ["limit": .int(limit)])
+            }
             logger.error("state failure", metadata: ["error": "\(error)"])
             throw VarlinkError(.serviceFailure, ["reason": .string("the service cannot use its state; see its log")])
         } catch {
@@ -170,7 +182,8 @@ extension ServiceCore {
     }
 
     static func bytes(_ base64: String, _ name: String, limit: Int) throws(VarlinkError) -> Data {
-        guard base64.utf8.count <= (limit / 3 + 1) * 4, let data = Data(base64Encoded: base64), data.count <= limit else {
+        guard base64.utf8.count <= (limit / 3 + 1) * 4, let data = Data(base64Encoded: base64), data.count <= limit
+        else {
             throw .invalidParameter(name)
         }
         return data

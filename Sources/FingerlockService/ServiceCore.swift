@@ -1,7 +1,7 @@
+import Auth
 import Crypto
 public import FingerlockProtocol
 public import Foundation
-import Auth
 import Logging
 import Synchronization
 
@@ -52,8 +52,11 @@ public final class ServiceCore: Sendable {
     /// A method name as the log may show it: a client's string could carry newlines (forged log
     /// lines) or be 64 KiB long.
     static func loggable(_ method: String) -> String {
-        let allowed = method.utf8.count <= 128
-            && method.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "." }
+        let allowed =
+            method.utf8.count <= 128
+            && method.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
+            }
         return allowed ? method : "(not a method name)"
     }
 
@@ -66,9 +69,11 @@ public final class ServiceCore: Sendable {
             let interface = try call.parameters(VarlinkParameters.Interface.self).interface
             switch interface {
             case ServiceInterface.name:
-                return VarlinkReply.encode(VarlinkParameters.InterfaceDescription(description: ServiceInterface.description))
+                return VarlinkReply.encode(
+                    VarlinkParameters.InterfaceDescription(description: ServiceInterface.description))
             case "org.varlink.service":
-                return VarlinkReply.encode(VarlinkParameters.InterfaceDescription(description: Self.varlinkServiceDescription))
+                return VarlinkReply.encode(
+                    VarlinkParameters.InterfaceDescription(description: Self.varlinkServiceDescription))
             default:
                 throw .interfaceNotFound(interface)
             }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fingerlockd --socket PATH --state-dir DIR`: the only place the real dependencies are assembled.
@@ -50,7 +50,9 @@ enum FingerlockdMain {
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         let logger = Logger(label: "fingerlockd")
 
-        guard let stateDirectory, !stateDirectory.isEmpty else { fail("--state-dir DIR is required\n\(usage)", code: 64) }
+        guard let stateDirectory, !stateDirectory.isEmpty else {
+            fail("--state-dir DIR is required\n\(usage)", code: 64)
+        }
         let listener: ListeningSocket
         do {
             if let activated = ListeningSocket.activated(environment: ProcessInfo.processInfo.environment) {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
@@ -15,8 +15,12 @@ struct DaemonProcessTests {
         let directory = try TemporaryDirectory.make()
         let daemon = try DaemonProcess(socket: directory + "/socket", stateDirectory: directory + "/state")
         defer { daemon.terminate() }
-        let (status, output) = try runCommand("/usr/bin/env", ["python3", fixtures + "/varlink_client.py", directory + "/socket"])
-        try #require(status == 0, "the varlink client failed (is the `varlink` package installed? .ci/install-deps does it): \(output) \(daemon.log)")
+        let (status, output) = try runCommand(
+            "/usr/bin/env", ["python3", fixtures + "/varlink_client.py", directory + "/socket"])
+        try #require(
+            status == 0,
+            "the varlink client failed (is the `varlink` package installed? .ci/install-deps does it): \(output) \(daemon.log)"
+        )
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(seen["interfaces"] as? [String] == ["org.varlink.service", "io.fingerlock.Service"])
         #expect(seen["product"] as? String == "fingerlockd")
@@ -47,17 +51,22 @@ struct DaemonProcessTests {
                 "io.fingerlock.Service.SealPasscodeSlot",
                 [
                     "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
-                    "key": vault.key.base64EncodedString(), "associatedData": vault.associatedData.base64EncodedString(),
+                    "key": vault.key.base64EncodedString(),
+                    "associatedData": vault.associatedData.base64EncodedString(),
                 ]
             ).parameters["sealedSlot"] as? String)
         var unlock: [String: Any] = [
             "vault": vault.id, "stretched": ClientVault.wrong.base64EncodedString(), "sealedSlot": slot,
             "associatedData": vault.associatedData.base64EncodedString(), "cacheSeconds": 3600,
         ]
-        #expect(try client.call("io.fingerlock.Service.UnlockWithPasscode", unlock).errorName == "io.fingerlock.Service.WrongPasscode")
+        #expect(
+            try client.call("io.fingerlock.Service.UnlockWithPasscode", unlock).errorName
+                == "io.fingerlock.Service.WrongPasscode")
         unlock["stretched"] = vault.stretched.base64EncodedString()
         #expect(try client.call("io.fingerlock.Service.UnlockWithPasscode", unlock).errorName == nil)
-        _ = try client.call("io.fingerlock.Service.UnlockWithPasscode", unlock.merging(["stretched": ClientVault.wrong.base64EncodedString()]) { $1 })
+        _ = try client.call(
+            "io.fingerlock.Service.UnlockWithPasscode",
+            unlock.merging(["stretched": ClientVault.wrong.base64EncodedString()]) { $1 })
 
         // SIGTERM with a client still connected: exit 0, socket removed, keys forgotten (logged).
         #expect(daemon.terminate() == 0, "\(daemon.log)")
@@ -106,7 +115,8 @@ struct DaemonProcessTests {
         let first = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
         // A second service on the same live socket refuses to start.
         let refused = try runCommand(
-            DaemonProcess.binaryPath, ["--socket", socket, "--state-dir", directory + "/state2"], mergingStandardError: true)
+            DaemonProcess.binaryPath, ["--socket", socket, "--state-dir", directory + "/state2"],
+            mergingStandardError: true)
         #expect(refused.status == 1)
         #expect(refused.output.contains("already listening"))
         kill(first.process.processIdentifier, SIGKILL)

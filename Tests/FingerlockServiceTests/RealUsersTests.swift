@@ -1,10 +1,11 @@
 import Crypto
-@testable import FingerlockService
 import Foundation
 import Testing
 
+@testable import FingerlockService
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Issue 14's properties with real users: `fingerlockd` runs as a system user, clients as two login
@@ -46,7 +47,8 @@ struct RealUsersTests {
             client = base + "/raw_client.py"
             try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: binary)
             try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
-            try FileManager.default.copyItem(atPath: fixtures + "/hold_connections.py", toPath: base + "/hold_connections.py")
+            try FileManager.default.copyItem(
+                atPath: fixtures + "/hold_connections.py", toPath: base + "/hold_connections.py")
             chmod(base + "/hold_connections.py", 0o644)
             chmod(binary, 0o755)
             chmod(client, 0o644)
@@ -62,7 +64,8 @@ struct RealUsersTests {
         func call(as user: String, _ method: String, _ parameters: [String: Any]) throws -> [String: Any] {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: parameters), as: UTF8.self)
             let (status, output) = try runCommand(
-                "/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/python3", client, socket, "io.fingerlock.Service." + method, json])
+                "/usr/sbin/runuser",
+                ["-u", user, "--", "/usr/bin/python3", client, socket, "io.fingerlock.Service." + method, json])
             try #require(status == 0, "client as \(user) failed: \(output)")
             return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         }
@@ -101,7 +104,9 @@ struct RealUsersTests {
         _ = FileManager.default.createFile(atPath: output, contents: nil)
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        holder.arguments = ["-u", Self.alice, "--", "/usr/bin/python3", setup.base + "/hold_connections.py", setup.socket, "40", "3"]
+        holder.arguments = [
+            "-u", Self.alice, "--", "/usr/bin/python3", setup.base + "/hold_connections.py", setup.socket, "40", "3",
+        ]
         holder.standardOutput = FileHandle(forWritingAtPath: output)
         holder.standardError = FileHandle.nullDevice
         try holder.run()
@@ -128,7 +133,8 @@ struct RealUsersTests {
         }
 
         var vault = Vault()
-        #expect(try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
+        #expect(
+            try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
         vault.slot = try #require(
             try setup.call(
                 as: Self.alice, "SealPasscodeSlot",
@@ -141,23 +147,32 @@ struct RealUsersTests {
         #expect(unlocked.parameters["key"] as? String == vault.key.base64EncodedString())
 
         // Bob: cannot see, lock, unlock or forget Alice's vault, even with her passcode and slot.
-        let bobStatus = try #require(try setup.call(as: Self.bob, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        let bobStatus = try #require(
+            try setup.call(as: Self.bob, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
         #expect(bobStatus["registered"] as? Bool == false)
-        #expect(try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName == "io.fingerlock.Service.VaultNotRegistered")
+        #expect(
+            try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.VaultNotRegistered")
         #expect(try setup.call(as: Self.bob, "Lock", ["vault": vault.id]).parameters["wasUnlocked"] as? Bool == false)
         var proof = vault.unlock()
         proof["cacheSeconds"] = nil
-        #expect(try setup.call(as: Self.bob, "ForgetVault", proof).errorName == "io.fingerlock.Service.VaultNotRegistered")
+        #expect(
+            try setup.call(as: Self.bob, "ForgetVault", proof).errorName == "io.fingerlock.Service.VaultNotRegistered")
         // Registering the same id gives Bob his own vault; his guesses count against it, not hers.
-        #expect(try setup.call(as: Self.bob, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
-        #expect(try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName == "io.fingerlock.Service.WrongPasscode")
-        var aliceStatus = try #require(try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        #expect(
+            try setup.call(as: Self.bob, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
+        #expect(
+            try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.WrongPasscode")
+        var aliceStatus = try #require(
+            try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
         #expect(aliceStatus["unlocked"] as? Bool == true)
         #expect(aliceStatus["failedPasscodes"] as? Int == 0)
 
         // Alice's wrong passcodes, each from a new process and connection, are counted and delayed.
         for attempt in 1...5 {
-            let reply = try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock(Data(repeating: 1, count: 32)))
+            let reply = try setup.call(
+                as: Self.alice, "UnlockWithPasscode", vault.unlock(Data(repeating: 1, count: 32)))
             #expect(reply.errorName == "io.fingerlock.Service.WrongPasscode")
             #expect(reply.parameters["failedPasscodes"] as? Int == attempt)
         }
@@ -180,7 +195,8 @@ struct RealUsersTests {
         }
         #expect(try !setup.can(Self.alice, "ls '\(setup.state)'"))
         #expect(try !setup.can(Self.alice, "cat '\(vaultDirectory)/secret'"))
-        #expect(try !setup.can(Self.alice, "rm -f '\(vaultDirectory)/attempts' && test ! -e '\(vaultDirectory)/attempts'"))
+        #expect(
+            try !setup.can(Self.alice, "rm -f '\(vaultDirectory)/attempts' && test ! -e '\(vaultDirectory)/attempts'"))
         #expect(try !setup.can(Self.alice, "rm -rf '\(setup.state)/v1' && test ! -e '\(setup.state)/v1'"))
         #expect(try !setup.can(Self.alice, "cat /proc/\(service.process.processIdentifier)/environ"))
 
@@ -194,17 +210,22 @@ struct RealUsersTests {
         let secret = SymmetricKey(data: try Data(contentsOf: URL(fileURLWithPath: vaultDirectory + "/secret")))
         let kek = SystemPasscodeSlot.keyEncryptionKey(
             stretched: SymmetricKey(data: vault.stretched), secret: secret, vault: vault.id.lowercased())
-        #expect(SystemPasscodeSlot.open(sealed, with: kek, authenticating: vault.ad)?.withUnsafeBytes { Data($0) } == vault.key)
+        #expect(
+            SystemPasscodeSlot.open(sealed, with: kek, authenticating: vault.ad)?.withUnsafeBytes { Data($0) }
+                == vault.key)
 
         // SIGTERM: a clean exit; the restarted service holds no key, and the counters and the delay remain.
         #expect(service.terminate() == 0, "\(service.log)")
         service = try setup.startService()
-        aliceStatus = try #require(try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        aliceStatus = try #require(
+            try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
         #expect(aliceStatus["registered"] as? Bool == true)
         #expect(aliceStatus["unlocked"] as? Bool == false)
         #expect(aliceStatus["failedPasscodes"] as? Int == 5)
         #expect((aliceStatus["delaySeconds"] as? Int ?? 0) > 0)
-        #expect(try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock()).errorName == "io.fingerlock.Service.PasscodeDelayed")
+        #expect(
+            try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.PasscodeDelayed")
         // The socket is reachable by every user; the log never carries a key or a passcode value.
         var info = stat()
         #expect(lstat(setup.socket, &info) == 0 && info.st_mode & 0o777 == 0o666)

@@ -1,10 +1,11 @@
-@testable import FingerlockService
 import FingerlockProtocol
 import Foundation
 import Testing
 
+@testable import FingerlockService
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The typed client the CLI will use, against the in-process server.
@@ -24,7 +25,10 @@ struct ServiceClientTests {
         let unlock = VarlinkParameters.UnlockWithPasscode(
             vault: vault.id, stretched: ClientVault.wrong.base64EncodedString(), sealedSlot: slot,
             associatedData: vault.associatedData.base64EncodedString(), cacheSeconds: 60)
-        #expect(throws: ServiceClientError.service(VarlinkError(.wrongPasscode, ["failedPasscodes": .int(1), "delaySeconds": .int(0)]))) {
+        #expect(
+            throws: ServiceClientError.service(
+                VarlinkError(.wrongPasscode, ["failedPasscodes": .int(1), "delaySeconds": .int(0)]))
+        ) {
             try client.unlockWithPasscode(unlock)
         }
         var right = unlock

@@ -1,11 +1,12 @@
 import Auth
 import Crypto
-@testable import FingerlockService
 import FingerlockProtocol
 import Foundation
 import Logging
 import Synchronization
 import Testing
+
+@testable import FingerlockService
 
 /// The service's policy called in process, over real state files in a temporary directory.
 @Suite(.timeLimit(.minutes(1)))
@@ -40,13 +41,17 @@ struct ServiceCoreTests {
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
         let slot = try vault.seal(core, as: alice)
-        #expect(throws: VarlinkError.self) { try vault.unlock(core, slot: slot, as: alice, stretched: ClientVault.wrong) }
+        #expect(throws: VarlinkError.self) {
+            try vault.unlock(core, slot: slot, as: alice, stretched: ClientVault.wrong)
+        }
         #expect(try core.status(.init(vault: vault.id), peer: alice).status.failedPasscodes == 1)
         let reply = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 600)
         #expect(reply.key == vault.key.base64EncodedString())
         #expect(reply.cachedSeconds == 600)
         let status = try core.status(.init(vault: vault.id), peer: alice).status
-        #expect(status == .init(registered: true, unlocked: true, unlockedSeconds: 600, failedPasscodes: 0, delaySeconds: 0))
+        #expect(
+            status == .init(registered: true, unlocked: true, unlockedSeconds: 600, failedPasscodes: 0, delaySeconds: 0)
+        )
         #expect(try core.lock(.init(vault: vault.id), peer: alice).wasUnlocked)
         #expect(try !core.status(.init(vault: vault.id), peer: alice).status.unlocked)
         #expect(try !core.lock(.init(vault: vault.id), peer: alice).wasUnlocked)
@@ -96,9 +101,12 @@ struct ServiceCoreTests {
         _ = try vault.unlock(core, slot: slot, as: alice)
 
         #expect(try core.status(.init(vault: vault.id), peer: bob).status.registered == false)
-        #expect(errorName { _ = try vault.unlock(core, slot: slot, as: bob) } == "io.fingerlock.Service.VaultNotRegistered")
+        #expect(
+            errorName { _ = try vault.unlock(core, slot: slot, as: bob) } == "io.fingerlock.Service.VaultNotRegistered")
         #expect(try !core.lock(.init(vault: vault.id), peer: bob).wasUnlocked)
-        #expect(errorName { try core.forgetVault(vault.proof(slot: slot), peer: bob) } == "io.fingerlock.Service.VaultNotRegistered")
+        #expect(
+            errorName { try core.forgetVault(vault.proof(slot: slot), peer: bob) }
+                == "io.fingerlock.Service.VaultNotRegistered")
         // Bob registering the same id gets his own vault: Alice's slot does not open with his secret,
         // and his failures are his.
         #expect(try core.registerVault(.init(vault: vault.id), peer: bob).created)
@@ -140,10 +148,12 @@ struct ServiceCoreTests {
         #expect(try core.status(.init(vault: vault.id), peer: alice).status.unlockedSeconds == 1)
         harness.clock.advance(2)
         #expect(try !core.status(.init(vault: vault.id), peer: alice).status.unlocked)
-        #expect(errorName { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 48 * 3600 + 1) }
-            == "org.varlink.service.InvalidParameter")
-        #expect(errorName { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: -1) }
-            == "org.varlink.service.InvalidParameter")
+        #expect(
+            errorName { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 48 * 3600 + 1) }
+                == "org.varlink.service.InvalidParameter")
+        #expect(
+            errorName { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: -1) }
+                == "org.varlink.service.InvalidParameter")
         _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 0)
         #expect(try !core.status(.init(vault: vault.id), peer: alice).status.unlocked)
     }
@@ -177,8 +187,9 @@ struct ServiceCoreTests {
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
         let slot = try vault.seal(core, as: alice)
         _ = try vault.unlock(core, slot: slot, as: alice)
-        #expect(errorName { try core.forgetVault(vault.proof(slot: slot, stretched: ClientVault.wrong), peer: alice) }
-            == "io.fingerlock.Service.WrongPasscode")
+        #expect(
+            errorName { try core.forgetVault(vault.proof(slot: slot, stretched: ClientVault.wrong), peer: alice) }
+                == "io.fingerlock.Service.WrongPasscode")
         #expect(try core.status(.init(vault: vault.id), peer: alice).status.registered)
         try core.forgetVault(vault.proof(slot: slot), peer: alice)
         let status = try core.status(.init(vault: vault.id), peer: alice).status
@@ -187,7 +198,8 @@ struct ServiceCoreTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
         // A new registration is a new secret: the old slot is dead for good.
         #expect(try core.registerVault(.init(vault: vault.id), peer: alice).created)
-        #expect(errorName { _ = try vault.unlock(core, slot: slot, as: alice) } == "io.fingerlock.Service.WrongPasscode")
+        #expect(
+            errorName { _ = try vault.unlock(core, slot: slot, as: alice) } == "io.fingerlock.Service.WrongPasscode")
     }
 
     @Test(arguments: [
@@ -208,13 +220,27 @@ struct ServiceCoreTests {
         let good = vault.stretched.base64EncodedString()
         let cases: [(VarlinkParameters.SealPasscodeSlot, String)] = [
             (.init(vault: vault.id, stretched: "%%%", key: good, associatedData: ""), "stretched"),
-            (.init(vault: vault.id, stretched: Data(count: 31).base64EncodedString(), key: good, associatedData: ""), "stretched"),
-            (.init(vault: vault.id, stretched: good, key: Data(count: 33).base64EncodedString(), associatedData: ""), "key"),
-            (.init(vault: vault.id, stretched: good, key: good, associatedData: Data(count: 5000).base64EncodedString()), "associatedData"),
+            (
+                .init(vault: vault.id, stretched: Data(count: 31).base64EncodedString(), key: good, associatedData: ""),
+                "stretched"
+            ),
+            (
+                .init(vault: vault.id, stretched: good, key: Data(count: 33).base64EncodedString(), associatedData: ""),
+                "key"
+            ),
+            (
+                .init(
+                    vault: vault.id, stretched: good, key: good, associatedData: Data(count: 5000).base64EncodedString()
+                ), "associatedData"
+            ),
         ]
         for (parameters, name) in cases {
-            #expect(errorName { _ = try core.sealPasscodeSlot(parameters, peer: alice) } == "org.varlink.service.InvalidParameter")
-            do { _ = try core.sealPasscodeSlot(parameters, peer: alice) } catch { #expect(error == .invalidParameter(name)) }
+            #expect(
+                errorName { _ = try core.sealPasscodeSlot(parameters, peer: alice) }
+                    == "org.varlink.service.InvalidParameter")
+            do { _ = try core.sealPasscodeSlot(parameters, peer: alice) } catch {
+                #expect(error == .invalidParameter(name))
+            }
         }
     }
 

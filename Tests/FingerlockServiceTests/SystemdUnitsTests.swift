@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The shipped units, checked by systemd's own tools (no running systemd needed), and socket
@@ -18,7 +18,8 @@ struct SystemdUnitsTests {
         let directory = try TemporaryDirectory.make()
         for name in ["fingerlockd.socket", "fingerlockd.service"] {
             var text = try String(contentsOfFile: repository + "/systemd/" + name, encoding: .utf8)
-            text = text.replacingOccurrences(of: "ExecStart=/usr/local/bin/fingerlockd", with: "ExecStart=" + DaemonProcess.binaryPath)
+            text = text.replacingOccurrences(
+                of: "ExecStart=/usr/local/bin/fingerlockd", with: "ExecStart=" + DaemonProcess.binaryPath)
             try text.write(toFile: directory + "/" + name, atomically: false, encoding: .utf8)
         }
         return directory
@@ -27,20 +28,26 @@ struct SystemdUnitsTests {
     static let analyze = "/usr/bin/systemd-analyze"
 
     @Test func theUnitsVerify() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.analyze), "systemd-analyze is missing: .ci/install-deps installs systemd")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.analyze),
+            "systemd-analyze is missing: .ci/install-deps installs systemd")
         let directory = try Self.units()
         let (status, output) = try runCommand(
-            Self.analyze, ["verify", "--man=no", directory + "/fingerlockd.socket", directory + "/fingerlockd.service"],
+            Self.analyze,
+            ["verify", "--man=no", directory + "/fingerlockd.socket", directory + "/fingerlockd.service"],
             mergingStandardError: true)
         #expect(status == 0, "\(output)")
         #expect(output.isEmpty, "\(output)")
     }
 
     @Test func theServiceExposureIsAtMostTwo() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.analyze), "systemd-analyze is missing: .ci/install-deps installs systemd")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.analyze),
+            "systemd-analyze is missing: .ci/install-deps installs systemd")
         let directory = try Self.units()
         let (status, output) = try runCommand(
-            Self.analyze, ["security", "--offline=yes", "--threshold=20", "--no-pager", directory + "/fingerlockd.service"])
+            Self.analyze,
+            ["security", "--offline=yes", "--threshold=20", "--no-pager", directory + "/fingerlockd.service"])
         #expect(status == 0, "\(output)")
         let line = try #require(output.split(separator: "\n").first { $0.contains("Overall exposure level") })
         let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
@@ -57,7 +64,9 @@ struct SystemdUnitsTests {
 
     @Test func socketActivationServesTheInheritedSocket() throws {
         let activate = "/usr/bin/systemd-socket-activate"
-        try #require(FileManager.default.isExecutableFile(atPath: activate), "systemd-socket-activate is missing: .ci/install-deps installs systemd")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: activate),
+            "systemd-socket-activate is missing: .ci/install-deps installs systemd")
         let directory = try TemporaryDirectory.make()
         let socket = directory + "/socket"
         let process = Process()

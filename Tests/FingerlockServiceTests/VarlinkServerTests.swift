@@ -1,10 +1,11 @@
-@testable import FingerlockService
 import FingerlockProtocol
 import Foundation
 import Testing
 
+@testable import FingerlockService
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The socket server in process: the Varlink service interface, calls over a real socket, limits.
@@ -17,9 +18,10 @@ struct VarlinkServerTests {
         #expect(info["product"] as? String == "fingerlockd")
         #expect((info["version"] as? String)?.contains("protocol 1") == true)
         #expect(info["interfaces"] as? [String] == ["org.varlink.service", "io.fingerlock.Service"])
-        let description = try client.call(
-            "org.varlink.service.GetInterfaceDescription", ["interface": "io.fingerlock.Service"]
-        ).parameters["description"] as? String
+        let description =
+            try client.call(
+                "org.varlink.service.GetInterfaceDescription", ["interface": "io.fingerlock.Service"]
+            ).parameters["description"] as? String
         #expect(description == ServiceInterface.description)
         let missing = try client.call("org.varlink.service.GetInterfaceDescription", ["interface": "com.example.Nope"])
         #expect(missing.errorName == "org.varlink.service.InterfaceNotFound")
@@ -27,8 +29,10 @@ struct VarlinkServerTests {
     }
 
     @Test func theShippedInterfaceFileIsTheServedOne() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let shipped = try String(contentsOf: root.appendingPathComponent("varlink/io.fingerlock.Service.varlink"), encoding: .utf8)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let shipped = try String(
+            contentsOf: root.appendingPathComponent("varlink/io.fingerlock.Service.varlink"), encoding: .utf8)
         #expect(shipped == ServiceInterface.description)
     }
 
@@ -38,13 +42,15 @@ struct VarlinkServerTests {
         let vault = ClientVault()
         let registered = try client.call("io.fingerlock.Service.RegisterVault", ["vault": vault.id])
         #expect(registered.parameters["created"] as? Bool == true)
-        let sealed = try client.call(
-            "io.fingerlock.Service.SealPasscodeSlot",
-            [
-                "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
-                "key": vault.key.base64EncodedString(), "associatedData": vault.associatedData.base64EncodedString(),
-            ]
-        ).parameters["sealedSlot"] as? String
+        let sealed =
+            try client.call(
+                "io.fingerlock.Service.SealPasscodeSlot",
+                [
+                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
+                    "key": vault.key.base64EncodedString(),
+                    "associatedData": vault.associatedData.base64EncodedString(),
+                ]
+            ).parameters["sealedSlot"] as? String
         let slot = try #require(sealed)
         let wrong = try client.call(
             "io.fingerlock.Service.UnlockWithPasscode",
@@ -64,7 +70,8 @@ struct VarlinkServerTests {
         // The records are the connecting process's uid's, whatever a message says.
         let owner = try VaultOwner(uid: getuid(), vault: vault.id)
         #expect(try service.harness.dependencies.secrets.contains(owner))
-        let status = try client.call("io.fingerlock.Service.Status", ["vault": vault.id]).parameters["status"] as? [String: Any]
+        let status =
+            try client.call("io.fingerlock.Service.Status", ["vault": vault.id]).parameters["status"] as? [String: Any]
         #expect(status?["unlocked"] as? Bool == true)
         #expect(status?["failedPasscodes"] as? Int == 0)
         await service.stop()
@@ -78,16 +85,37 @@ struct VarlinkServerTests {
         ("\"just a string\"", "org.varlink.service.InvalidParameter"),
         ("{}", "org.varlink.service.InvalidParameter"),
         ("{\"method\": \"io.fingerlock.Service.Status\"}", "org.varlink.service.InvalidParameter"),
-        ("{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": {\"vault\": 7}}", "org.varlink.service.InvalidParameter"),
-        ("{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": [\"x\"]}", "org.varlink.service.InvalidParameter"),
-        ("{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": {\"vault\": null}}", "org.varlink.service.InvalidParameter"),
-        ("{\"method\": \"io.fingerlock.Service.UnlockWithPasscode\", \"parameters\": {\"vault\": \"0F0E0D0C-0B0A-0908-0706-050403020100\", \"stretched\": \"\", \"sealedSlot\": \"\", \"associatedData\": \"\", \"cacheSeconds\": 1.5}}", "org.varlink.service.InvalidParameter"),
+        (
+            "{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": {\"vault\": 7}}",
+            "org.varlink.service.InvalidParameter"
+        ),
+        (
+            "{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": [\"x\"]}",
+            "org.varlink.service.InvalidParameter"
+        ),
+        (
+            "{\"method\": \"io.fingerlock.Service.Status\", \"parameters\": {\"vault\": null}}",
+            "org.varlink.service.InvalidParameter"
+        ),
+        (
+            "{\"method\": \"io.fingerlock.Service.UnlockWithPasscode\", \"parameters\": {\"vault\": \"0F0E0D0C-0B0A-0908-0706-050403020100\", \"stretched\": \"\", \"sealedSlot\": \"\", \"associatedData\": \"\", \"cacheSeconds\": 1.5}}",
+            "org.varlink.service.InvalidParameter"
+        ),
         ("{\"method\": \"io.fingerlock.Service.Nope\"}", "org.varlink.service.MethodNotFound"),
         ("{\"method\": \"org.varlink.service.Nope\"}", "org.varlink.service.MethodNotFound"),
         ("{\"method\": \"com.example.Thing.Do\"}", "org.varlink.service.InterfaceNotFound"),
-        ("{\"method\": \"io.fingerlock.Service.Status\", \"upgrade\": true, \"parameters\": {}}", "org.varlink.service.InvalidParameter"),
-        (String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000), "org.varlink.service.InvalidParameter"),
-        ("{\"method\": \"org.varlink.service.GetInfo\", \"parameters\": " + String(repeating: "{\"a\":", count: 100) + "1" + String(repeating: "}", count: 101), "org.varlink.service.InvalidParameter"),
+        (
+            "{\"method\": \"io.fingerlock.Service.Status\", \"upgrade\": true, \"parameters\": {}}",
+            "org.varlink.service.InvalidParameter"
+        ),
+        (
+            String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
+            "org.varlink.service.InvalidParameter"
+        ),
+        (
+            "{\"method\": \"org.varlink.service.GetInfo\", \"parameters\": " + String(repeating: "{\"a\":", count: 100)
+                + "1" + String(repeating: "}", count: 101), "org.varlink.service.InvalidParameter"
+        ),
     ])
     func badMessagesGetAnErrorAndTheConnectionStaysUsable(message: String, error: String) async throws {
         let service = try InProcessServer()
@@ -105,7 +133,9 @@ struct VarlinkServerTests {
             let client = try service.client()
             let length = Int.random(in: 1...2000, using: &generator)
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            if round % 2 == 0 { bytes = Array("{\"method\":\"io.fingerlock.Service.Status\",\"parameters\":{\"vault\":\"".utf8) + bytes }
+            if round % 2 == 0 {
+                bytes = Array("{\"method\":\"io.fingerlock.Service.Status\",\"parameters\":{\"vault\":\"".utf8) + bytes
+            }
             try? client.send(raw: bytes + [0])
             client.halfClose()
             // Every complete piece gets an answer or the connection closes; nothing hangs.
@@ -146,7 +176,10 @@ struct VarlinkServerTests {
         #expect(halfClosed.closedByServer())
         // Two calls in one write are answered in order; a oneway call gets no reply.
         let pipelined = try service.client()
-        try pipelined.send(raw: Array("{\"method\":\"org.varlink.service.GetInfo\",\"oneway\":true}\0{\"method\":\"nope.X\"}\0{\"method\":\"org.varlink.service.GetInfo\"}\0".utf8))
+        try pipelined.send(
+            raw: Array(
+                "{\"method\":\"org.varlink.service.GetInfo\",\"oneway\":true}\0{\"method\":\"nope.X\"}\0{\"method\":\"org.varlink.service.GetInfo\"}\0"
+                    .utf8))
         #expect(try pipelined.receive()?.errorName == "org.varlink.service.InterfaceNotFound")
         #expect(try pipelined.receive()?.errorName == nil)
         #expect(await InProcessServer.eventually { service.server.openConnections == 1 })
@@ -202,7 +235,9 @@ struct VarlinkServerTests {
                     guard let client = try? VarlinkTestClient(path: path) else { return false }
                     let vault = UUID().uuidString
                     for _ in 0..<10 {
-                        guard (try? client.call("io.fingerlock.Service.RegisterVault", ["vault": vault]))?.errorName == nil
+                        guard
+                            (try? client.call("io.fingerlock.Service.RegisterVault", ["vault": vault]))?.errorName
+                                == nil
                         else { return false }
                     }
                     return true

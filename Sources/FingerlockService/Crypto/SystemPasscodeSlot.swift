@@ -26,14 +26,18 @@ public enum SystemPasscodeSlot {
             inputKeyMaterial: ikm, info: Data((info + vault).utf8), outputByteCount: keySize)
     }
 
-    public static func seal(_ key: SymmetricKey, with kek: SymmetricKey, authenticating associatedData: Data) throws -> Data {
+    public static func seal(_ key: SymmetricKey, with kek: SymmetricKey, authenticating associatedData: Data) throws
+        -> Data
+    {
         let box = try key.withUnsafeBytes { try AES.GCM.seal($0, using: kek, authenticating: associatedData) }
         guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
         return combined
     }
 
     /// The key in the slot, or nil when the KEK or the associated data is wrong or the slot damaged.
-    public static func open(_ sealed: Data, with kek: SymmetricKey, authenticating associatedData: Data) -> SymmetricKey? {
+    public static func open(_ sealed: Data, with kek: SymmetricKey, authenticating associatedData: Data)
+        -> SymmetricKey?
+    {
         guard sealed.count == sealedSize, let box = try? AES.GCM.SealedBox(combined: sealed),
             var plain = try? AES.GCM.open(box, using: kek, authenticating: associatedData)
         else { return nil }
@@ -41,4 +45,3 @@ public enum SystemPasscodeSlot {
         return SymmetricKey(data: plain)
     }
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The service's listening Unix stream socket: one handed over by systemd (socket activation), or

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One client connection, served on its own thread: reads NUL-terminated messages within the
@@ -93,7 +93,8 @@ final class VarlinkConnection: Sendable {
 
     private func refuseOversized() {
         server.logger.notice("message too large", metadata: ["uid": "\(peer.uid)"])
-        let reply = VarlinkReply.encode(VarlinkError(.messageTooLarge, ["limit": .int(server.limits.maximumMessageSize)]))
+        let reply = VarlinkReply.encode(
+            VarlinkError(.messageTooLarge, ["limit": .int(server.limits.maximumMessageSize)]))
         _ = send(reply, until: ContinuousClock.now + .seconds(1))
     }
 
@@ -120,7 +121,8 @@ final class VarlinkConnection: Sendable {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { return .timedOut }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             // While writing, shutdown does not interrupt: the reply to a call under way is sent.
             let watchShutdown = events == Int16(POLLIN)
             var fds = [

@@ -4,7 +4,7 @@ public import Logging
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Accepts connections on the listening socket and serves each on its own thread with blocking
@@ -30,7 +30,9 @@ public final class VarlinkServer: Sendable {
 
     let counts = Mutex(Counts())
 
-    public init(listener: ListeningSocket, core: ServiceCore, limits: ServiceLimits = ServiceLimits(), logger: Logger) throws {
+    public init(listener: ListeningSocket, core: ServiceCore, limits: ServiceLimits = ServiceLimits(), logger: Logger)
+        throws
+    {
         self.listener = listener
         self.core = core
         self.limits = limits

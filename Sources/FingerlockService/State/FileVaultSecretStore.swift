@@ -4,7 +4,7 @@ import SafeFiles
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Per-vault secrets as 32-byte 0600 files written atomically and durably (`AtomicFile`), one

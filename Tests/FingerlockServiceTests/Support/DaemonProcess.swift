@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built `fingerlockd`, run as a child process (optionally as another user through setpriv),
@@ -14,7 +14,8 @@ final class DaemonProcess {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     static var binaryPath: String {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent("fingerlockd").path
@@ -25,9 +26,12 @@ final class DaemonProcess {
     }
 
     /// Starts the service and waits (at most 10 s) until its socket accepts.
-    init(socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil) throws {
+    init(socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil)
+        throws
+    {
         socketPath = socket
-        stderrPath = URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
+        stderrPath =
+            URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let arguments = ["--socket", socket, "--state-dir", stateDirectory]
         if let user {

@@ -1,6 +1,7 @@
-@testable import FingerlockService
 import Foundation
 import Logging
+
+@testable import FingerlockService
 
 /// A `VarlinkServer` on a socket in a temporary directory, running in the test process.
 struct InProcessServer {

@@ -1,9 +1,10 @@
 import Auth
 import Crypto
-@testable import FingerlockService
 import FingerlockProtocol
 import Foundation
 import Logging
+
+@testable import FingerlockService
 
 /// A service core over a fresh temporary state directory and a manual clock.
 struct ServiceHarness {
