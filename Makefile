@@ -3,6 +3,8 @@ SWIFT ?= swift
 CONFIG ?= release
 # The binary `install` copies; override (e.g. BIN=path/to/prebuilt) to install another build.
 BIN ?= .build/$(CONFIG)/fingerlock
+# The system-mode service `install` copies (built by `make release` with the CLI).
+DAEMON_BIN ?= .build/$(CONFIG)/fingerlockd
 # `make` writes the man page and the completions here, both taken from the release binary itself
 # (its command definitions), so nothing is built twice; `make install` copies them.
 GENERATED ?= .build/generated
@@ -17,6 +19,9 @@ MANDATE ?= $(shell git log -1 --format=%cs 2>/dev/null)
 # Installation layout. DESTDIR stages everything under another root (packaging, tests).
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
+# systemd reads units and sysusers.d files under /usr/local/lib too, so these follow PREFIX.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MANDIR ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
@@ -33,6 +38,10 @@ PYTHON ?= python3
 
 INSTALLED_FILES = \
 	$(DESTDIR)$(BINDIR)/fingerlock \
+	$(DESTDIR)$(BINDIR)/fingerlockd \
+	$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.socket \
+	$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service \
+	$(DESTDIR)$(SYSUSERSDIR)/fingerlockd.conf \
 	$(DESTDIR)$(MANDIR)/man1/fingerlock.1 \
 	$(DESTDIR)$(BASHCOMPDIR)/fingerlock \
 	$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock \
@@ -95,19 +104,29 @@ udev-rules:
 # in .build.
 install:
 	@test -x "$(BIN)" || { echo "make install: $(BIN) is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }
+	@test -x "$(DAEMON_BIN)" || { echo "make install: $(DAEMON_BIN) is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }
 	@test -f "$(MANPAGE)" || { echo "make install: $(MANPAGE) is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }
 	@for shell in bash zsh fish; do test -f "$(COMPLETIONS)/fingerlock.$$shell" || { \
 		echo "make install: $(COMPLETIONS)/fingerlock.$$shell is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }; done
 	@test -f "$(UDEV_RULES)" || { echo "make install: $(UDEV_RULES) is missing." >&2; exit 1; }
 	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" \
-		"$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)"
+		"$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)" \
+		"$(DESTDIR)$(SYSTEMDUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
 	$(INSTALL) -m 0755 "$(BIN)" "$(DESTDIR)$(BINDIR)/fingerlock"
+	$(INSTALL) -m 0755 "$(DAEMON_BIN)" "$(DESTDIR)$(BINDIR)/fingerlockd"
+	sed 's|^ExecStart=/usr/local/bin/fingerlockd|ExecStart=$(BINDIR)/fingerlockd|' systemd/fingerlockd.service \
+		> "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service.tmp"
+	chmod 0644 "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service.tmp"
+	mv "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service.tmp" "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service"
+	$(INSTALL) -m 0644 systemd/fingerlockd.socket "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.socket"
+	$(INSTALL) -m 0644 systemd/fingerlockd.sysusers "$(DESTDIR)$(SYSUSERSDIR)/fingerlockd.conf"
 	$(INSTALL) -m 0644 "$(MANPAGE)" "$(DESTDIR)$(MANDIR)/man1/fingerlock.1"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.bash" "$(DESTDIR)$(BASHCOMPDIR)/fingerlock"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.zsh" "$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.fish" "$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish"
 	$(INSTALL) -m 0644 "$(UDEV_RULES)" "$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules"
 	@$(udev_reload)
+	@echo "system mode (optional): systemd-sysusers && systemctl daemon-reload && systemctl enable --now fingerlockd.socket"
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED_FILES),"$(file)")

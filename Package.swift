@@ -12,12 +12,15 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "fingerlock", targets: ["fingerlock"]),
+        .executable(name: "fingerlockd", targets: ["fingerlockd"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries: module maps and thin shims only, no logic.
@@ -75,12 +78,37 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI", "Auth", "Fingerprint"],
+            dependencies: ["FingerlockCLI", "Auth", "Fingerprint", "SafeFiles"],
             swiftSettings: upcoming,
             // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
             // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
             // them up by name.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
+        ),
+
+        // System mode (issue 14). The Varlink protocol's types and interface: Foundation only, so the
+        // CLI's client and the service share them without either importing the other.
+        .target(name: "FingerlockProtocol", swiftSettings: upcoming),
+        // The service's logic (state, policy, socket server), a peer of FingerlockCLI: tests run it in process.
+        .target(
+            name: "FingerlockService",
+            dependencies: [
+                "FingerlockProtocol", "Auth", "SafeFiles",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "fingerlockd",
+            dependencies: [
+                "FingerlockService", "Auth", "SafeFiles",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
         ),
 
         // Vault test helper (child process for crash and concurrency tests) and benchmark:
@@ -109,9 +137,20 @@ let package = Package(
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: [
-                "FingerlockCLI", "fingerlock", "Auth", "Fingerprint", "FingerprintTestSupport",
+                "FingerlockCLI", "fingerlock", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "FingerlockServiceTests",
+            dependencies: [
+                "FingerlockService", "FingerlockProtocol", "fingerlockd", "Auth",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // Python clients the tests run (the `varlink` package's, and a bare one run as login users).
+            exclude: ["Fixtures"],
             swiftSettings: upcoming
         ),
         // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).

@@ -5,6 +5,7 @@ import Auth
 import FingerlockCLI
 import Fingerprint
 import Foundation
+import SafeFiles
 import Vault
 
 // Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.

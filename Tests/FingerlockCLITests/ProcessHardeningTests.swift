@@ -1,4 +1,5 @@
 import FingerlockCLI
+import SafeFiles
 import Testing
 
 @Suite struct ProcessHardeningTests {

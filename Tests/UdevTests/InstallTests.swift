@@ -10,12 +10,13 @@ struct InstallTests {
         let root: URL
         var destdir: URL { root.appendingPathComponent("dest") }
         var bin: URL { root.appendingPathComponent("fake-fingerlock") }
+        var daemon: URL { root.appendingPathComponent("fake-fingerlockd") }
         var manpage: URL { root.appendingPathComponent("fingerlock.1") }
         var completions: URL { root.appendingPathComponent("completions") }
         /// What `make install` needs: everything from this scratch tree.
         var installVariables: [String] {
             [
-                "DESTDIR=\(destdir.path)", "BIN=\(bin.path)", "MANPAGE=\(manpage.path)",
+                "DESTDIR=\(destdir.path)", "BIN=\(bin.path)", "DAEMON_BIN=\(daemon.path)", "MANPAGE=\(manpage.path)",
                 "COMPLETIONS=\(completions.path)",
             ]
         }
@@ -32,6 +33,7 @@ struct InstallTests {
                 if [ "$1" = --generate-completion-script ]; then echo "completion for $2"; exit 0; fi
                 exit 3
                 """)
+            try Self.script(at: daemon, "#!/bin/sh\nexit 0")
             try ".TH FINGERLOCK 1\n".write(to: manpage, atomically: false, encoding: .utf8)
             try FileManager.default.createDirectory(at: completions, withIntermediateDirectories: true)
             for shell in ["bash", "zsh", "fish"] {
@@ -78,6 +80,10 @@ struct InstallTests {
         "usr/local/share/zsh/site-functions/_fingerlock": 0o644,
         "usr/local/share/fish/vendor_completions.d/fingerlock.fish": 0o644,
         "etc/udev/rules.d/70-fingerlock.rules": 0o644,
+        "usr/local/bin/fingerlockd": 0o755,
+        "usr/local/lib/systemd/system/fingerlockd.socket": 0o644,
+        "usr/local/lib/systemd/system/fingerlockd.service": 0o644,
+        "usr/local/lib/sysusers.d/fingerlockd.conf": 0o644,
     ]
 
     @Test("make install DESTDIR=… installs exactly the expected files with the expected modes; uninstall removes them")
@@ -101,6 +107,7 @@ struct InstallTests {
             FileManager.default.contentsEqual(
                 atPath: scratch.bin.path,
                 andPath: scratch.destdir.appendingPathComponent("usr/local/bin/fingerlock").path))
+        #expect(try scratch.read("usr/local/lib/systemd/system/fingerlockd.service").contains("\nExecStart=/usr/local/bin/fingerlockd\n"))
 
         let uninstall = try scratch.make("uninstall", variables)
         try #require(uninstall.status == 0, "\(uninstall.stderr)")
@@ -122,6 +129,8 @@ struct InstallTests {
             })
         #expect(try scratch.files(under: scratch.destdir) == expected)
         #expect(expected["etc/udev/rules.d/70-fingerlock.rules"] == 0o644)
+        // The service unit starts the binary where PREFIX put it.
+        #expect(try scratch.read("opt/fl/lib/systemd/system/fingerlockd.service").contains("\nExecStart=/opt/fl/bin/fingerlockd\n"))
 
         let other = try Scratch()
         defer { other.remove() }
@@ -143,6 +152,9 @@ struct InstallTests {
         let noBinary = try scratch.make("install", scratch.installVariables + ["BIN=/nonexistent/fingerlock"])
         #expect(noBinary.status != 0)
         #expect(noBinary.stderr.contains("/nonexistent/fingerlock is missing; run 'make' first"))
+        let noDaemon = try scratch.make("install", scratch.installVariables + ["DAEMON_BIN=/nonexistent/fingerlockd"])
+        #expect(noDaemon.status != 0)
+        #expect(noDaemon.stderr.contains("/nonexistent/fingerlockd is missing; run 'make' first"))
         let noManual = try scratch.make("install", scratch.installVariables + ["MANPAGE=/nonexistent/x.1"])
         #expect(noManual.status != 0)
         #expect(noManual.stderr.contains("/nonexistent/x.1 is missing; run 'make' first"))
@@ -222,8 +234,8 @@ struct InstallTests {
             exit 0
             """)
         let variables = [
-            "BIN=\(scratch.bin.path)", "MANPAGE=\(scratch.manpage.path)", "COMPLETIONS=\(scratch.completions.path)",
-            "PREFIX=\(scratch.destdir.path)/usr",
+            "BIN=\(scratch.bin.path)", "DAEMON_BIN=\(scratch.daemon.path)", "MANPAGE=\(scratch.manpage.path)",
+            "COMPLETIONS=\(scratch.completions.path)", "PREFIX=\(scratch.destdir.path)/usr",
             "UDEVRULESDIR=\(scratch.destdir.path)/rules.d", "UDEVADM=\(udevadm.path)",
         ]
         let install = try scratch.make("install", variables)
@@ -239,6 +251,6 @@ struct InstallTests {
             #expect(calls == ["control --ping"])
             #expect(install.stdout.contains("udev: reload skipped (no running udevd"))
         }
-        #expect(try scratch.files(under: scratch.destdir).count == 6)
+        #expect(try scratch.files(under: scratch.destdir).count == 10)
     }
 }

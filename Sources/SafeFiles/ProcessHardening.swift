@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// Keeps notes and keys held in this process's memory out of core dumps and away from other
+/// Keeps notes and keys held in this process (the CLI's or fingerlockd's)'s memory out of core dumps and away from other
 /// processes of the same user.
 public enum ProcessHardening {
     public static func apply() {

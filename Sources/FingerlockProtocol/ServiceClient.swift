@@ -1,0 +1,199 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A blocking Varlink client of `fingerlockd` for the CLI: one connection, one call at a time, every
+/// wait bounded by `timeout`. Optionally it checks who answers (the service's uid from SO_PEERCRED),
+/// so a process squatting the socket path cannot collect passcode-derived values.
+///
+/// Buffers that carried messages are zeroed; the decoded replies (which may hold a key, base64) are
+/// the caller's to convert into a `SymmetricKey` and drop.
+public final class ServiceClient {
+    private let fd: Int32
+    private let timeout: Duration
+    private var buffer = [UInt8]()
+
+    public init(socketPath: String, timeout: Duration = .seconds(10), expectedServiceUID: UInt32? = nil)
+        throws(ServiceClientError)
+    {
+        self.timeout = timeout
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let path = Array(socketPath.utf8)
+        guard !path.isEmpty, path.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw .unreachable("\(socketPath) cannot be a socket path")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .unreachable("cannot create a socket (errno \(errno))") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let error = errno
+            close(fd)
+            throw .unreachable("cannot connect to \(socketPath) (errno \(error))")
+        }
+        if let expectedServiceUID {
+            // struct ucred: pid, uid, gid (three 32-bit fields).
+            var raw = (UInt32(0), UInt32(0), UInt32(0))
+            var length = socklen_t(MemoryLayout.size(ofValue: raw))
+            guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &raw, &length) == 0, raw.1 == expectedServiceUID else {
+                close(fd)
+                throw .unreachable("\(socketPath) is not served by the service user (uid \(expectedServiceUID))")
+            }
+        }
+    }
+
+    deinit {
+        buffer.withUnsafeMutableBytes { if let base = $0.baseAddress { explicit_bzero(base, $0.count) } }
+        close(fd)
+    }
+
+    public func registerVault(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.RegisterVaultReply {
+        try call(.registerVault, VarlinkParameters.Vault(vault: vault))
+    }
+
+    public func sealPasscodeSlot(_ parameters: VarlinkParameters.SealPasscodeSlot) throws(ServiceClientError)
+        -> VarlinkParameters.SealPasscodeSlotReply
+    {
+        try call(.sealPasscodeSlot, parameters)
+    }
+
+    public func unlockWithPasscode(_ parameters: VarlinkParameters.UnlockWithPasscode) throws(ServiceClientError)
+        -> VarlinkParameters.UnlockWithPasscodeReply
+    {
+        try call(.unlockWithPasscode, parameters)
+    }
+
+    public func lock(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.LockReply {
+        try call(.lock, VarlinkParameters.Vault(vault: vault))
+    }
+
+    public func status(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.VaultStatus {
+        let reply: VarlinkParameters.StatusReply = try call(.status, VarlinkParameters.Vault(vault: vault))
+        return reply.status
+    }
+
+    public func forgetVault(_ proof: VarlinkParameters.PasscodeProof) throws(ServiceClientError) {
+        let _: VarlinkParameters.Empty = try call(.forgetVault, proof)
+    }
+
+    public func info() throws(ServiceClientError) -> VarlinkParameters.Info {
+        try call(qualified: "org.varlink.service.GetInfo", VarlinkParameters.Empty())
+    }
+
+    public func call<Parameters: Encodable, Reply: Decodable>(
+        _ method: ServiceInterface.Method, _ parameters: Parameters
+    )
+        throws(ServiceClientError) -> Reply
+    {
+        try call(qualified: method.qualifiedName, parameters)
+    }
+
+    private struct Call<Parameters: Encodable>: Encodable {
+        var method: String
+        var parameters: Parameters
+    }
+
+    private struct Reply<Parameters: Decodable>: Decodable {
+        var parameters: Parameters?
+        var error: String?
+    }
+
+    private struct ErrorReply: Decodable {
+        var error: String
+        var parameters: [String: VarlinkError.Value]?
+    }
+
+    private func call<Parameters: Encodable, Result: Decodable>(qualified method: String, _ parameters: Parameters)
+        throws(ServiceClientError) -> Result
+    {
+        guard var message = try? JSONEncoder().encode(Call(method: method, parameters: parameters)) else {
+            throw .protocolViolation("cannot encode the call")
+        }
+        message.append(0)
+        defer { message.resetBytes(in: message.indices) }
+        let deadline = ContinuousClock.now + timeout
+        try send(message, until: deadline)
+        var reply = try receive(until: deadline)
+        defer { reply.resetBytes(in: reply.indices) }
+        if let failure = try? JSONDecoder().decode(ErrorReply.self, from: reply) {
+            throw .service(VarlinkError(name: failure.error, parameters: failure.parameters ?? [:]))
+        }
+        guard let decoded = try? JSONDecoder().decode(Reply<Result>.self, from: reply) else {
+            throw .protocolViolation("the reply to \(method) is not what the interface says")
+        }
+        if let parameters = decoded.parameters { return parameters }
+        guard let empty = try? JSONDecoder().decode(Result.self, from: Data("{}".utf8)) else {
+            throw .protocolViolation("the reply to \(method) has no parameters")
+        }
+        return empty
+    }
+
+    private func send(_ data: Data, until deadline: ContinuousClock.Instant) throws(ServiceClientError) {
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
+                try wait(for: Int16(POLLOUT), until: deadline)
+            } else {
+                throw .unreachable("the service closed the connection (errno \(errno))")
+            }
+        }
+    }
+
+    private func receive(until deadline: ContinuousClock.Instant) throws(ServiceClientError) -> Data {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        defer { chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let message = Data(buffer[..<end])
+                buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, end + 1) }
+                buffer.removeFirst(end + 1)
+                return message
+            }
+            guard buffer.count <= ServiceInterface.maximumMessageSize else {
+                throw .protocolViolation("the service sent an oversized reply")
+            }
+            try wait(for: Int16(POLLIN), until: deadline)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            guard count > 0 else { throw .unreachable("the service closed the connection") }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    private func wait(for events: Int16, until deadline: ContinuousClock.Instant) throws(ServiceClientError) {
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw .timedOut }
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            var pfd = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&pfd, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw .unreachable("poll failed (errno \(errno))") }
+        }
+    }
+}
+
+/// Why a call to the service did not return a result.
+public enum ServiceClientError: Error, Equatable, Sendable {
+    /// No service at the socket, or it went away: the CLI says how to start it (exit 4).
+    case unreachable(String)
+    /// The service answered within its interface with an error (wrong passcode, delay, ...).
+    case service(VarlinkError)
+    /// The service did not answer in time.
+    case timedOut
+    /// The reply does not fit the interface (a different version, or not the service).
+    case protocolViolation(String)
+}

@@ -1,0 +1,129 @@
+/// The parameters and replies of every method, as Codable values. Binary values travel as base64
+/// strings; the service decodes and checks them (length, UUID form).
+public enum VarlinkParameters {
+    /// `{}`: for methods that take or return nothing.
+    public struct Empty: Codable, Sendable, Equatable {
+        public init() {}
+    }
+
+    public struct Vault: Codable, Sendable, Equatable {
+        public var vault: String
+        public init(vault: String) { self.vault = vault }
+    }
+
+    public struct RegisterVaultReply: Codable, Sendable, Equatable {
+        public var created: Bool
+        public init(created: Bool) { self.created = created }
+    }
+
+    public struct SealPasscodeSlot: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var key: String
+        public var associatedData: String
+        public init(vault: String, stretched: String, key: String, associatedData: String) {
+            self.vault = vault
+            self.stretched = stretched
+            self.key = key
+            self.associatedData = associatedData
+        }
+    }
+
+    public struct SealPasscodeSlotReply: Codable, Sendable, Equatable {
+        public var sealedSlot: String
+        public init(sealedSlot: String) { self.sealedSlot = sealedSlot }
+    }
+
+    /// The passcode proof: the client's scrypt output, the sealed slot and its associated data.
+    public struct PasscodeProof: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var sealedSlot: String
+        public var associatedData: String
+        public init(vault: String, stretched: String, sealedSlot: String, associatedData: String) {
+            self.vault = vault
+            self.stretched = stretched
+            self.sealedSlot = sealedSlot
+            self.associatedData = associatedData
+        }
+    }
+
+    public struct UnlockWithPasscode: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var sealedSlot: String
+        public var associatedData: String
+        public var cacheSeconds: Int
+        public init(vault: String, stretched: String, sealedSlot: String, associatedData: String, cacheSeconds: Int) {
+            self.vault = vault
+            self.stretched = stretched
+            self.sealedSlot = sealedSlot
+            self.associatedData = associatedData
+            self.cacheSeconds = cacheSeconds
+        }
+
+        public var proof: PasscodeProof {
+            PasscodeProof(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData)
+        }
+    }
+
+    public struct UnlockWithPasscodeReply: Codable, Sendable, Equatable {
+        public var key: String
+        public var cachedSeconds: Int
+        public init(key: String, cachedSeconds: Int) {
+            self.key = key
+            self.cachedSeconds = cachedSeconds
+        }
+    }
+
+    public struct LockReply: Codable, Sendable, Equatable {
+        public var wasUnlocked: Bool
+        public init(wasUnlocked: Bool) { self.wasUnlocked = wasUnlocked }
+    }
+
+    public struct VaultStatus: Codable, Sendable, Equatable {
+        public var registered: Bool
+        public var unlocked: Bool
+        public var unlockedSeconds: Int
+        public var failedPasscodes: Int
+        public var delaySeconds: Int
+        public init(registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int) {
+            self.registered = registered
+            self.unlocked = unlocked
+            self.unlockedSeconds = unlockedSeconds
+            self.failedPasscodes = failedPasscodes
+            self.delaySeconds = delaySeconds
+        }
+    }
+
+    public struct StatusReply: Codable, Sendable, Equatable {
+        public var status: VaultStatus
+        public init(status: VaultStatus) { self.status = status }
+    }
+
+    // org.varlink.service
+    public struct Interface: Codable, Sendable, Equatable {
+        public var interface: String
+        public init(interface: String) { self.interface = interface }
+    }
+
+    public struct InterfaceDescription: Codable, Sendable, Equatable {
+        public var description: String
+        public init(description: String) { self.description = description }
+    }
+
+    public struct Info: Codable, Sendable, Equatable {
+        public var vendor: String
+        public var product: String
+        public var version: String
+        public var url: String
+        public var interfaces: [String]
+        public init(vendor: String, product: String, version: String, url: String, interfaces: [String]) {
+            self.vendor = vendor
+            self.product = product
+            self.version = version
+            self.url = url
+            self.interfaces = interfaces
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import FingerlockProtocol
+
+/// The bounds that keep one client from hurting the others.
+public struct ServiceLimits: Sendable {
+    /// Bytes in one message before its NUL; more is refused and the connection closed.
+    public var maximumMessageSize = ServiceInterface.maximumMessageSize
+    /// Open connections in all; one more is told `TooManyConnections` and closed.
+    public var maximumConnections = 256
+    /// Open connections of one uid, so one user's idle connections never lock the others out.
+    public var maximumConnectionsPerUser = 32
+    /// A connection with no message under way is closed after this long.
+    public var idleTimeout: Duration = .seconds(60)
+    /// A message must arrive whole within this time from its first byte (slowloris).
+    public var messageTimeout: Duration = .seconds(10)
+    /// A reply the client does not read within this time closes the connection.
+    public var writeTimeout: Duration = .seconds(10)
+
+    public init() {}
+}

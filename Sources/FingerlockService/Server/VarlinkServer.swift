@@ -1,0 +1,151 @@
+import FingerlockProtocol
+import Foundation
+public import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Accepts connections on the listening socket and serves each on its own thread with blocking
+/// calls bounded by `poll` deadlines: a slow or silent client holds only its own thread, and the
+/// per-user and total connection limits keep idle connections from locking others out.
+///
+/// One pipe wakes every thread for shutdown: `stop()` writes to it, the accept loop ends, each
+/// connection finishes the call it is running (replies) and closes.
+public final class VarlinkServer: Sendable {
+    let listener: ListeningSocket
+    let core: ServiceCore
+    let limits: ServiceLimits
+    let logger: Logger
+    /// [read end, write end]; the read end becomes readable for good once shutdown starts.
+    let wakeup: (read: Int32, write: Int32)
+
+    struct Counts {
+        var total = 0
+        var perUser: [UInt32: Int] = [:]
+        var acceptLoopRunning = false
+        var stopping = false
+    }
+
+    let counts = Mutex(Counts())
+
+    public init(listener: ListeningSocket, core: ServiceCore, limits: ServiceLimits = ServiceLimits(), logger: Logger)
+        throws
+    {
+        self.listener = listener
+        self.core = core
+        self.limits = limits
+        self.logger = logger
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else {
+            throw ListeningSocket.Failure(description: "cannot create a pipe (errno \(errno)).")
+        }
+        for fd in fds { Self.configure(fd) }
+        wakeup = (fds[0], fds[1])
+    }
+
+    /// Starts the accept loop on its own thread.
+    public func start() {
+        counts.withLock { $0.acceptLoopRunning = true }
+        Thread.detachNewThread { [self] in
+            acceptLoop()
+            counts.withLock { $0.acceptLoopRunning = false }
+        }
+    }
+
+    /// Stops accepting, lets running calls finish, closes every connection, and waits (at most
+    /// `timeout`) for all of it. Returns whether everything ended in time.
+    @discardableResult
+    public func stop(timeout: Duration = .seconds(5)) async -> Bool {
+        let first = counts.withLock { counts in
+            defer { counts.stopping = true }
+            return !counts.stopping
+        }
+        guard first else { return true }
+        var byte: UInt8 = 1
+        _ = write(wakeup.write, &byte, 1)
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let done = counts.withLock { $0.total == 0 && !$0.acceptLoopRunning }
+            if done {
+                listener.stopListening()
+                Glibc.close(wakeup.read)
+                Glibc.close(wakeup.write)
+                return true
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        // A thread is stuck in a call; leave its descriptors alone and only stop listening.
+        listener.stopListening()
+        logger.warning("connections still open at shutdown")
+        return false
+    }
+
+    /// The number of open connections (for tests and the log).
+    public var openConnections: Int { counts.withLock { $0.total } }
+
+    private func acceptLoop() {
+        while true {
+            var fds = [
+                pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                logger.error("poll on the listening socket failed", metadata: ["errno": "\(errno)"])
+                return
+            }
+            if fds[1].revents != 0 { return }
+            guard fds[0].revents != 0 else { continue }
+            let fd = accept(listener.descriptor, nil, nil)
+            if fd < 0 {
+                // EMFILE and friends: back off briefly instead of spinning.
+                if errno != EAGAIN && errno != EINTR && errno != ECONNABORTED { usleep(10_000) }
+                continue
+            }
+            admit(fd)
+        }
+    }
+
+    /// Close-on-exec and non-blocking (accept4 and pipe2 are not in Swift's Glibc module; the
+    /// service never execs, so the moment without FD_CLOEXEC is harmless).
+    static func configure(_ fd: Int32) {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    private func admit(_ fd: Int32) {
+        Self.configure(fd)
+        guard let peer = PeerCredentials.of(socket: fd) else {
+            Glibc.close(fd)
+            return
+        }
+        let refusal: Int? = counts.withLock { counts in
+            if counts.total >= limits.maximumConnections { return limits.maximumConnections }
+            if counts.perUser[peer.uid, default: 0] >= limits.maximumConnectionsPerUser {
+                return limits.maximumConnectionsPerUser
+            }
+            counts.total += 1
+            counts.perUser[peer.uid, default: 0] += 1
+            return nil
+        }
+        if let limit = refusal {
+            logger.warning("connection refused: too many", metadata: ["uid": "\(peer.uid)", "limit": "\(limit)"])
+            let reply = VarlinkReply.encode(VarlinkError(.tooManyConnections, ["limit": .int(limit)]))
+            _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            Glibc.close(fd)
+            return
+        }
+        let connection = VarlinkConnection(descriptor: fd, peer: peer, server: self)
+        Thread.detachNewThread {
+            connection.serve()
+            self.counts.withLock { counts in
+                counts.total -= 1
+                counts.perUser[peer.uid, default: 1] -= 1
+                if counts.perUser[peer.uid] == 0 { counts.perUser[peer.uid] = nil }
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Auth
+import Crypto
+public import FingerlockProtocol
+import Foundation
+import Logging
+import Synchronization
+
+extension ServiceCore {
+    public func registerVault(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
+        -> VarlinkParameters.RegisterVaultReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let created = try state { try dependencies.secrets.register(owner) }
+        if created { logger.info("vault registered", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"]) }
+        return .init(created: created)
+    }
+
+    public func sealPasscodeSlot(_ parameters: VarlinkParameters.SealPasscodeSlot, peer: PeerCredentials)
+        throws(VarlinkError) -> VarlinkParameters.SealPasscodeSlotReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let stretched = try Self.key(parameters.stretched, "stretched")
+        let key = try Self.key(parameters.key, "key")
+        let associatedData = try Self.bytes(parameters.associatedData, "associatedData", limit: 4096)
+        let secret = try registeredSecret(owner)
+        let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
+        let sealed = try state { try SystemPasscodeSlot.seal(key, with: kek, authenticating: associatedData) }
+        return .init(sealedSlot: sealed.base64EncodedString())
+    }
+
+    public func unlockWithPasscode(_ parameters: VarlinkParameters.UnlockWithPasscode, peer: PeerCredentials)
+        throws(VarlinkError) -> VarlinkParameters.UnlockWithPasscodeReply
+    {
+        guard (0...ServiceInterface.maximumCacheSeconds).contains(parameters.cacheSeconds) else {
+            throw .invalidParameter("cacheSeconds")
+        }
+        let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
+        if parameters.cacheSeconds > 0 {
+            try state {
+                try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds))
+            }
+            forgetWhenExpired(owner)
+        } else {
+            _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
+        }
+        logger.info("unlocked with the passcode", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+        return .init(
+            key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: parameters.cacheSeconds)
+    }
+
+    public func lock(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
+        -> VarlinkParameters.LockReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let was = try state { try dependencies.keyCache.invalidate(name: owner.cacheName) }
+        return .init(wasUnlocked: was)
+    }
+
+    public func status(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
+        -> VarlinkParameters.StatusReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        guard try state({ try dependencies.secrets.contains(owner) }) else {
+            return .init(
+                status: .init(
+                    registered: false, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0))
+        }
+        let attempts = try state { try dependencies.attempts(owner).read() }
+        // load() drops an expired entry, so an expired key is never reported (nor kept).
+        let unlocked = (try? dependencies.keyCache.load(name: owner.cacheName)) != nil
+        let seconds =
+            unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
+        let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
+        return .init(
+            status: .init(
+                registered: true, unlocked: unlocked, unlockedSeconds: seconds,
+                failedPasscodes: attempts.failedPasscodes, delaySeconds: Int(delay)))
+    }
+
+    public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {
+        let (owner, _) = try checkPasscode(parameters, peer: peer)
+        _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
+        try state { try dependencies.secrets.forget(owner) }
+        logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+    }
+
+    /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again.
+    /// One timer per cached vault at most (a user unlocking in a loop cannot pile up tasks), asleep
+    /// until the entry's expiry rather than a periodic sweep, so an idle service never wakes up.
+    private func forgetWhenExpired(_ owner: VaultOwner) {
+        let name = owner.cacheName
+        guard expiryTimers.withLock({ $0.insert(name).inserted }) else { return }
+        let cache = dependencies.keyCache
+        Task.detached { [self] in
+            while true {
+                if let left = cache.remainingLifetime(name: name) {
+                    try? await Task.sleep(for: left + .seconds(1))
+                    _ = try? cache.load(name: name)
+                    continue
+                }
+                // Checked again under the lock: an unlock storing a new entry now either finds this
+                // timer still registered (and it goes on) or registers a new one.
+                let done = expiryTimers.withLock { timers in
+                    guard cache.remainingLifetime(name: name) == nil else { return false }
+                    timers.remove(name)
+                    return true
+                }
+                if done { return }
+            }
+        }
+    }
+
+    /// The passcode check shared by unlock and forget: the attempt is counted (durably) before the
+    /// slot is tried and refused at once while a delay runs; a success clears the counters.
+    private func checkPasscode(_ proof: VarlinkParameters.PasscodeProof, peer: PeerCredentials)
+        throws(VarlinkError) -> (VaultOwner, SymmetricKey)
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: proof.vault)
+        let stretched = try Self.key(proof.stretched, "stretched")
+        let sealed = try Self.bytes(proof.sealedSlot, "sealedSlot", limit: 1024)
+        let associatedData = try Self.bytes(proof.associatedData, "associatedData", limit: 4096)
+        let secret = try registeredSecret(owner)
+        let attempts = try state { try dependencies.attempts(owner) }
+        let now = dependencies.now()
+        let failures = try state {
+            try attempts.update { state throws -> Int in
+                if let left = PasscodeDelays.remaining(in: state, now: now) {
+                    throw VarlinkError(
+                        .passcodeDelayed,
+                        [
+                            "secondsLeft": .int(Int(left.components.seconds)),
+                            "failedPasscodes": .int(state.failedPasscodes),
+                        ])
+                }
+                state.failedPasscodes += 1
+                state.lastPasscodeFailure = now
+                return state.failedPasscodes
+            }
+        }
+        let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
+        guard let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
+            let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
+            logger.notice(
+                "wrong passcode",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
+            throw VarlinkError(.wrongPasscode, ["failedPasscodes": .int(failures), "delaySeconds": .int(Int(delay))])
+        }
+        try state {
+            try attempts.update {
+                $0.failedPasscodes = 0
+                $0.lastPasscodeFailure = nil
+                $0.failedTouches = 0
+            }
+        }
+        return (owner, key)
+    }
+
+    private func registeredSecret(_ owner: VaultOwner) throws(VarlinkError) -> SymmetricKey {
+        guard let secret = try state({ try dependencies.secrets.secret(owner) }) else {
+            throw VarlinkError(.vaultNotRegistered, ["vault": .string(owner.vault)])
+        }
+        return secret
+    }
+
+    /// Runs a state operation; Varlink errors pass, anything else is logged in full and reported
+    /// to the client as a `ServiceFailure` without paths or details.
+    func state<T>(_ body: () throws -> T) throws(VarlinkError) -> T {
+        do {
+            return try body()
+        } catch let error as VarlinkError {
+            throw error
+        } catch let error as ServiceStateError {
+            if case .tooManyVaults(let limit) = error.code {
+                throw VarlinkError(.tooManyVaults, ["limit": .int(limit)])
+            }
+            logger.error("state failure", metadata: ["error": "\(error)"])
+            throw VarlinkError(.serviceFailure, ["reason": .string("the service cannot use its state; see its log")])
+        } catch {
+            logger.error("state failure", metadata: ["error": "\(error)"])
+            throw VarlinkError(.serviceFailure, ["reason": .string("the service cannot use its state; see its log")])
+        }
+    }
+
+    static func bytes(_ base64: String, _ name: String, limit: Int) throws(VarlinkError) -> Data {
+        guard base64.utf8.count <= (limit / 3 + 1) * 4, let data = Data(base64Encoded: base64), data.count <= limit
+        else {
+            throw .invalidParameter(name)
+        }
+        return data
+    }
+
+    static func key(_ base64: String, _ name: String) throws(VarlinkError) -> SymmetricKey {
+        var data = try bytes(base64, name, limit: SystemPasscodeSlot.keySize)
+        defer { Zeroing.zero(&data) }
+        guard data.count == SystemPasscodeSlot.keySize else { throw .invalidParameter(name) }
+        return SymmetricKey(data: data)
+    }
+}

@@ -1,0 +1,151 @@
+import Auth
+import Crypto
+public import FingerlockProtocol
+public import Foundation
+import Logging
+import Synchronization
+
+/// The service's policy, one call at a time: decodes a Varlink message, runs the method for the
+/// peer the kernel named, and encodes the reply. Safe to call from many connections at once (the
+/// stores lock; the counters use `flock`).
+///
+/// Nothing that leaves here carries the secret or a KEK; the store master key leaves only in the
+/// reply to a correct passcode, to the vault's owner.
+public final class ServiceCore: Sendable {
+    let dependencies: ServiceDependencies
+    public let product: String
+    public let version: String
+    /// The cache entries that have an expiry timer running.
+    let expiryTimers = Mutex<Set<String>>([])
+
+    public init(dependencies: ServiceDependencies, version: String) {
+        self.dependencies = dependencies
+        self.product = "fingerlockd"
+        self.version = version
+    }
+
+    var logger: Logger { dependencies.logger }
+
+    /// The reply to one message (NUL included), or nil for a `oneway` call.
+    public func handle(message: Data, peer: PeerCredentials) -> Data? {
+        let call: VarlinkCall
+        do {
+            call = try VarlinkCall(message: message)
+        } catch {
+            logger.notice("malformed message", metadata: ["uid": "\(peer.uid)", "error": "\(error.name)"])
+            return VarlinkReply.encode(error)
+        }
+        let reply: Data
+        let method = Self.loggable(call.method)
+        do {
+            reply = try dispatch(call, peer: peer)
+            logger.info("call", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)"])
+        } catch {
+            logger.info(
+                "call failed",
+                metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)", "error": "\(error.name)"])
+            reply = VarlinkReply.encode(error)
+        }
+        return call.oneway ? nil : reply
+    }
+
+    /// A method name as the log may show it: a client's string could carry newlines (forged log
+    /// lines) or be 64 KiB long.
+    static func loggable(_ method: String) -> String {
+        let allowed =
+            method.utf8.count <= 128
+            && method.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "."
+            }
+        return allowed ? method : "(not a method name)"
+    }
+
+    private func dispatch(_ call: VarlinkCall, peer: PeerCredentials) throws(VarlinkError) -> Data {
+        let prefix = ServiceInterface.name + "."
+        switch call.method {
+        case "org.varlink.service.GetInfo":
+            return VarlinkReply.encode(info)
+        case "org.varlink.service.GetInterfaceDescription":
+            let interface = try call.parameters(VarlinkParameters.Interface.self).interface
+            switch interface {
+            case ServiceInterface.name:
+                return VarlinkReply.encode(
+                    VarlinkParameters.InterfaceDescription(description: ServiceInterface.description))
+            case "org.varlink.service":
+                return VarlinkReply.encode(
+                    VarlinkParameters.InterfaceDescription(description: Self.varlinkServiceDescription))
+            default:
+                throw .interfaceNotFound(interface)
+            }
+        case let name where name.hasPrefix(prefix):
+            guard let method = ServiceInterface.Method(rawValue: String(name.dropFirst(prefix.count))) else {
+                throw .methodNotFound(name)
+            }
+            return try dispatch(method, call, peer: peer)
+        case let name where name.hasPrefix("org.varlink.service."):
+            throw .methodNotFound(name)
+        default:
+            let interface = call.method.split(separator: ".").dropLast().joined(separator: ".")
+            throw .interfaceNotFound(interface)
+        }
+    }
+
+    private func dispatch(_ method: ServiceInterface.Method, _ call: VarlinkCall, peer: PeerCredentials)
+        throws(VarlinkError) -> Data
+    {
+        switch method {
+        case .registerVault:
+            return VarlinkReply.encode(try registerVault(call.parameters(VarlinkParameters.Vault.self), peer: peer))
+        case .sealPasscodeSlot:
+            return VarlinkReply.encode(
+                try sealPasscodeSlot(call.parameters(VarlinkParameters.SealPasscodeSlot.self), peer: peer))
+        case .unlockWithPasscode:
+            return VarlinkReply.encode(
+                try unlockWithPasscode(call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
+        case .lock:
+            return VarlinkReply.encode(try lock(call.parameters(VarlinkParameters.Vault.self), peer: peer))
+        case .status:
+            return VarlinkReply.encode(try status(call.parameters(VarlinkParameters.Vault.self), peer: peer))
+        case .forgetVault:
+            try forgetVault(call.parameters(VarlinkParameters.PasscodeProof.self), peer: peer)
+            return VarlinkReply.encode(VarlinkParameters.Empty())
+        }
+    }
+
+    public var info: VarlinkParameters.Info {
+        VarlinkParameters.Info(
+            vendor: "fingerlock", product: product,
+            version: "\(version) (protocol \(ServiceInterface.protocolVersion))",
+            // No public home page yet; the interface description is the documentation.
+            url: "",
+            interfaces: ["org.varlink.service", ServiceInterface.name])
+    }
+
+    /// Zeroes and forgets every cached key (graceful shutdown).
+    public func forgetAllKeys() {
+        let count = (try? dependencies.keyCache.invalidateAll()) ?? 0
+        logger.info("cached keys forgotten", metadata: ["count": "\(count)"])
+    }
+
+    static let varlinkServiceDescription = """
+        # The Varlink service interface.
+        interface org.varlink.service
+
+        method GetInfo() -> (vendor: string, product: string, version: string, url: string, interfaces: []string)
+
+        method GetInterfaceDescription(interface: string) -> (description: string)
+
+        error InterfaceNotFound (interface: string)
+
+        error MethodNotFound (method: string)
+
+        error MethodNotImplemented (method: string)
+
+        error InvalidParameter (parameter: string)
+
+        error PermissionDenied ()
+
+        error ExpectedMore ()
+
+        """
+}

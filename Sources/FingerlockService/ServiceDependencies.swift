@@ -1,0 +1,39 @@
+public import Auth
+public import Foundation
+public import Logging
+
+/// Everything the service's policy works with, handed in: tests give a temporary state directory,
+/// a clock they move and a logger they read; only `fingerlockd` assembles the real ones.
+public struct ServiceDependencies: Sendable {
+    public var secrets: any VaultSecretStore
+    /// The attempt counters of one vault (created on first use).
+    public var attempts: @Sendable (VaultOwner) throws -> any AttemptStore
+    /// Unlocked keys, in the service's memory only.
+    public var keyCache: any KeyCache
+    public var now: @Sendable () -> Date
+    public var logger: Logger
+
+    public init(
+        secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
+        keyCache: any KeyCache, now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
+        self.secrets = secrets
+        self.attempts = attempts
+        self.keyCache = keyCache
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
+    /// beside them, an in-memory key cache on the same clock.
+    public static func files(
+        stateDirectory: String, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
+        maximumVaultsPerUser: Int = 64
+    ) throws -> ServiceDependencies {
+        let layout = try StateLayout(stateDirectory: stateDirectory)
+        return ServiceDependencies(
+            secrets: FileVaultSecretStore(layout: layout, maximumVaultsPerUser: maximumVaultsPerUser),
+            attempts: { FileAttemptStore(dataDirectory: layout.vaultDirectory($0)) },
+            keyCache: InMemoryKeyCache(now: now), now: now, logger: logger)
+    }
+}

@@ -1,0 +1,92 @@
+public import Crypto
+import Foundation
+import SafeFiles
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Per-vault secrets as 32-byte 0600 files written atomically and durably (`AtomicFile`), one
+/// directory per (uid, vault). A lock inside the process serialises creation and deletion, so two
+/// connections registering the same vault at once make one secret.
+public final class FileVaultSecretStore: VaultSecretStore {
+    private let layout: StateLayout
+    private let maximumVaultsPerUser: Int
+    private let random: @Sendable () -> SymmetricKey
+    private let changes = Mutex(())
+
+    public init(
+        layout: StateLayout, maximumVaultsPerUser: Int = 64,
+        random: @escaping @Sendable () -> SymmetricKey = { SymmetricKey(size: .bits256) }
+    ) {
+        self.layout = layout
+        self.maximumVaultsPerUser = maximumVaultsPerUser
+        self.random = random
+    }
+
+    private func secretPath(_ owner: VaultOwner) -> String { layout.vaultDirectory(owner) + "/secret" }
+
+    public func register(_ owner: VaultOwner) throws -> Bool {
+        try changes.withLock { _ in
+            if try existing(owner) { return false }
+            let userDirectory = try PrivateDirectory(creating: layout.userDirectory(owner.uid))
+            let vaults = (try? FileManager.default.contentsOfDirectory(atPath: userDirectory.path)) ?? []
+            guard vaults.filter({ !$0.hasPrefix(".") }).count < maximumVaultsPerUser else {
+                throw ServiceStateError(
+                    .tooManyVaults(limit: maximumVaultsPerUser), "uid \(owner.uid) has \(maximumVaultsPerUser) vaults")
+            }
+            let directory = try userDirectory.subdirectory(owner.vault)
+            let key = random()
+            var bytes = key.withUnsafeBytes { [UInt8]($0) }
+            defer { Zeroing.zero(&bytes) }
+            guard bytes.count == SystemPasscodeSlot.keySize else {
+                throw ServiceStateError(.io, "the random source gave \(bytes.count) bytes")
+            }
+            try AtomicFile.write(bytes, to: directory.appending("secret"))
+            return true
+        }
+    }
+
+    public func contains(_ owner: VaultOwner) throws -> Bool {
+        try existing(owner)
+    }
+
+    public func secret(_ owner: VaultOwner) throws -> SymmetricKey? {
+        guard try existing(owner) else { return nil }
+        let path = secretPath(owner)
+        try PrivateDirectory.checkFile(path)
+        var bytes = try AtomicFile.read(path)
+        defer { Zeroing.zero(&bytes) }
+        guard bytes.count == SystemPasscodeSlot.keySize else {
+            throw ServiceStateError(.damaged, "\(path) has \(bytes.count) bytes, not \(SystemPasscodeSlot.keySize)")
+        }
+        return SymmetricKey(data: bytes)
+    }
+
+    public func forget(_ owner: VaultOwner) throws {
+        try changes.withLock { _ in
+            let directory = layout.vaultDirectory(owner)
+            // The secret goes first: once it is gone the slot is dead, whatever is left behind.
+            for name in ["secret", "attempts", "attempts.json"] {
+                _ = try AtomicFile.remove(directory + "/" + name)
+            }
+            let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for name in leftovers where name.hasPrefix(".") { _ = try AtomicFile.remove(directory + "/" + name) }
+            if rmdir(directory) != 0 && errno != ENOENT {
+                throw ServiceStateError(.io, "cannot remove \(directory) (errno \(errno))")
+            }
+            try AtomicFile.syncDirectory(layout.userDirectory(owner.uid))
+        }
+    }
+
+    /// Whether the secret file exists; any error but "missing" is a failure, not a "no".
+    private func existing(_ owner: VaultOwner) throws -> Bool {
+        var info = stat()
+        if lstat(secretPath(owner), &info) == 0 { return true }
+        guard errno == ENOENT || errno == ENOTDIR else {
+            throw ServiceStateError(.io, "cannot inspect \(secretPath(owner)) (errno \(errno))")
+        }
+        return false
+    }
+}

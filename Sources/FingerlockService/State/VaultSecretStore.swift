@@ -1,0 +1,14 @@
+public import Crypto
+
+/// Where the per-vault secrets live: files under the service's state directory today; a TPM-sealed
+/// store may take its place later without the policy noticing.
+public protocol VaultSecretStore: Sendable {
+    /// Creates a random secret for the vault if it has none; returns whether it created one.
+    func register(_ owner: VaultOwner) throws -> Bool
+    /// Whether the vault has a secret, without reading it.
+    func contains(_ owner: VaultOwner) throws -> Bool
+    /// The vault's secret, or nil when it has none.
+    func secret(_ owner: VaultOwner) throws -> SymmetricKey?
+    /// Deletes the vault's secret and everything kept beside it (its attempt counters).
+    func forget(_ owner: VaultOwner) throws
+}

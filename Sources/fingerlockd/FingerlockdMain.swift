@@ -1,0 +1,87 @@
+import Auth
+import FingerlockService
+import Foundation
+import Logging
+import SafeFiles
+import ServiceLifecycle
+import UnixSignals
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `fingerlockd --socket PATH --state-dir DIR`: the only place the real dependencies are assembled.
+/// With systemd socket activation (LISTEN_PID/LISTEN_FDS naming this process) the socket is fd 3
+/// and `--socket` is not needed; `--state-dir` defaults to systemd's `$STATE_DIRECTORY`.
+@main
+enum FingerlockdMain {
+    static let version = "0.1.0"
+    static let usage = """
+        usage: fingerlockd [--socket PATH] [--state-dir DIR]
+          --socket PATH     listen on this Unix socket (created 0666; not needed under socket activation)
+          --state-dir DIR   keep the per-vault secrets and counters here (0700; default $STATE_DIRECTORY)
+          --version         print the version
+        """
+
+    static func main() async {
+        var socketPath: String?
+        var stateDirectory = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--socket": socketPath = arguments.popFirst()
+            case "--state-dir": stateDirectory = arguments.popFirst()
+            case "--version":
+                print("fingerlockd \(version)")
+                return
+            case "--help", "-h":
+                print(usage)
+                return
+            default:
+                fail("unknown argument \(argument)\n\(usage)", code: 64)
+            }
+        }
+        // A client closing early must never kill the service; writes use MSG_NOSIGNAL too.
+        signal(SIGPIPE, SIG_IGN)
+        // Never dumped nor traced by users: the process holds keys.
+        ProcessHardening.apply()
+        umask(0o077)
+
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        let logger = Logger(label: "fingerlockd")
+
+        guard let stateDirectory, !stateDirectory.isEmpty else {
+            fail("--state-dir DIR is required\n\(usage)", code: 64)
+        }
+        let listener: ListeningSocket
+        do {
+            if let activated = ListeningSocket.activated(environment: ProcessInfo.processInfo.environment) {
+                listener = activated
+            } else if let socketPath {
+                listener = try ListeningSocket.bind(path: socketPath)
+            } else {
+                fail("--socket PATH is required without socket activation\n\(usage)", code: 64)
+            }
+        } catch {
+            fail("\(error)", code: 1)
+        }
+        do {
+            let dependencies = try ServiceDependencies.files(stateDirectory: stateDirectory, logger: logger)
+            let core = ServiceCore(dependencies: dependencies, version: version)
+            let server = try VarlinkServer(listener: listener, core: core, logger: logger)
+            let group = ServiceGroup(
+                configuration: .init(
+                    services: [.init(service: FingerlockDaemon(server: server, core: core, logger: logger))],
+                    gracefulShutdownSignals: [.sigterm, .sigint],
+                    logger: logger))
+            try await group.run()
+        } catch {
+            fail("\(error)", code: 1)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data("fingerlockd: \(message)\n".utf8))
+        exit(code)
+    }
+}

@@ -1,0 +1,236 @@
+import Crypto
+import Foundation
+import Testing
+
+@testable import FingerlockService
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 14's properties with real users: `fingerlockd` runs as a system user, clients as two login
+/// users (setpriv/runuser), each a separate process, so SO_PEERCRED names them. Needs root (as CI
+/// runs); not skipped otherwise, it fails saying so.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct RealUsersTests {
+    static let serviceUser = "fingerlockd-test"
+    static let alice = "flk-alice"
+    static let bob = "flk-bob"
+
+    /// The users, created once (idempotent: an existing one is kept).
+    static func ensureUsers() throws {
+        try #require(geteuid() == 0, "RealUsersTests create users and switch to them: run as root (CI does).")
+        for (name, system) in [(serviceUser, true), (alice, false), (bob, false)] {
+            if getpwnam(name) != nil { continue }
+            let arguments = (system ? ["--system"] : []) + ["--no-create-home", "--shell", "/usr/sbin/nologin", name]
+            let (status, _) = try runCommand("/usr/sbin/useradd", arguments)
+            try #require(status == 0 || getpwnam(name) != nil, "useradd \(name) failed")
+        }
+    }
+
+    static func uid(_ name: String) -> UInt32 { getpwnam(name)!.pointee.pw_uid }
+
+    /// A world-traversable directory holding the binary, the client script and a service-owned
+    /// directory for the socket and the state.
+    struct Setup {
+        let base: String
+        let binary: String
+        let client: String
+        var socket: String { base + "/run/socket" }
+        var state: String { base + "/run/state" }
+
+        init() throws {
+            base = try TemporaryDirectory.make(in: "/tmp")
+            chmod(base, 0o755)
+            // Copies, so no directory of the build (maybe private) has to be reachable by the users.
+            binary = base + "/fingerlockd"
+            client = base + "/raw_client.py"
+            try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: binary)
+            try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
+            try FileManager.default.copyItem(
+                atPath: fixtures + "/hold_connections.py", toPath: base + "/hold_connections.py")
+            chmod(base + "/hold_connections.py", 0o644)
+            chmod(binary, 0o755)
+            chmod(client, 0o644)
+            mkdir(base + "/run", 0o755)
+            chown(base + "/run", uid(serviceUser), getpwnam(serviceUser)!.pointee.pw_gid)
+        }
+
+        func startService() throws -> DaemonProcess {
+            try DaemonProcess(socket: socket, stateDirectory: state, binary: binary, asUser: serviceUser)
+        }
+
+        /// One call from a new process of `user`; the reply object.
+        func call(as user: String, _ method: String, _ parameters: [String: Any]) throws -> [String: Any] {
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: parameters), as: UTF8.self)
+            let (status, output) = try runCommand(
+                "/usr/sbin/runuser",
+                ["-u", user, "--", "/usr/bin/python3", client, socket, "io.fingerlock.Service." + method, json])
+            try #require(status == 0, "client as \(user) failed: \(output)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        }
+
+        /// Whether `user` can run `command` successfully (as a shell command line).
+        func can(_ user: String, _ command: String) throws -> Bool {
+            try runCommand("/usr/sbin/runuser", ["-u", user, "--", "/bin/sh", "-c", command]).status == 0
+        }
+    }
+
+    struct Vault {
+        let id = UUID().uuidString
+        let stretched = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let ad = Data("slot table".utf8)
+        var slot = ""
+
+        func unlock(_ stretched: Data? = nil, cache: Int = 3600) -> [String: Any] {
+            [
+                "vault": id, "stretched": (stretched ?? self.stretched).base64EncodedString(), "sealedSlot": slot,
+                "associatedData": ad.base64EncodedString(), "cacheSeconds": cache,
+            ]
+        }
+    }
+
+    @Test func oneUsersIdleConnectionsNeverLockAnotherUserOut() throws {
+        try Self.ensureUsers()
+        let setup = try Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        // Alice holds 40 idle connections (the per-user limit is 32) for a few seconds...
+        let output = setup.base + "/hold.out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        holder.arguments = [
+            "-u", Self.alice, "--", "/usr/bin/python3", setup.base + "/hold_connections.py", setup.socket, "40", "3",
+        ]
+        holder.standardOutput = FileHandle(forWritingAtPath: output)
+        holder.standardError = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
+        var report = ""
+        for _ in 0..<500 where !report.contains("refused") {
+            usleep(10_000)
+            report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        }
+        #expect(report.contains("\"refused\": 8"), "\(report)")
+        // ...while Bob is served at once.
+        let vault = UUID().uuidString
+        #expect(try setup.call(as: Self.bob, "RegisterVault", ["vault": vault]).parameters["created"] as? Bool == true)
+        #expect(holder.isRunning, "the idle connections were still held during Bob's call")
+    }
+
+    @Test func usersAreIsolatedCountersSurviveAndStateIsOutOfTheirReach() throws {
+        try Self.ensureUsers()
+        let setup = try Setup()
+        var service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+
+        var vault = Vault()
+        #expect(
+            try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
+        vault.slot = try #require(
+            try setup.call(
+                as: Self.alice, "SealPasscodeSlot",
+                [
+                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
+                    "key": vault.key.base64EncodedString(), "associatedData": vault.ad.base64EncodedString(),
+                ]
+            ).parameters["sealedSlot"] as? String)
+        let unlocked = try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock())
+        #expect(unlocked.parameters["key"] as? String == vault.key.base64EncodedString())
+
+        // Bob: cannot see, lock, unlock or forget Alice's vault, even with her passcode and slot.
+        let bobStatus = try #require(
+            try setup.call(as: Self.bob, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        #expect(bobStatus["registered"] as? Bool == false)
+        #expect(
+            try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.VaultNotRegistered")
+        #expect(try setup.call(as: Self.bob, "Lock", ["vault": vault.id]).parameters["wasUnlocked"] as? Bool == false)
+        var proof = vault.unlock()
+        proof["cacheSeconds"] = nil
+        #expect(
+            try setup.call(as: Self.bob, "ForgetVault", proof).errorName == "io.fingerlock.Service.VaultNotRegistered")
+        // Registering the same id gives Bob his own vault; his guesses count against it, not hers.
+        #expect(
+            try setup.call(as: Self.bob, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
+        #expect(
+            try setup.call(as: Self.bob, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.WrongPasscode")
+        var aliceStatus = try #require(
+            try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        #expect(aliceStatus["unlocked"] as? Bool == true)
+        #expect(aliceStatus["failedPasscodes"] as? Int == 0)
+
+        // Alice's wrong passcodes, each from a new process and connection, are counted and delayed.
+        for attempt in 1...5 {
+            let reply = try setup.call(
+                as: Self.alice, "UnlockWithPasscode", vault.unlock(Data(repeating: 1, count: 32)))
+            #expect(reply.errorName == "io.fingerlock.Service.WrongPasscode")
+            #expect(reply.parameters["failedPasscodes"] as? Int == attempt)
+        }
+        let delayed = try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock())
+        #expect(delayed.errorName == "io.fingerlock.Service.PasscodeDelayed")
+        #expect((delayed.parameters["secondsLeft"] as? Int ?? 0) > 50)
+
+        // The state is the service user's, private, and out of Alice's reach: she can neither read
+        // nor remove the counters or the secret.
+        let serviceUID = Self.uid(Self.serviceUser)
+        let vaultDirectory = "\(setup.state)/v1/\(Self.uid(Self.alice))/\(vault.id.lowercased())"
+        for (path, expected) in [
+            (setup.state, 0o700), (setup.state + "/v1", 0o700), (vaultDirectory, 0o700),
+            (vaultDirectory + "/secret", 0o600), (vaultDirectory + "/attempts", 0o600),
+        ] {
+            var info = stat()
+            #expect(lstat(path, &info) == 0, "\(path)")
+            #expect(Int(info.st_mode & 0o777) == expected, "\(path)")
+            #expect(info.st_uid == serviceUID, "\(path)")
+        }
+        #expect(try !setup.can(Self.alice, "ls '\(setup.state)'"))
+        #expect(try !setup.can(Self.alice, "cat '\(vaultDirectory)/secret'"))
+        #expect(
+            try !setup.can(Self.alice, "rm -f '\(vaultDirectory)/attempts' && test ! -e '\(vaultDirectory)/attempts'"))
+        #expect(try !setup.can(Self.alice, "rm -rf '\(setup.state)/v1' && test ! -e '\(setup.state)/v1'"))
+        #expect(try !setup.can(Self.alice, "cat /proc/\(service.process.processIdentifier)/environ"))
+
+        // The sealed slot plus the right passcode opens nothing without the service's secret.
+        let sealed = try #require(Data(base64Encoded: vault.slot))
+        let withoutSecret = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: vault.stretched),
+            info: Data((SystemPasscodeSlot.info + vault.id.lowercased()).utf8), outputByteCount: 32)
+        #expect(SystemPasscodeSlot.open(sealed, with: withoutSecret, authenticating: vault.ad) == nil)
+        // (With the secret, which only the service user, or root, can read, it does.)
+        let secret = SymmetricKey(data: try Data(contentsOf: URL(fileURLWithPath: vaultDirectory + "/secret")))
+        let kek = SystemPasscodeSlot.keyEncryptionKey(
+            stretched: SymmetricKey(data: vault.stretched), secret: secret, vault: vault.id.lowercased())
+        #expect(
+            SystemPasscodeSlot.open(sealed, with: kek, authenticating: vault.ad)?.withUnsafeBytes { Data($0) }
+                == vault.key)
+
+        // SIGTERM: a clean exit; the restarted service holds no key, and the counters and the delay remain.
+        #expect(service.terminate() == 0, "\(service.log)")
+        service = try setup.startService()
+        aliceStatus = try #require(
+            try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
+        #expect(aliceStatus["registered"] as? Bool == true)
+        #expect(aliceStatus["unlocked"] as? Bool == false)
+        #expect(aliceStatus["failedPasscodes"] as? Int == 5)
+        #expect((aliceStatus["delaySeconds"] as? Int ?? 0) > 0)
+        #expect(
+            try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock()).errorName
+                == "io.fingerlock.Service.PasscodeDelayed")
+        // The socket is reachable by every user; the log never carries a key or a passcode value.
+        var info = stat()
+        #expect(lstat(setup.socket, &info) == 0 && info.st_mode & 0o777 == 0o666)
+        for secretText in [vault.key.base64EncodedString(), vault.stretched.base64EncodedString(), vault.slot] {
+            #expect(!service.log.contains(secretText))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `fingerlockd`, run as a child process (optionally as another user through setpriv),
+/// with its stderr kept for the test to read.
+final class DaemonProcess {
+    let process = Process()
+    let socketPath: String
+    let stderrPath: String
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    static var binaryPath: String {
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("fingerlockd").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return "fingerlockd"
+    }
+
+    /// Starts the service and waits (at most 10 s) until its socket accepts.
+    init(socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil)
+        throws
+    {
+        socketPath = socket
+        stderrPath =
+            URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let arguments = ["--socket", socket, "--state-dir", stateDirectory]
+        if let user {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid", user, "--regid", user, "--init-groups", "--", binary] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+        }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: stderrPath)
+        try process.run()
+        for _ in 0..<1000 {
+            if (try? VarlinkTestClient(path: socket)) != nil { return }
+            guard process.isRunning else { throw Failure(description: "fingerlockd exited: \(log)") }
+            usleep(10_000)
+        }
+        terminate()
+        throw Failure(description: "fingerlockd did not listen on \(socket): \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// Sends SIGTERM and waits (at most 10 s); returns the exit status, nil when it had to be killed.
+    @discardableResult
+    func terminate() -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<1000 {
+            if !process.isRunning { return process.terminationStatus }
+            usleep(10_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return nil
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// Runs a command to completion (at most `timeout` seconds) and returns its status and stdout.
+/// Output goes through a file, so no thread blocks on a pipe.
+@discardableResult
+func runCommand(
+    _ executable: String, _ arguments: [String], timeout: Double = 60, mergingStandardError: Bool = false
+) throws -> (status: Int32, output: String) {
+    let outputPath = NSTemporaryDirectory() + "/fingerlockd-test-output-\(UUID().uuidString)"
+    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let output = FileHandle(forWritingAtPath: outputPath)
+    process.standardOutput = output
+    process.standardError = mergingStandardError ? output : FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        process.terminate()
+        process.waitUntilExit()
+        throw DaemonProcess.Failure(description: "\(executable) \(arguments) timed out")
+    }
+    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    return (process.terminationStatus, text)
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Logging
+
+@testable import FingerlockService
+
+/// A `VarlinkServer` on a socket in a temporary directory, running in the test process.
+struct InProcessServer {
+    let harness: ServiceHarness
+    let server: VarlinkServer
+    let socketPath: String
+
+    init(limits: ServiceLimits = ServiceLimits()) throws {
+        harness = try ServiceHarness()
+        socketPath = harness.directory + "/socket"
+        var logger = Logger(label: "fingerlockd-test")
+        logger.logLevel = .critical
+        server = try VarlinkServer(
+            listener: try ListeningSocket.bind(path: socketPath), core: harness.core, limits: limits, logger: logger)
+        server.start()
+    }
+
+    func client() throws -> VarlinkTestClient { try VarlinkTestClient(path: socketPath) }
+
+    func stop() async { await server.stop() }
+
+    /// Polls until `condition` holds or 5 s pass.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}

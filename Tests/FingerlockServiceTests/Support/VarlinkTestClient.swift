@@ -1,0 +1,95 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A bare Varlink client for tests: raw bytes in, NUL-terminated JSON out, every wait bounded.
+final class VarlinkTestClient {
+    let fd: Int32
+    /// Bytes read past the last message returned (replies to pipelined calls arrive together).
+    private var buffer = [UInt8]()
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect \(path): errno \(errno)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(raw bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
+            offset += n
+        }
+    }
+
+    func send(_ text: String) throws { try send(raw: Array(text.utf8) + [0]) }
+
+    func halfClose() { shutdown(fd, Int32(SHUT_WR)) }
+
+    /// The next message, or nil on EOF; throws after `timeout`.
+    func receive(timeout: Double = 5) throws -> [String: Any]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let end = buffer.firstIndex(of: 0) {
+                let message = Data(buffer[..<end])
+                buffer.removeFirst(end + 1)
+                let object = try JSONSerialization.jsonObject(with: message)
+                guard let dictionary = object as? [String: Any] else { throw Failure(description: "not an object") }
+                return dictionary
+            }
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { throw Failure(description: "timed out waiting for a reply") }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == ECONNRESET { return nil }
+            guard n >= 0 else { throw Failure(description: "read: errno \(errno)") }
+            if n == 0 {
+                guard buffer.isEmpty else { throw Failure(description: "EOF inside a message") }
+                return nil
+            }
+            buffer += chunk[..<n]
+        }
+    }
+
+    /// Whether the server closes the connection within `timeout` (nothing more to read).
+    func closedByServer(timeout: Double = 5) -> Bool {
+        do {
+            return try receive(timeout: timeout) == nil
+        } catch {
+            return false
+        }
+    }
+
+    func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
+        let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
+        try send(raw: Array(body) + [0])
+        guard let reply = try receive(timeout: timeout) else { throw Failure(description: "closed without a reply") }
+        return reply
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var errorName: String? { self["error"] as? String }
+    var parameters: [String: Any] { self["parameters"] as? [String: Any] ?? [:] }
+}
