@@ -20,6 +20,8 @@
 #                     is timed in the first PASS_GREP_RUNS=3 iterations only)
 #   JRNL_SIZES="1000 10000"  sizes for jrnl (a plain-text journal: jrnl's fastest case)
 #   BENCH_NO_BUILD=1  use the release binaries already built
+#   BASELINE=DIR      also time DIR/fingerlock (with its own vaults, made by DIR/vault-bench) in the
+#                     same iterations, and print before/after: copy both from .build/release first
 # Needs cc, pkg-config, libfprint-2-dev, libssl-dev (make deps installs the first three;
 # `apt-get install libssl-dev pass` and `pip install jrnl` for the references, which are skipped
 # with a note when missing).
@@ -59,10 +61,16 @@ if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
 fi
 FINGERLOCK="$ROOT/.build/release/fingerlock"
 VAULT_BENCH="$ROOT/.build/release/vault-bench"
+# Variants: the build under test (rows named ROW) and, with BASELINE, the old one ("base ROW").
+VARIANTS=(cur)
+[ -n "${BASELINE:-}" ] && VARIANTS+=(base)
+binary() { [ "$1" = base ] && echo "$BASELINE/fingerlock" || echo "$FINGERLOCK"; }
+populator() { [ "$1" = base ] && echo "$BASELINE/vault-bench" || echo "$VAULT_BENCH"; }
+prefix() { [ "$1" = base ] && echo "base " || true; }
 
 DATA_DIRS=()
 cleanup() {
-    for dir in "${DATA_DIRS[@]}"; do setsid -w "$FINGERLOCK" --data-dir "$dir" lock </dev/null >/dev/null 2>&1 || true; done
+    for dir in "${DATA_DIRS[@]}"; do setsid -w "$FINGERLOCK" --data-dir "${dir#* }" lock </dev/null >/dev/null 2>&1 || true; done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -87,19 +95,20 @@ ROWS=()         # in print order: "ROW|REFERENCE-ROW|GOAL"
 row() { ROWS+=("$1|$2|$3"); }
 
 # --- fingerlock vaults: one per size (passcode set, enroll, populate) -----------------------------
-fl() { local dir=$1; shift; echo "$FINGERLOCK" --data-dir "$dir" --reader virtual_device "$@"; }
-for size in "${SIZES[@]}"; do
-    dir="$WORK/data-$size"
-    DATA_DIRS+=("$dir")
-    printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w $(fl "$dir") passcode set --passcode-stdin >/dev/null
-    "$WORK/vfeed" "$SOCKET" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
-    printf '%s\n' "$PASSCODE" | setsid -w $(fl "$dir") enroll right-index-finger --passcode-stdin >/dev/null
-    wait
-    start=$EPOCHREALTIME
-    printf '%s\n' "$PASSCODE" | "$VAULT_BENCH" --populate "$dir" "$size"
-    echo "vault of $size notes: $(du -sh "$dir" | cut -f1), populated in $(awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", e - s }')"
+fl() { local variant=$1 dir=$2; shift 2; echo "$(binary "$variant")" --data-dir "$dir" --reader virtual_device "$@"; }
+for variant in "${VARIANTS[@]}"; do
+    for size in "${SIZES[@]}"; do
+        dir="$WORK/data-$variant-$size"
+        DATA_DIRS+=("$variant $dir")
+        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w $(fl "$variant" "$dir") passcode set --passcode-stdin >/dev/null
+        "$WORK/vfeed" "$SOCKET" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
+        printf '%s\n' "$PASSCODE" | setsid -w $(fl "$variant" "$dir") enroll right-index-finger --passcode-stdin >/dev/null
+        wait
+        start=$EPOCHREALTIME
+        printf '%s\n' "$PASSCODE" | "$(populator "$variant")" --populate "$dir" "$size"
+        echo "$variant vault of $size notes: $(du -sh "$dir" | cut -f1), populated in $(awk -v s="$start" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.1f s", e - s }')"
+    done
 done
-SMALL="$WORK/data-${SIZES[0]}"
 head -c 1000 /dev/urandom | base64 -w 76 >"$WORK/body"
 
 # --- pass (gpg with a passphrase-less key in a scratch GNUPGHOME) ----------------------------------
@@ -144,20 +153,26 @@ fi
 
 # --- the plan: every row of one iteration -----------------------------------------------------------
 iteration() {
-    run help 0 -- "$FINGERLOCK" --help
     run true-c 0 -- "$WORK/true-c"
     run verify-c 1 -- "$WORK/verify-c" verify "$WORK/print.fp"
-    run verify 1 -- $(fl "$SMALL") verify right-index-finger
-    for size in "${SIZES[@]}"; do
-        dir="$WORK/data-$size"
-        run "list@$size" 1 -- $(fl "$dir") notes list
-        OK_STATUS=1 run "search@$size" 1 -- $(fl "$dir") notes search "$QUERY"
-        STDIN="$WORK/body" run "add@$size" 1 -- $(fl "$dir") notes add --title "bench add"
-        if [ "$HAVE_AES" = 1 ]; then
+    for variant in "${VARIANTS[@]}"; do
+        local p
+        p=$(prefix "$variant")
+        run "${p}help" 0 -- "$(binary "$variant")" --help
+        run "${p}verify" 1 -- $(fl "$variant" "$WORK/data-$variant-${SIZES[0]}") verify right-index-finger
+        for size in "${SIZES[@]}"; do
+            dir="$WORK/data-$variant-$size"
+            run "${p}list@$size" 1 -- $(fl "$variant" "$dir") notes list
+            OK_STATUS=1 run "${p}search@$size" 1 -- $(fl "$variant" "$dir") notes search "$QUERY"
+            STDIN="$WORK/body" run "${p}add@$size" 1 -- $(fl "$variant" "$dir") notes add --title "bench add"
+        done
+    done
+    if [ "$HAVE_AES" = 1 ]; then
+        for size in "${SIZES[@]}"; do
             "$WORK/aesgcm-bound" "$size" 1 | awk '{ printf "%d 0 0\n", $1 * 1000 }' >>"$WORK/rows/aes1@$size"
             "$WORK/aesgcm-bound" "$size" "$(nproc)" | awk '{ printf "%d 0 0\n", $1 * 1000 }' >>"$WORK/rows/aesN@$size"
-        fi
-    done
+        done
+    fi
     if [ "$HAVE_PASS" = 1 ]; then
         for size in "${PASS_SIZES[@]}"; do
             export PASSWORD_STORE_DIR="$PASSWORD_STORE_DIR_BASE-$size"
@@ -191,7 +206,7 @@ for size in "${SIZES[@]}"; do
     row "list@$size" verify "$([ "$size" = 1000 ] && echo "<= 1.3x verify")$([ "$size" = 100000 ] && echo "<= 200 ms, flat RSS")"
     row "search@$size" "aes1@$size" "$([ "$size" = 100000 ] && echo "<= 250 ms")"
     [ "$HAVE_AES" = 1 ] && row "aesN@$size" "" "crypto only, $(nproc) threads"
-    row "add@$size" "pass-insert@${PASS_SIZES[0]}" "faster than pass insert, flat"
+    row "add@$size" "pass-insert@${PASS_SIZES[0]:-}" "faster than pass insert, flat"
 done
 if [ "$HAVE_PASS" = 1 ]; then
     for size in "${PASS_SIZES[@]}"; do row "pass-ls@$size" "" ""; row "pass-grep@$size" "" ""; row "pass-insert@$size" "" ""; done
@@ -199,14 +214,14 @@ fi
 if [ "$HAVE_JRNL" = 1 ]; then
     for size in "${JRNL_SIZES[@]}"; do row "jrnl-list@$size" "" ""; row "jrnl-search@$size" "" ""; done
 fi
-stats() {  # FILE -> "median min max rss_median_mb"
-    sort -n "$1" | awk '{ t[NR] = $1; r[NR] = $2 } END {
-        n = asort(r, rs); printf "%.2f %.2f %.2f %.1f", t[int((NR + 1) / 2)] / 1000, t[1] / 1000, t[NR] / 1000, rs[int((n + 1) / 2)] / 1024 }'
+stats() {  # FILE -> "median min max peak_rss_mb" (wall times in ms; the largest RSS of the runs)
+    sort -n "$1" | awk '{ t[NR] = $1; if ($2 > rss) rss = $2 } END {
+        printf "%.2f %.2f %.2f %.1f", t[int((NR + 1) / 2)] / 1000, t[1] / 1000, t[NR] / 1000, rss / 1024 }'
 }
 echo
 echo "fingerlock $(git -C "$ROOT" describe --always --dirty 2>/dev/null), $ITERATIONS iterations, load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-printf '| %-18s | %9s | %-17s | %8s | %-18s | %9s | %6s | %-24s |\n' row "median ms" "min-max ms" "RSS MB" reference "ref ms" ratio goal
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------------------- ----------- ------------------- ---------- -------------------- ----------- -------- --------------------------
+printf '| %-18s | %9s | %-17s | %11s | %-18s | %9s | %6s | %-24s |\n' row "median ms" "min-max ms" "peak RSS MB" reference "ref ms" ratio goal
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------------------- ----------- ------------------- ------------- -------------------- ----------- -------- --------------------------
 for entry in "${ROWS[@]}"; do
     IFS='|' read -r name reference goal <<<"$entry"
     [ -s "$WORK/rows/$name" ] || continue
@@ -219,5 +234,17 @@ for entry in "${ROWS[@]}"; do
     else
         reference=""
     fi
-    printf '| %-18s | %9s | %-17s | %8s | %-18s | %9s | %6s | %-24s |\n' "$name" "$median" "$low-$high" "$rss" "$reference" "$ref_ms" "$ratio" "$goal"
+    printf '| %-18s | %9s | %-17s | %11s | %-18s | %9s | %6s | %-24s |\n' "$name" "$median" "$low-$high" "$rss" "$reference" "$ref_ms" "$ratio" "$goal"
 done
+if [ -n "${BASELINE:-}" ]; then
+    echo
+    echo "before ($BASELINE) and after, same iterations:"
+    printf '| %-14s | %-22s | %-22s | %7s |\n' row "before: median (min-max)" "after: median (min-max)" speed-up
+    printf '|%s|%s|%s|%s|\n' ---------------- ------------------------ ------------------------ ---------
+    for name in help verify $(for size in "${SIZES[@]}"; do echo "list@$size search@$size add@$size"; done); do
+        [ -s "$WORK/rows/base $name" ] && [ -s "$WORK/rows/$name" ] || continue
+        read -r b bl bh brss <<<"$(stats "$WORK/rows/base $name")"
+        read -r a al ah arss <<<"$(stats "$WORK/rows/$name")"
+        printf '| %-14s | %-22s | %-22s | %7s |\n' "$name" "$b ($bl-$bh) ${brss}MB" "$a ($al-$ah) ${arss}MB" "$(awk -v b="$b" -v a="$a" 'BEGIN { printf "%.2fx", b / a }')"
+    done
+fi
