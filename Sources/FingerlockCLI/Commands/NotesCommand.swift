@@ -71,10 +71,14 @@ struct NotesCommand: ParsableCommand {
             query.map { MatchHighlight.apply(text, query: $0, mark: console.match, rest: rest) } ?? rest(text)
         }
         // Appends to one buffer: a listing of 100k notes built a String per line and per field otherwise.
+        // Notes next to each other in a listing mostly share a day: its text is made once per run of them.
+        var day: (number: Double, text: String) = (.nan, "")
         func appendLine(_ note: NoteSummary, to buffer: inout String) {
             buffer += console.bold(shortID(note.id))
             buffer += "  "
-            buffer += UTCDay.string(note.modified)
+            let number = (note.modified.timeIntervalSince1970 / 86_400).rounded(.down)
+            if number != day.number { day = (number, UTCDay.string(note.modified)) }
+            buffer += day.text
             buffer += "  "
             buffer += note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
             if !note.tags.isEmpty {
