@@ -16,9 +16,9 @@
 #
 # Usage: bench/bench.sh [ITERATIONS] [SIZES...]     default 10 iterations, sizes 1000 10000 100000
 #   BENCH_1M=1        adds 1,000,000 notes (slow: about 1 GB of vault, minutes of set-up)
-#   PASS_SIZES="1000" sizes for the pass store (pass grep runs gpg once per entry: 5-20 ms each, so it
+#   PASS_SIZES="1000" sizes for the pass store ("" for none) (pass grep runs gpg once per entry: 5-20 ms each, so it
 #                     is timed in the first PASS_GREP_RUNS=3 iterations only)
-#   JRNL_SIZES="1000 10000"  sizes for jrnl (a plain-text journal: jrnl's fastest case)
+#   JRNL_SIZES="1000 10000"  sizes for jrnl ("" for none; a plain-text journal: jrnl's fastest case)
 #   BENCH_NO_BUILD=1  use the release binaries already built
 #   BASELINE=DIR      also time DIR/fingerlock (with its own vaults, made by DIR/vault-bench) in the
 #                     same iterations, and print before/after: copy both from .build/release first
@@ -32,8 +32,8 @@ shift || true
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(1000 10000 100000)
 [ "${BENCH_1M:-0}" = 1 ] && SIZES+=(1000000)
-read -r -a PASS_SIZES <<<"${PASS_SIZES:-1000}"
-read -r -a JRNL_SIZES <<<"${JRNL_SIZES:-1000 10000}"
+read -r -a PASS_SIZES <<<"${PASS_SIZES-1000}"
+read -r -a JRNL_SIZES <<<"${JRNL_SIZES-1000 10000}"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d /tmp/fl-bench.XXXXXX)
 SOCKET="$WORK/virtual_device.sock"
