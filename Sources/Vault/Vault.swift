@@ -76,7 +76,7 @@ public final class Vault: Sendable {
             let queue = try openDatabase(files.database)
             defer { try? queue.close() }
             return try queue.read { db in
-                guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                guard try VaultSchema.inspect(db, path: files.database).isVault else {
                     throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                 }
                 return try MetaRow.read(db).storeID
@@ -95,13 +95,18 @@ public final class Vault: Sendable {
         return try guarded {
             let queue = try openDatabase(files.database)
             do {
-                let (meta, slots) = try queue.read { db in
-                    guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                let (meta, slots, state) = try queue.read { db in
+                    let state = try VaultSchema.inspect(db, path: files.database)
+                    guard state.isVault else {
                         throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                     }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db))
+                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
                 }
                 let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
+                // Only once the key proved this vault ours: an older vault gets its newer indexes.
+                if state == .vault(needsUpgrade: true) {
+                    try VaultSchema.upgrade(queue, files: files, configuration: configuration)
+                }
                 return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
             } catch {
                 try? queue.close()
@@ -124,12 +129,13 @@ public final class Vault: Sendable {
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
         let queue = try guarded { try openDatabase(files.database) }
         do {
-            let (meta, slots) = try guarded {
+            let (meta, slots, state) = try guarded {
                 try queue.read { db in
-                    guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                    let state = try VaultSchema.inspect(db, path: files.database)
+                    guard state.isVault else {
                         throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                     }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db))
+                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
                 }
             }
             guard let key = try masterKey(meta.storeID) else {
@@ -137,6 +143,9 @@ public final class Vault: Sendable {
                 return nil
             }
             let unlocked = try unlock(meta: meta, slots: slots, credential: .masterKey(key))
+            if state == .vault(needsUpgrade: true) {
+                try guarded { try VaultSchema.upgrade(queue, files: files, configuration: configuration) }
+            }
             return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
         } catch {
             try? queue.close()
@@ -167,7 +176,7 @@ public final class Vault: Sendable {
             let queue = try openDatabase(files.database)
             do {
                 let state = try queue.read { db in try VaultSchema.inspect(db, path: files.database) }
-                if state == .vault {
+                if state.isVault {
                     throw VaultError(.alreadyExists, "A vault already exists in \(files.directory).")
                 }
                 if state == .empty {

@@ -17,15 +17,23 @@ struct SchemaObject: Hashable, Sendable {
         SchemaObject(type: "index", name: "sqlite_autoindex_\(table)_1", table: table, sql: nil)
     }
 
-    /// What the migrations create: our tables, their constraint indexes, and GRDB's record of
+    /// What migration "v1" creates: our tables, their constraint indexes, and GRDB's record of
     /// applied migrations.
-    static let expected: [SchemaObject] =
+    static let expectedV1: [SchemaObject] =
         VaultSchema.tablesV1.map { table($0.name, $0.sql) }
         + ["slots", "notes", "templates", "settings"].map(autoindex)
         + [
             table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
             autoindex("grdb_migrations"),
         ]
+
+    /// What migration "v2" adds.
+    static let expectedV2: [SchemaObject] = VaultSchema.indexesV2.map {
+        SchemaObject(type: "index", name: $0.name, table: $0.table, sql: $0.sql)
+    }
+
+    /// Every object the migrations create, for a vault that has them all.
+    static var expected: [SchemaObject] { expectedV1 + expectedV2 }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -35,16 +43,20 @@ struct SchemaObject: Hashable, Sendable {
         table("sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
     ]
 
-    /// Throws `.tampered("database schema")` naming the first object that fingerlock did not
-    /// create (or that appears twice), and, once the migrations are complete, the first one missing.
-    static func check(_ objects: [SchemaObject], complete: Bool) throws(VaultError) {
+    /// Throws `.tampered("database schema")` naming the first object that the migrations recorded
+    /// in `applied` did not create (or that appears twice), and the first one they created that is
+    /// missing. Before "v1" is recorded (an interrupted creation) objects may be missing, never added.
+    static func check(_ objects: [SchemaObject], applied: Set<String>) throws(VaultError) {
+        let expected =
+            applied.contains(VaultSchema.migrationV1)
+            ? expectedV1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : []) : expectedV1
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }
-            let changed = expected.contains { $0.type == object.type && $0.name == object.name }
+            let changed = Self.expected.contains { $0.type == object.type && $0.name == object.name }
             throw tampered("has \(changed ? "a changed" : "an unexpected") \(object.described)")
         }
-        if complete, let missing = expected.first(where: remaining.contains) {
+        if applied.contains(VaultSchema.migrationV1), let missing = expected.first(where: remaining.contains) {
             throw tampered("is missing its \(missing.described)")
         }
     }

@@ -83,20 +83,49 @@ enum VaultSchema {
         ),
     ]
 
+    /// Migration "v2": an index holding every note's (id, revision), so the bucket check that
+    /// every single-note read, update and delete runs against the manifest reads the index alone
+    /// rather than one table row per note of the bucket (note update at 100k notes went from 3.7
+    /// to 9.5 ms without it). Exact text as SQLite keeps it, like `tablesV1`; never edit it.
+    static let indexesV2: [(name: String, table: String, sql: String)] = [
+        ("notes_id_revision", "notes", "CREATE INDEX notes_id_revision ON notes (id, revision)")
+    ]
+
+    static let migrationV1 = "v1"
+    static let migrationV2 = "v2-notes-id-revision"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        migrator.registerMigration(migrationV1) { db in
             for table in tablesV1 { try db.execute(sql: table.sql) }
+        }
+        migrator.registerMigration(migrationV2) { db in
+            for index in indexesV2 { try db.execute(sql: index.sql) }
         }
         return migrator
     }
 
-    enum State {
+    enum State: Equatable {
         /// No tables at all: a file we may turn into a vault.
         case empty
         /// Our schema but no meta row: an interrupted creation, safe to create again.
         case incomplete
-        case vault
+        /// A vault, maybe written before the last migrations (`upgrade` applies them): its schema
+        /// is exactly what the migrations it records create.
+        case vault(needsUpgrade: Bool)
+
+        var isVault: Bool {
+            if case .vault = self { true } else { false }
+        }
+    }
+
+    /// Applies the migrations a vault written by an older fingerlock lacks (each one its own
+    /// transaction), under the process lock, after `inspect` found its schema exactly as its
+    /// recorded migrations made it. They add indexes only: no row, sealed or not, changes.
+    static func upgrade(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws {
+        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        try migrator.migrate(queue)
     }
 
     /// Refuses foreign databases, newer formats and schemas with anything added, changed or
@@ -114,11 +143,11 @@ enum VaultSchema {
             throw VaultError(
                 .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
         }
-        let complete = try migrator.hasCompletedMigrations(db)
-        try SchemaObject.check(objects, complete: complete)
-        guard complete else { return .incomplete }
+        let applied = try migrator.appliedIdentifiers(db)
+        try SchemaObject.check(objects, applied: applied)
+        guard applied.contains(migrationV1) else { return .incomplete }
         let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
-        return rows == 0 ? .incomplete : .vault
+        return rows == 0 ? .incomplete : .vault(needsUpgrade: !(try migrator.hasCompletedMigrations(db)))
     }
 }
 
