@@ -18,6 +18,9 @@ import Testing
         Case(arguments: ["enrol"], message: "`enrol` is not a fingerlock command; did you mean `enroll`?"),
         Case(arguments: ["--reader", "simulated", "enrol", "left-thumb"], message: "`enrol` is not a fingerlock command; did you mean `enroll`?"),
         Case(arguments: ["notes", "ad"], message: "`ad` is not a `fingerlock notes` command; did you mean `add`?"),
+        // An alias and its command are one suggestion: the nearer of the two, the name on a tie.
+        Case(arguments: ["notes", "lst"], message: "`lst` is not a `fingerlock notes` command; did you mean `list`?"),
+        Case(arguments: ["notes", "lss"], message: "`lss` is not a `fingerlock notes` command; did you mean `ls`?"),
         Case(arguments: ["frobnicate"], message: "`frobnicate` is not a fingerlock command (see `fingerlock --help`)"),
         Case(arguments: ["notes", "xyzzy"], message: "`xyzzy` is not a `fingerlock notes` command (see `fingerlock notes --help`)"),
         Case(arguments: ["enroll", "right-indx-finger"], message: "'right-indx-finger' is not a finger; did you mean `right-index-finger`?"),

@@ -19,7 +19,9 @@ enum UnknownCommand {
             }
             if word == "help" { return nil }
             let place = path.count == 1 ? "a fingerlock command" : "a `\(path.joined(separator: " "))` command"
-            let candidates = subcommands.flatMap(names(of:))
+            // One word per command: its name or alias nearest to the typo (the name on a tie), so
+            // `lst` suggests `list`, not "`list` or `ls`".
+            let candidates = subcommands.compactMap { Suggestion.closest(to: word, among: names(of: $0)).first }
             let hint = Suggestion.didYouMean(word, among: candidates).map { "; " + $0 } ?? " (see `\(path.joined(separator: " ")) --help`)"
             return "`\(word)` is not \(place)\(hint)"
         }
