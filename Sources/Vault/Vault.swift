@@ -16,6 +16,7 @@ public final class Vault: Sendable {
     struct Unlocked: Sendable {
         var keys: KeyHierarchy
         var kind: VaultKind
+        var mode: VaultMode = .user
     }
 
     let files: VaultFiles
@@ -95,13 +96,9 @@ public final class Vault: Sendable {
         return try guarded {
             let queue = try openDatabase(files.database)
             do {
-                let (meta, slots) = try queue.read { db in
-                    guard try VaultSchema.inspect(db, path: files.database) == .vault else {
-                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                    }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db))
-                }
-                let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
+                let (meta, slots) = try readHeader(queue, files: files, configuration: configuration)
+                let unlocked = try unlock(
+                    meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
                 return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
             } catch {
                 try? queue.close()
@@ -124,24 +121,35 @@ public final class Vault: Sendable {
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
         let queue = try guarded { try openDatabase(files.database) }
         do {
-            let (meta, slots) = try guarded {
-                try queue.read { db in
-                    guard try VaultSchema.inspect(db, path: files.database) == .vault else {
-                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                    }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db))
-                }
-            }
+            let (meta, slots) = try guarded { try readHeader(queue, files: files, configuration: configuration) }
             guard let key = try masterKey(meta.storeID) else {
                 try? queue.close()
                 return nil
             }
-            let unlocked = try unlock(meta: meta, slots: slots, credential: .masterKey(key))
+            let unlocked = try unlock(
+                meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
             return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
         } catch {
             try? queue.close()
             throw error
         }
+    }
+
+    /// The meta row and slot table of a vault, upgraded first when an earlier fingerlock made it.
+    static func readHeader(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws
+        -> (MetaRow, [KeySlot])
+    {
+        let read = {
+            try queue.read { db in
+                guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                }
+                return (try MetaRow.read(db), try KeySlot.readAll(db))
+            }
+        }
+        let header = try read()
+        try VaultSchema.upgradeIfNeeded(queue, files: files, lockTimeout: configuration.lockTimeout)
+        return header
     }
 
     /// Creates a vault protected by `passcode` and returns it open, with the recovery key to show
@@ -184,7 +192,7 @@ public final class Vault: Sendable {
                 try queue.write { db in
                     let meta = MetaRow(
                         formatVersion: VaultSchema.formatVersion, storeID: storeID, kind: kind, keyCheck: keys.keyCheck,
-                        slotMAC: KeySlot.tableMAC(slots, kind: kind, keys: keys),
+                        slotMAC: KeySlot.tableMAC(slots, kind: kind, mode: .user, keys: keys),
                         manifest: try Manifest().sealed(with: keys))
                     try KeySlot.replaceAll(slots, db)
                     try meta.insert(db)
@@ -202,9 +210,19 @@ public final class Vault: Sendable {
 
     /// Checks a credential against the meta row and slot table read from the database: the key
     /// check value first (a planted key goes no further), then the slot-table MAC and the manifest.
-    static func unlock(meta: MetaRow, slots: [KeySlot], credential: VaultCredential) throws(VaultError) -> Unlocked {
+    static func unlock(
+        meta: MetaRow, slots: [KeySlot], credential: VaultCredential,
+        systemSlots: any SystemSlotService = NoSystemSlotService()
+    ) throws(VaultError) -> Unlocked {
         let master: SymmetricKey
         switch credential {
+        case .passcode(let passcode) where meta.mode == .system:
+            // The mode read here is not yet authenticated: flipped to `user`, the user-mode slot is
+            // missing (tampered); flipped to `system`, the service is asked and then the MAC fails.
+            guard let slot = slots.first(where: { $0.name == KeySlot.systemPasscode }) else {
+                throw .tampered("slot table")
+            }
+            master = try slot.unwrapThroughService(passcode: passcode, storeID: meta.storeID, service: systemSlots)
         case .passcode(let passcode):
             guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
             master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
@@ -228,11 +246,11 @@ public final class Vault: Sendable {
             throw .tampered("slot table")
         }
         // A passcode slot with forged cost fields still lets the recovery key (or a cached key) in.
-        guard KeySlot.verifiedTable(meta.slotMAC, slots, kind: meta.kind, keys: keys) != nil else {
+        guard KeySlot.verifiedTable(meta.slotMAC, slots, kind: meta.kind, mode: meta.mode, keys: keys) != nil else {
             throw .tampered("slot table")
         }
         _ = try Manifest.open(meta.manifest, with: keys)
-        return Unlocked(keys: keys, kind: meta.kind)
+        return Unlocked(keys: keys, kind: meta.kind, mode: meta.mode)
     }
 
     static func openDatabase(_ path: String, readonly: Bool = false) throws -> DatabaseQueue {

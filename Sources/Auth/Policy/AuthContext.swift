@@ -155,6 +155,8 @@ public final class AuthContext: Sendable {
         case let error as VaultError:
             switch error.code {
             case .notFound: return AuthError(.passcodeNotSet, error.message)
+            case .serviceUnavailable: return AuthError(.serviceUnavailable, error.message, vaultError: error)
+            case .passcodeDelayed: return AuthError(.passcodeDelay, error.message, vaultError: error)
             default: return AuthError(.dataError, error.message, vaultError: error)
             }
         case let error as KeyCacheError:

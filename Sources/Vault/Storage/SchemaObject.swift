@@ -19,13 +19,19 @@ struct SchemaObject: Hashable, Sendable {
 
     /// What the migrations create: our tables, their constraint indexes, and GRDB's record of
     /// applied migrations.
-    static let expected: [SchemaObject] =
-        VaultSchema.tablesV1.map { table($0.name, $0.sql) }
+    static let expected: [SchemaObject] = expected(withMode: true)
+
+    /// Before migration "v2-mode", meta has no mode column.
+    static func expected(withMode: Bool) -> [SchemaObject] {
+        VaultSchema.tablesV1.map {
+            table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql)
+        }
         + ["slots", "notes", "templates", "settings"].map(autoindex)
         + [
             table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
             autoindex("grdb_migrations"),
         ]
+    }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -37,7 +43,8 @@ struct SchemaObject: Hashable, Sendable {
 
     /// Throws `.tampered("database schema")` naming the first object that fingerlock did not
     /// create (or that appears twice), and, once the migrations are complete, the first one missing.
-    static func check(_ objects: [SchemaObject], complete: Bool) throws(VaultError) {
+    static func check(_ objects: [SchemaObject], complete: Bool, withMode: Bool = true) throws(VaultError) {
+        let expected = expected(withMode: withMode)
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }

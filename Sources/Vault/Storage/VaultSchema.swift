@@ -83,12 +83,36 @@ enum VaultSchema {
         ),
     ]
 
+    /// Migration "v2-mode" (system mode, issue 14): the vault's mode, `user` for every vault made
+    /// before it. Never edit: SQLite keeps this text appended to meta's statement.
+    static let modeColumn = "mode TEXT NOT NULL DEFAULT 'user'"
+    static let modeMigration = "v2-mode"
+
+    /// meta's statement as SQLite rewrites it after `ALTER TABLE meta ADD COLUMN` (the new column
+    /// goes in before the closing parenthesis).
+    static var metaSQLWithMode: String {
+        let v1 = tablesV1.first { $0.name == "meta" }!.sql
+        return String(v1.dropLast()) + ", " + modeColumn + ")"
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             for table in tablesV1 { try db.execute(sql: table.sql) }
         }
+        migrator.registerMigration(modeMigration) { db in
+            try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn)
+        }
         return migrator
+    }
+
+    /// Brings a vault made by an earlier fingerlock to the current schema (in one transaction per
+    /// migration, under the vault's lock); nothing to do for a current one.
+    static func upgradeIfNeeded(_ queue: DatabaseQueue, files: VaultFiles, lockTimeout: Duration) throws {
+        guard try !queue.read({ try migrator.hasCompletedMigrations($0) }) else { return }
+        let lock = try files.acquireLock(timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        try migrator.migrate(queue)
     }
 
     enum State {
@@ -114,19 +138,22 @@ enum VaultSchema {
             throw VaultError(
                 .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
         }
-        let complete = try migrator.hasCompletedMigrations(db)
-        try SchemaObject.check(objects, complete: complete)
+        // A vault made before "v2-mode" is a complete vault (its first open upgrades it).
+        let applied = try migrator.appliedIdentifiers(db)
+        let complete = applied.contains("v1")
+        try SchemaObject.check(objects, complete: complete, withMode: applied.contains(modeMigration))
         guard complete else { return .incomplete }
         let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
         return rows == 0 ? .incomplete : .vault
     }
 }
 
-/// The single meta row: format, store id, kind, key-check value, slot-table MAC, sealed manifest.
+/// The single meta row: format, store id, kind, mode, key-check value, slot-table MAC, sealed manifest.
 struct MetaRow: Sendable {
     var formatVersion: Int64
     var storeID: UUID
     var kind: VaultKind
+    var mode: VaultMode = .user
     var keyCheck: Data
     var slotMAC: Data
     var manifest: Data
@@ -151,18 +178,25 @@ struct MetaRow: Sendable {
         }
         guard let keyCheck = row.blob(3), let slotMAC = row.blob(4), let manifest = row.blob(5)
         else { throw VaultError.corrupt("header", "missing fields") }
+        // A vault not yet upgraded (a backup being staged, a store id read) has no mode column: user mode.
+        var mode = VaultMode.user
+        if try db.columns(in: "meta").contains(where: { $0.name == "mode" }) {
+            let text = try String.fetchOne(db, sql: "SELECT mode FROM meta WHERE singleton = 1")
+            guard let text, let parsed = VaultMode(rawValue: text) else { throw VaultError.tampered("slot table") }
+            mode = parsed
+        }
         return MetaRow(
-            formatVersion: version, storeID: storeID, kind: kind, keyCheck: keyCheck, slotMAC: slotMAC,
+            formatVersion: version, storeID: storeID, kind: kind, mode: mode, keyCheck: keyCheck, slotMAC: slotMAC,
             manifest: manifest)
     }
 
     func insert(_ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO meta (singleton, format_version, store_id, kind, key_check, slot_mac, manifest)
-                VALUES (1, ?, ?, ?, ?, ?, ?)
+                INSERT INTO meta (singleton, format_version, store_id, kind, mode, key_check, slot_mac, manifest)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [formatVersion, storeID.storageKey, kind.rawValue, keyCheck, slotMAC, manifest])
+            arguments: [formatVersion, storeID.storageKey, kind.rawValue, mode.rawValue, keyCheck, slotMAC, manifest])
     }
 }
 
