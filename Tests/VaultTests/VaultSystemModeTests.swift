@@ -177,4 +177,25 @@ struct VaultSystemModeTests {
             reopened.close()
         }
     }
+
+    @Test("a vault made before modes existed (schema v1) opens in user mode and is upgraded")
+    func upgradeFromV1() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            _ = try vault.add(title: "old", body: "body")
+            vault.close()
+            // Exactly what an earlier fingerlock left: no mode column, no v2-mode migration.
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "ALTER TABLE meta DROP COLUMN mode")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-mode'")
+            }
+            #expect(try Vault.mode(in: dir + "/vault") == .user)
+            let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
+            #expect(try reopened.mode == .user)
+            #expect(try reopened.list().map(\.title) == ["old"])
+            reopened.close()
+            let columns = try withRawDatabase(dir) { db in try db.columns(in: "meta").map(\.name) }
+            #expect(columns.contains("mode"))
+        }
+    }
 }
