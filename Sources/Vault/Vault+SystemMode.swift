@@ -63,6 +63,14 @@ extension Vault {
         }
     }
 
+    /// `passcode reset` when fingerlockd is gone or has lost this vault's secret: the vault, opened
+    /// with the recovery key, goes back to user mode with `passcode`, without the service (losing the
+    /// service's state never loses notes). The caller says so to the user.
+    public func leaveSystemModeWithoutService(passcode: String, cost: KDFCost = .calibrated) throws(VaultError) {
+        guard try unlocked().mode == .system else { throw VaultError(.invalidInput, "This vault is not in system mode.") }
+        try writePasscodeSlot(passcode, mode: .user, cost: cost)
+    }
+
     /// Replaces whichever passcode slot the vault has by one for `passcode` in `mode` (sealed through
     /// the service for system mode), and records the mode — slots, mode and MAC in one transaction.
     func writePasscodeSlot(_ passcode: String, mode: VaultMode, cost: KDFCost) throws(VaultError) {

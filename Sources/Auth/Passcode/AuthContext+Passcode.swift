@@ -192,7 +192,18 @@ extension AuthContext {
         if flow.kind == .change, let old = finished.credential, old == newPasscode {
             throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
-        try Self.vaultCall { try passcodes.replacePasscode(of: vault, with: newPasscode) }
+        do {
+            try passcodes.replacePasscode(of: vault, with: newPasscode)
+        } catch let error where flow.kind == .reset && error.code == .serviceUnavailable {
+            // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
+            // a reset must not leave the vault unopenable by passcode. Back to user mode, said aloud.
+            try Self.vaultCall { try passcodes.leaveSystemModeWithoutService(vault, passcode: newPasscode) }
+            interaction.notify(
+                error.message + " The vault is back in user mode with the new passcode; run "
+                    + "`fingerlock system enable` once fingerlockd runs.")
+        } catch {
+            throw Self.authError(error)
+        }
         try cacheKey(of: vault)
     }
 

@@ -29,6 +29,8 @@ public protocol PasscodeRepository: Sendable {
     func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError)
     /// Moves an open system-mode vault back to user mode; returns why the service could not forget it.
     func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError?
+    /// Puts an open system-mode vault back in user mode with `passcode`, without the service.
+    func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
 }
 
 extension PasscodeRepository {
@@ -47,6 +49,10 @@ extension PasscodeRepository {
 
     public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
         try vault.disableSystemMode(passcode: passcode)
+    }
+
+    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
+        try vault.leaveSystemModeWithoutService(passcode: passcode)
     }
 }
 
@@ -98,6 +104,10 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
         try vault.disableSystemMode(passcode: passcode, cost: cost)
+    }
+
+    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
+        try vault.leaveSystemModeWithoutService(passcode: passcode, cost: cost)
     }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.
