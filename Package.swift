@@ -146,7 +146,8 @@ let package = Package(
         .testTarget(
             name: "FingerlockServiceTests",
             dependencies: [
-                "FingerlockService", "FingerlockProtocol", "fingerlockd", "Auth",
+                // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
+                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
