@@ -15,19 +15,7 @@ extension Vault {
     /// The mode, read without unlocking, to choose how to ask for the passcode before the key is
     /// known. Unauthenticated: a flipped mode makes the unlock fail (see `unlock`), never succeed.
     public static func mode(in directory: String) throws(VaultError) -> VaultMode {
-        let files = VaultFiles(directory: directory)
-        try files.checkPermissions()
-        guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
-        return try guarded {
-            let queue = try openDatabase(files.database)
-            defer { try? queue.close() }
-            return try queue.read { db in
-                guard try VaultSchema.inspect(db, path: files.database) == .vault else {
-                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                }
-                return try MetaRow.read(db).mode
-            }
-        }
+        try unauthenticatedMeta(in: directory).mode
     }
 
     /// `system enable`: registers the vault with the service, seals a system-mode passcode slot for

@@ -70,6 +70,12 @@ public final class Vault: Sendable {
     /// The store id, read without unlocking, so the key cache entry can be found before the key is
     /// known. Unauthenticated: the key found with it is checked by `open` before use.
     public static func storeID(in directory: String) throws(VaultError) -> UUID {
+        try unauthenticatedMeta(in: directory).storeID
+    }
+
+    /// The meta row, read without unlocking (store id, kind, mode): nothing in it is trusted until
+    /// a key opens the vault and the slot-table MAC confirms it.
+    static func unauthenticatedMeta(in directory: String) throws(VaultError) -> MetaRow {
         let files = VaultFiles(directory: directory)
         try files.checkPermissions()
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
@@ -80,7 +86,7 @@ public final class Vault: Sendable {
                 guard try VaultSchema.inspect(db, path: files.database) == .vault else {
                     throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                 }
-                return try MetaRow.read(db).storeID
+                return try MetaRow.read(db)
             }
         }
     }
