@@ -151,7 +151,7 @@ extension Vault {
                 let queue = try openDatabase(staged)
                 do {
                     let (meta, slots) = try queue.read { db in
-                        guard try VaultSchema.inspect(db, path: backupPath) == .vault else {
+                        guard try VaultSchema.inspect(db, path: backupPath).isVault else {
                             throw VaultError(.notAVault, "\(backupPath) is not a fingerlock backup.")
                         }
                         return (try MetaRow.read(db), try KeySlot.readAll(db))
@@ -257,7 +257,7 @@ public final class StagedRestore: Sendable {
             let lock = try files.acquireLock(timeout: configuration.lockTimeout)
             defer { withExtendedLifetime(lock) {} }
             try live.read { db in
-                if try VaultSchema.inspect(db, path: files.database) == .vault, let current = try? MetaRow.read(db),
+                if try VaultSchema.inspect(db, path: files.database).isVault, let current = try? MetaRow.read(db),
                     current.formatVersion != formatVersion
                 {
                     throw VaultError(.unsupportedFormat, "The backup's format does not match this vault's.")

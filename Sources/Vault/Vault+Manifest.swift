@@ -6,9 +6,9 @@ import GRDB
 extension Vault {
     /// Checks the (id, revision) pairs of `bucket` against the manifest's bucket tally: an older row
     /// put back, or a row deleted or added, in this bucket is `.tampered("note set")`. Reads only
-    /// ids and revisions of about n/256 rows; the revision is not in the id index, so each row costs
-    /// a table lookup (a few ms at 100k notes, measured by vault-bench). With a version-1 manifest
-    /// (no buckets yet) the whole set is checked instead.
+    /// ids and revisions of about n/256 rows, from the (id, revision) index alone (migration "v2";
+    /// a vault not yet upgraded does a table lookup per row). With a version-1 manifest (no buckets
+    /// yet) the whole set is checked instead.
     static func verifyNotes(in bucket: NoteBucket, _ db: Database, _ keys: KeyHierarchy, _ manifest: Manifest) throws {
         let hasher = TallyHasher(key: keys.tallyKey)
         guard let expected = manifest.noteBuckets?[bucket.index] else {

@@ -149,26 +149,16 @@ extension Vault {
     }
 
     /// Every note's title, tags and dates that `filter` keeps, newest change first. Reads the whole
-    /// set, so a deleted or rolled-back note is reported as tampering. Bodies are not decrypted.
+    /// set, so a deleted or rolled-back note is reported as tampering. Bodies are not read: headers
+    /// are opened on all cores (see `scanNotes`).
     public func list(_ filter: NoteFilter = NoteFilter()) throws(VaultError) -> [NoteSummary] {
-        let summaries = try read { db, keys, manifest in
-            let hasher = TallyHasher(key: keys.tallyKey)
-            var tally = NoteSetTally()
-            var result: [NoteSummary] = []
-            result.reserveCapacity(Int(min(manifest.notes.count, 1 << 20)))
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, revision, header FROM notes")
-            while let row = try rows.next() {
-                guard let id = row.text(0) else { throw VaultError.tampered("note table") }
-                let revision = try Self.revision(row[1], part: "note \(id)")
-                let summary = try row.withUnsafeData(atIndex: 2) { sealed in
-                    try NoteSealing.openHeader(sealed, keys: keys, id: id, revision: revision)
-                }
-                try tally.add(id: id, hasher.note(id, revision: revision))
-                if !filter.keepsAll, !filter.admits(summary) { continue }
-                result.append(summary)
+        let summaries = try scanNotes(bodies: false) { row, keys -> Result<NoteSummary?, VaultError> in
+            do throws(VaultError) {
+                let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
+                return .success(filter.keepsAll || filter.admits(summary) ? summary : nil)
+            } catch {
+                return .failure(error)
             }
-            try tally.verify(against: manifest)
-            return result
         }
         return NoteSummary.sortedForListing(summaries)
     }

@@ -83,7 +83,7 @@ public final class Vault: Sendable {
             let queue = try openDatabase(files.database)
             defer { try? queue.close() }
             return try queue.read { db in
-                guard try VaultSchema.inspect(db, path: files.database) == .vault else {
+                guard try VaultSchema.inspect(db, path: files.database).isVault else {
                     throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                 }
                 return try MetaRow.read(db)
@@ -102,9 +102,19 @@ public final class Vault: Sendable {
         return try guarded {
             let queue = try openDatabase(files.database)
             do {
-                let (meta, slots) = try readHeader(queue, files: files, configuration: configuration)
+                let (meta, slots, state) = try queue.read { db in
+                    let state = try VaultSchema.inspect(db, path: files.database)
+                    guard state.isVault else {
+                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                    }
+                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+                }
                 let unlocked = try unlock(
                     meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
+                // Only once the key proved this vault ours: an older vault gets its newer indexes.
+                if state == .vault(needsUpgrade: true) {
+                    try VaultSchema.upgrade(queue, files: files, configuration: configuration)
+                }
                 return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
             } catch {
                 try? queue.close()
@@ -127,35 +137,29 @@ public final class Vault: Sendable {
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
         let queue = try guarded { try openDatabase(files.database) }
         do {
-            let (meta, slots) = try guarded { try readHeader(queue, files: files, configuration: configuration) }
+            let (meta, slots, state) = try guarded {
+                try queue.read { db in
+                    let state = try VaultSchema.inspect(db, path: files.database)
+                    guard state.isVault else {
+                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                    }
+                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+                }
+            }
             guard let key = try masterKey(meta.storeID) else {
                 try? queue.close()
                 return nil
             }
             let unlocked = try unlock(
                 meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
+            if state == .vault(needsUpgrade: true) {
+                try guarded { try VaultSchema.upgrade(queue, files: files, configuration: configuration) }
+            }
             return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
         } catch {
             try? queue.close()
             throw error
         }
-    }
-
-    /// The meta row and slot table of a vault, upgraded first when an earlier fingerlock made it.
-    static func readHeader(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws
-        -> (MetaRow, [KeySlot])
-    {
-        let read = {
-            try queue.read { db in
-                guard try VaultSchema.inspect(db, path: files.database) == .vault else {
-                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                }
-                return (try MetaRow.read(db), try KeySlot.readAll(db))
-            }
-        }
-        let header = try read()
-        try VaultSchema.upgradeIfNeeded(queue, files: files, lockTimeout: configuration.lockTimeout)
-        return header
     }
 
     /// Creates a vault protected by `passcode` and returns it open, with the recovery key to show
@@ -181,7 +185,7 @@ public final class Vault: Sendable {
             let queue = try openDatabase(files.database)
             do {
                 let state = try queue.read { db in try VaultSchema.inspect(db, path: files.database) }
-                if state == .vault {
+                if state.isVault {
                     throw VaultError(.alreadyExists, "A vault already exists in \(files.directory).")
                 }
                 if state == .empty {

@@ -130,7 +130,8 @@ struct VaultProcessTests {
             try vault.putTemplate(Data((marker + " template").utf8), reader: "virtual_image:0", finger: "left-thumb")
             try vault.setSetting(marker, for: "cache-expiry")
             _ = try vault.search(marker)
-            try vault.backup(to: dir + "/vault/backup.fingerlock")
+            // Beside the data directory (never inside it), still under the tree searched below.
+            try vault.backup(to: dir + "/backup.fingerlock")
             // While open (WAL and shared memory present) and after close.
             try Self.expectNoMarker(marker, under: dir)
             vault.close()

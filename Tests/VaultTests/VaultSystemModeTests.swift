@@ -187,7 +187,7 @@ struct VaultSystemModeTests {
             // Exactly what an earlier fingerlock left: no mode column, no v2-mode migration.
             try withRawDatabase(dir) { db in
                 try db.execute(sql: "ALTER TABLE meta DROP COLUMN mode")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v2-mode'")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-mode'")
             }
             #expect(try Vault.mode(in: dir + "/vault") == .user)
             let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))

@@ -43,6 +43,20 @@ struct NotesCommand: ParsableCommand {
         tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " and ")
     }
 
+    /// The first 8 hex digits of an id, as listings show it: from the id's bytes, without building
+    /// the whole UUID string (a listing of 100k notes would build 100k of them).
+    static func shortID(_ id: UUID) -> String {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        let bytes = id.uuid
+        return String(unsafeUninitializedCapacity: 8) { buffer in
+            for (index, byte) in [bytes.0, bytes.1, bytes.2, bytes.3].enumerated() {
+                buffer[2 * index] = digits[Int(byte >> 4)]
+                buffer[2 * index + 1] = digits[Int(byte & 0xF)]
+            }
+            return 8
+        }
+    }
+
     /// A listing: JSON, or a line per note (id, day, title, tags) with `highlight` marked in titles
     /// and tags where the console uses colour. On a terminal it goes through the pager when longer
     /// than the screen; elsewhere it streams.
@@ -56,22 +70,38 @@ struct NotesCommand: ParsableCommand {
         func styled(_ text: String, _ rest: (String) -> String) -> String {
             query.map { MatchHighlight.apply(text, query: $0, mark: console.match, rest: rest) } ?? rest(text)
         }
-        func line(_ note: NoteSummary) -> String {
-            let tags = note.tags.isEmpty ? "" : "  " + note.tags.map { styled("#" + TerminalSafeText.line($0), console.dim) }.joined(separator: console.dim(" "))
-            let id = note.id.uuidString.prefix(8).lowercased()
-            let title = note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
-            return "\(console.bold(id))  \(UTCDay.string(note.modified))  \(title)\(tags)\n"
+        // Appends to one buffer: a listing of 100k notes built a String per line and per field otherwise.
+        // Notes next to each other in a listing mostly share a day: its text is made once per run of them.
+        var day: (number: Double, text: String) = (.nan, "")
+        func appendLine(_ note: NoteSummary, to buffer: inout String) {
+            buffer += console.bold(shortID(note.id))
+            buffer += "  "
+            let number = (note.modified.timeIntervalSince1970 / 86_400).rounded(.down)
+            if number != day.number { day = (number, UTCDay.string(note.modified)) }
+            buffer += day.text
+            buffer += "  "
+            buffer += note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
+            if !note.tags.isEmpty {
+                buffer += "  "
+                for (index, tag) in note.tags.enumerated() {
+                    if index > 0 { buffer += console.dim(" ") }
+                    buffer += styled("#" + TerminalSafeText.line(tag), console.dim)
+                }
+            }
+            buffer += "\n"
         }
         if console.out.isTerminal {
             // Whole, so that its length decides whether it is paged.
-            Pager.write(summaries.map(line).joined(), environment: dependencies.environment, console: console)
+            var text = ""
+            for note in summaries { appendLine(note, to: &text) }
+            Pager.write(text, environment: dependencies.environment, console: console)
             return
         }
         // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
         var buffer = ""
-        buffer.reserveCapacity(1 << 16)
+        buffer.reserveCapacity(1 << 16 + 1024)
         for note in summaries {
-            buffer += line(note)
+            appendLine(note, to: &buffer)
             if buffer.utf8.count >= 1 << 16 {
                 console.out.write(buffer)
                 buffer.removeAll(keepingCapacity: true)

@@ -17,21 +17,27 @@ struct SchemaObject: Hashable, Sendable {
         SchemaObject(type: "index", name: "sqlite_autoindex_\(table)_1", table: table, sql: nil)
     }
 
-    /// What the migrations create: our tables, their constraint indexes, and GRDB's record of
+    /// What migration "v1" creates: our tables, their constraint indexes, and GRDB's record of
     /// applied migrations.
-    static let expected: [SchemaObject] = expected(withMode: true)
+    static let expectedV1: [SchemaObject] = expectedV1(withMode: false)
 
-    /// Before migration "v2-mode", meta has no mode column.
-    static func expected(withMode: Bool) -> [SchemaObject] {
-        VaultSchema.tablesV1.map {
-            table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql)
-        }
+    /// Migration "v3-mode" rewrites meta's statement (SQLite appends the added column to it).
+    static func expectedV1(withMode: Bool) -> [SchemaObject] {
+        VaultSchema.tablesV1.map { table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql) }
         + ["slots", "notes", "templates", "settings"].map(autoindex)
         + [
             table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
             autoindex("grdb_migrations"),
         ]
     }
+
+    /// What migration "v2" adds.
+    static let expectedV2: [SchemaObject] = VaultSchema.indexesV2.map {
+        SchemaObject(type: "index", name: $0.name, table: $0.table, sql: $0.sql)
+    }
+
+    /// Every object the migrations create, for a vault that has them all.
+    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -41,17 +47,21 @@ struct SchemaObject: Hashable, Sendable {
         table("sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
     ]
 
-    /// Throws `.tampered("database schema")` naming the first object that fingerlock did not
-    /// create (or that appears twice), and, once the migrations are complete, the first one missing.
-    static func check(_ objects: [SchemaObject], complete: Bool, withMode: Bool = true) throws(VaultError) {
-        let expected = expected(withMode: withMode)
+    /// Throws `.tampered("database schema")` naming the first object that the migrations recorded
+    /// in `applied` did not create (or that appears twice), and the first one they created that is
+    /// missing. Before "v1" is recorded (an interrupted creation) objects may be missing, never added.
+    static func check(_ objects: [SchemaObject], applied: Set<String>) throws(VaultError) {
+        let v1 = expectedV1(withMode: applied.contains(VaultSchema.migrationV3))
+        let expected =
+            applied.contains(VaultSchema.migrationV1)
+            ? v1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : []) : v1
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }
-            let changed = expected.contains { $0.type == object.type && $0.name == object.name }
+            let changed = (Self.expected + expectedV1).contains { $0.type == object.type && $0.name == object.name }
             throw tampered("has \(changed ? "a changed" : "an unexpected") \(object.described)")
         }
-        if complete, let missing = expected.first(where: remaining.contains) {
+        if applied.contains(VaultSchema.migrationV1), let missing = expected.first(where: remaining.contains) {
             throw tampered("is missing its \(missing.described)")
         }
     }

@@ -83,10 +83,20 @@ enum VaultSchema {
         ),
     ]
 
-    /// Migration "v2-mode" (system mode, issue 14): the vault's mode, `user` for every vault made
+    /// Migration "v2": an index holding every note's (id, revision), so the bucket check that
+    /// every single-note read, update and delete runs against the manifest reads the index alone
+    /// rather than one table row per note of the bucket (note update at 100k notes went from 3.7
+    /// to 9.5 ms without it). Exact text as SQLite keeps it, like `tablesV1`; never edit it.
+    static let indexesV2: [(name: String, table: String, sql: String)] = [
+        ("notes_id_revision", "notes", "CREATE INDEX notes_id_revision ON notes (id, revision)")
+    ]
+
+    static let migrationV1 = "v1"
+    static let migrationV2 = "v2-notes-id-revision"
+    /// Migration "v3-mode" (system mode, issue 14): the vault's mode, `user` for every vault made
     /// before it. Never edit: SQLite keeps this text appended to meta's statement.
+    static let migrationV3 = "v3-mode"
     static let modeColumn = "mode TEXT NOT NULL DEFAULT 'user'"
-    static let modeMigration = "v2-mode"
 
     /// meta's statement as SQLite rewrites it after `ALTER TABLE meta ADD COLUMN` (the new column
     /// goes in before the closing parenthesis).
@@ -97,30 +107,40 @@ enum VaultSchema {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        migrator.registerMigration(migrationV1) { db in
             for table in tablesV1 { try db.execute(sql: table.sql) }
         }
-        migrator.registerMigration(modeMigration) { db in
+        migrator.registerMigration(migrationV2) { db in
+            for index in indexesV2 { try db.execute(sql: index.sql) }
+        }
+        migrator.registerMigration(migrationV3) { db in
             try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn)
         }
         return migrator
     }
 
-    /// Brings a vault made by an earlier fingerlock to the current schema (in one transaction per
-    /// migration, under the vault's lock); nothing to do for a current one.
-    static func upgradeIfNeeded(_ queue: DatabaseQueue, files: VaultFiles, lockTimeout: Duration) throws {
-        guard try !queue.read({ try migrator.hasCompletedMigrations($0) }) else { return }
-        let lock = try files.acquireLock(timeout: lockTimeout)
-        defer { withExtendedLifetime(lock) {} }
-        try migrator.migrate(queue)
-    }
-
-    enum State {
+    enum State: Equatable {
         /// No tables at all: a file we may turn into a vault.
         case empty
         /// Our schema but no meta row: an interrupted creation, safe to create again.
         case incomplete
-        case vault
+        /// A vault, maybe written before the last migrations (`upgrade` applies them): its schema
+        /// is exactly what the migrations it records create.
+        case vault(needsUpgrade: Bool)
+
+        var isVault: Bool {
+            if case .vault = self { true } else { false }
+        }
+    }
+
+    /// Applies the migrations a vault written by an older fingerlock lacks (each one its own
+    /// transaction), under the process lock, after `inspect` found its schema exactly as its
+    /// recorded migrations made it. They add an index and the mode column (`user`, which the
+    /// slot-table MAC of a user-mode vault does not include): no sealed row changes.
+    static func upgrade(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws {
+        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        try migrator.migrate(queue)
     }
 
     /// Refuses foreign databases, newer formats and schemas with anything added, changed or
@@ -138,13 +158,11 @@ enum VaultSchema {
             throw VaultError(
                 .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
         }
-        // A vault made before "v2-mode" is a complete vault (its first open upgrades it).
         let applied = try migrator.appliedIdentifiers(db)
-        let complete = applied.contains("v1")
-        try SchemaObject.check(objects, complete: complete, withMode: applied.contains(modeMigration))
-        guard complete else { return .incomplete }
+        try SchemaObject.check(objects, applied: applied)
+        guard applied.contains(migrationV1) else { return .incomplete }
         let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
-        return rows == 0 ? .incomplete : .vault
+        return rows == 0 ? .incomplete : .vault(needsUpgrade: !(try migrator.hasCompletedMigrations(db)))
     }
 }
 

@@ -1,0 +1,107 @@
+import Foundation
+import GRDB
+import Testing
+import Vault
+
+/// Full reads (list, search) open rows in batches on several threads: a damaged row or a changed
+/// note set is caught wherever it falls, in the first batch, in a later one or in the last partial
+/// one, and results are the same as one row at a time would give.
+@Suite("Vault full scans")
+struct VaultFullScanTests {
+    /// More notes than two full batches of a scan (2,048 rows each) and a partial third.
+    static let count = 2 * 2048 + 100
+
+    /// A vault with `count` notes; every 500th has "needle" in its body. Returns the notes' ids in
+    /// row order.
+    func makeLargeVault(_ dir: String) throws -> (Vault, [UUID]) {
+        let (vault, _) = try makeVault(dir)
+        let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        var notes: [Note] = []
+        for index in 0..<Self.count {
+            let body: String = index % 500 == 0 ? "has the needle" : "plain body \(index)"
+            let tags: [String] = index % 2 == 0 ? ["even"] : []
+            let modified: Date = stamp.addingTimeInterval(Double(index))
+            notes.append(Note(title: "note \(index)", body: body, tags: tags, created: stamp, modified: modified))
+        }
+        try vault.add(notes)
+        return (vault, notes.map { $0.id })
+    }
+
+    @Test("list and search over several batches return every match, newest first")
+    func results() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let listed = try vault.list()
+            #expect(listed.count == Self.count)
+            #expect(listed.map(\.id) == ids.reversed())
+            #expect(try vault.list(NoteFilter(tags: ["even"])).count == (Self.count + 1) / 2)
+            let found = try vault.search("NEEDLE")
+            #expect(found.map(\.id) == stride(from: 0, to: Self.count, by: 500).reversed().map { ids[$0] })
+            #expect(try vault.search("note 4195", titlesOnly: true).map(\.title) == ["note 4195"])
+        }
+    }
+
+    @Test(
+        "a damaged header or body in any batch is tampering with that note",
+        arguments: [0, 2047, 2048, 3000, 2 * 2048 + 99])
+    func damagedRow(position: Int) throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let id = ids[position].uuidString.lowercased()
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "UPDATE notes SET header = header || x'00' WHERE id = ?", arguments: [id])
+            }
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(id)")
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(id)")
+            #expect(expectVaultError(.tampered) { try vault.search("needle", titlesOnly: true) }?.part == "note \(id)")
+        }
+    }
+
+    @Test("a damaged body in a later batch fails search but not list (list reads no body)")
+    func damagedBody() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let id = ids[3000].uuidString.lowercased()
+            try withRawDatabase(dir) { db in
+                try db.execute(
+                    sql: "UPDATE note_bodies SET body = body || x'00' WHERE note = (SELECT seq FROM notes WHERE id = ?)",
+                    arguments: [id])
+            }
+            #expect(try vault.list().count == Self.count)
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(id)")
+        }
+    }
+
+    @Test("the first damaged row in row order is the one reported, whatever thread opened it")
+    func firstDamage() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let first = ids[2100].uuidString.lowercased()
+            try withRawDatabase(dir) { db in
+                for position in [2100, 2500, 4000] {
+                    try db.execute(
+                        sql: "UPDATE notes SET header = header || x'00' WHERE id = ?",
+                        arguments: [ids[position].uuidString.lowercased()])
+                }
+            }
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(first)")
+        }
+    }
+
+    @Test("a row deleted from a later batch is caught by the manifest check of a full read")
+    func deletedRow() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "DELETE FROM notes WHERE id = ?", arguments: [ids[4100].uuidString.lowercased()])
+            }
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note set")
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note set")
+        }
+    }
+}
