@@ -47,7 +47,10 @@ extension Vault {
             [try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys), try KeySlot.makeRecovery(recoveryKey, keys: newKeys)]
         }
         try writeChecked { db, oldKeys, meta in
-            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: oldKeys) else {
+            guard
+                KeySlot.verifyTableMAC(
+                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: oldKeys)
+            else {
                 throw VaultError.tampered("slot table")
             }
             let oldManifest = try Manifest.open(meta.manifest, with: oldKeys)
@@ -155,7 +158,10 @@ extension Vault {
     public func verifyIntegrity() throws(VaultError) {
         try read { db, keys, _ in
             let meta = try MetaRow.read(db)
-            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: keys) else {
+            guard
+                KeySlot.verifyTableMAC(
+                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: keys)
+            else {
                 throw VaultError.tampered("slot table")
             }
         }

@@ -55,7 +55,9 @@ extension Vault {
     /// with the recovery key, goes back to user mode with `passcode`, without the service (losing the
     /// service's state never loses notes). The caller says so to the user.
     public func leaveSystemModeWithoutService(passcode: String, cost: KDFCost = .calibrated) throws(VaultError) {
-        guard try unlocked().mode == .system else { throw VaultError(.invalidInput, "This vault is not in system mode.") }
+        guard try unlocked().mode == .system else {
+            throw VaultError(.invalidInput, "This vault is not in system mode.")
+        }
         try writePasscodeSlot(passcode, mode: .user, cost: cost)
     }
 

@@ -216,4 +216,33 @@ struct SystemModeRealUsersTests {
                 "--passcode-fd", "3"], [Self.passcode])
         #expect(userMode.status == 0 && userMode.output.contains("kept"), "\(userMode.output)")
     }
+
+    @Test func theServicesPasscodeDelayIsExitThreeWithTheTimeLeft() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let bob = RealUsersTests.bob
+        let common = ["--reader", "simulated", "--data-dir", setup.base + "/\(bob)/data", "--socket", setup.socket]
+        let set = try setup.fingerlock(
+            as: bob, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let enabled = try setup.fingerlock(
+            as: bob, common + ["system", "enable", "--passcode-fd", "3"], passcodes: [Self.passcode])
+        try #require(enabled.status == 0, "\(enabled.output)")
+        // Five wrong passcodes, each from a new process: the fifth starts the service's 1-minute delay.
+        for _ in 0..<5 {
+            let wrong = try setup.fingerlock(
+                as: bob, common + ["notes", "list", "--passcode-fd", "3"], passcodes: ["not the passcode"])
+            #expect(wrong.status == 1, "\(wrong.output)")
+        }
+        // Now even the right passcode is refused at once, with the time left: exit 3 (locked_out).
+        let delayed = try setup.fingerlock(
+            as: bob, common + ["notes", "list", "--passcode-fd", "3"], passcodes: [Self.passcode])
+        #expect(delayed.status == 3, "\(delayed.output)")
+        #expect(delayed.output.contains("try again in"), "\(delayed.output)")
+    }
 }

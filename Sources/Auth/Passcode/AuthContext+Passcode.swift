@@ -94,7 +94,9 @@ extension AuthContext {
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 // A malformed recovery key is just a wrong one, and counts as such. The service's
                 // count and delay are worth telling at once.
-                if systemMode, error.code == .wrongPasscode, case .passcode = credential { interaction.notify(error.message) }
+                if systemMode, error.code == .wrongPasscode, case .passcode = credential {
+                    interaction.notify(error.message)
+                }
                 continue
             } catch {
                 throw Self.authError(error)

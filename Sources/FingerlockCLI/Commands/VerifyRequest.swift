@@ -70,7 +70,8 @@ struct VerifyRequest: Equatable {
             finger = named
         }
         self.init(
-            global: GlobalSettings(reader: options["--reader"], dataDir: options["--data-dir"], socket: options["--socket"]),
+            global: GlobalSettings(
+                reader: options["--reader"], dataDir: options["--data-dir"], socket: options["--socket"]),
             passcodeDescriptor: descriptor, finger: finger)
     }
 

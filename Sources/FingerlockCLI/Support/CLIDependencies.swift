@@ -38,7 +38,8 @@ public struct CLIDependencies: Sendable {
         openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
         keyCache: any KeyCache, input: any InputSource,
         passcodeRepository:
-            @escaping @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) -> any PasscodeRepository,
+            @escaping @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) ->
+            any PasscodeRepository,
         systemSlots: @escaping @Sendable (_ socketPath: String) -> any SystemSlotService,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner

@@ -68,12 +68,14 @@ public struct ServiceSlotClient: SystemSlotService {
             case ServiceInterface.ErrorName.wrongPasscode.qualifiedName:
                 return SystemSlotError(
                     .wrongPasscode(
-                        failedPasscodes: failure.int("failedPasscodes") ?? 0, delaySeconds: failure.int("delaySeconds") ?? 0),
+                        failedPasscodes: failure.int("failedPasscodes") ?? 0,
+                        delaySeconds: failure.int("delaySeconds") ?? 0),
                     "Wrong passcode.")
             case ServiceInterface.ErrorName.passcodeDelayed.qualifiedName:
                 return SystemSlotError(
                     .delayed(
-                        secondsLeft: failure.int("secondsLeft") ?? 0, failedPasscodes: failure.int("failedPasscodes") ?? 0),
+                        secondsLeft: failure.int("secondsLeft") ?? 0,
+                        failedPasscodes: failure.int("failedPasscodes") ?? 0),
                     "A passcode delay is running.")
             case ServiceInterface.ErrorName.vaultNotRegistered.qualifiedName:
                 return SystemSlotError(.notRegistered, "fingerlockd has no secret for this vault.")

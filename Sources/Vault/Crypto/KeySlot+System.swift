@@ -18,7 +18,9 @@ extension KeySlot {
     static func makeSystemPasscode(
         _ passcode: String, cost: KDFCost, keys: KeyHierarchy, service: any SystemSlotService
     ) throws(VaultError) -> KeySlot {
-        let (parameters, stretched) = try guarded { try ScryptParameters.derive(try passcodeBytes(passcode), cost: cost) }
+        let (parameters, stretched) = try guarded {
+            try ScryptParameters.derive(try passcodeBytes(passcode), cost: cost)
+        }
         let encoded = parameters.encoded
         let sealed = try serviceCall { () throws(SystemSlotError) -> Data in
             try service.seal(

@@ -23,7 +23,9 @@ struct SchemaObject: Hashable, Sendable {
 
     /// Migration "v3-mode" rewrites meta's statement (SQLite appends the added column to it).
     static func expectedV1(withMode: Bool) -> [SchemaObject] {
-        VaultSchema.tablesV1.map { table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql) }
+        VaultSchema.tablesV1.map {
+            table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql)
+        }
         + ["slots", "notes", "templates", "settings"].map(autoindex)
         + [
             table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
