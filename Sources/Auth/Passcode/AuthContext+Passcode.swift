@@ -1,5 +1,6 @@
 import Fingerprint
 import Foundation
+import Synchronization
 public import Vault
 
 /// The passcode: unlocking with it (counted and delayed), and setting, changing or resetting it.
@@ -199,6 +200,7 @@ extension AuthContext {
         } catch let error where flow.kind == .reset && error.code == .serviceUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
             // a reset must not leave the vault unopenable by passcode. Back to user mode, said aloud.
+            recordedMode.withLock { $0 = nil }
             try Self.vaultCall { try passcodes.leaveSystemModeWithoutService(vault, passcode: newPasscode) }
             interaction.notify(
                 error.message + " The vault is back in user mode with the new passcode; run "

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import Vault
 
 /// System mode (fingerlockd holds a per-vault secret entangled into the passcode slot and counts the
@@ -6,9 +7,14 @@ public import Vault
 extension AuthContext {
     /// The vault's mode as recorded (unauthenticated; the slot-table MAC checks it at unlock).
     /// A vault that cannot be read is treated as user mode here; opening it reports the problem.
-    public var vaultMode: VaultMode { (try? passcodes.mode()) ?? .user }
+    public var vaultMode: VaultMode {
+        if let known = recordedMode.withLock({ $0 }) { return known }
+        guard passcodes.hasPasscode, let mode = try? passcodes.mode() else { return .user }
+        recordedMode.withLock { $0 = mode }
+        return mode
+    }
 
-    var isSystemMode: Bool { passcodes.hasPasscode && vaultMode == .system }
+    var isSystemMode: Bool { vaultMode == .system }
 
     var systemModeTouch: AuthError {
         AuthError(
@@ -32,6 +38,7 @@ extension AuthContext {
         try refuseDuringPasscodeDelay()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
+        recordedMode.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
     }
@@ -45,6 +52,7 @@ extension AuthContext {
         try requirePasscodeSource()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault back to user mode", typedAhead: "")
         defer { vault.close() }
+        recordedMode.withLock { $0 = nil }
         let leftover = try Self.vaultCall { try passcodes.disableSystemMode(of: vault, passcode: passcode) }
         return leftover.map { "The vault is in user mode, but fingerlockd could not forget it: \($0.message)" }
     }
