@@ -70,7 +70,8 @@ let package = Package(
         .target(
             name: "FingerlockCLI",
             dependencies: [
-                "Fingerprint", "Vault", "Auth", "SafeFiles",
+                // FingerlockProtocol: the Varlink client behind Vault's `SystemSlotService` seam.
+                "Fingerprint", "Vault", "Auth", "SafeFiles", "FingerlockProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -78,7 +79,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI", "Auth", "Fingerprint", "SafeFiles"],
+            dependencies: ["FingerlockCLI", "Auth", "Fingerprint", "SafeFiles", "Vault"],
             swiftSettings: upcoming,
             // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
             // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
@@ -145,7 +146,8 @@ let package = Package(
         .testTarget(
             name: "FingerlockServiceTests",
             dependencies: [
-                "FingerlockService", "FingerlockProtocol", "fingerlockd", "Auth",
+                // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
+                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

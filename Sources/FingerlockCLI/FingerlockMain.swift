@@ -157,14 +157,14 @@ public enum FingerlockMain {
     /// by touch).
     static let readerCommands: Set<String> = ["verify", "enroll", "notes", "readers", "fingers", "forget", "export", "doctor"]
 
-    /// `--reader` and `--data-dir` are global: accept them before the subcommand too, by moving
+    /// `--reader`, `--data-dir` and `--socket` are global: accept them before the subcommand too, by moving
     /// them after the command path (ahead of any `--`), where each subcommand declares them.
     static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {
         var hoisted: [String] = []
         var rest = arguments[...]
         while let first = rest.first, first.hasPrefix("--") {
             let name = first.split(separator: "=", maxSplits: 1).first.map(String.init) ?? first
-            guard name == "--reader" || name == "--data-dir" else { break }
+            guard ["--reader", "--data-dir", "--socket"].contains(name) else { break }
             hoisted.append(rest.removeFirst())
             if !first.contains("="), let value = rest.first {
                 hoisted.append(value)

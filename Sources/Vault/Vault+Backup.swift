@@ -156,7 +156,8 @@ extension Vault {
                         }
                         return (try MetaRow.read(db), try KeySlot.readAll(db))
                     }
-                    let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
+                    let unlocked = try unlock(
+                        meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
                     let backup = Vault(
                         files: VaultFiles(directory: directory), configuration: configuration, database: queue,
                         unlocked: unlocked)
@@ -176,7 +177,8 @@ extension Vault {
     }
 
     /// Whether `credential` opens this vault's slots (for saying which passcode opens a vault about
-    /// to be restored). Costs one key derivation for a passcode.
+    /// to be restored). Costs one key derivation for a passcode. A system-mode passcode slot is never
+    /// tried here (that would count an attempt in fingerlockd): it answers false.
     public func opens(with credential: VaultCredential) -> Bool {
         guard let (meta, slots) = try? read({ db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }) else {
             return false

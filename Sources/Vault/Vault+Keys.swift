@@ -5,24 +5,11 @@ import Synchronization
 
 extension Vault {
     /// Rewraps the passcode slot for `newPasscode`; notes are untouched. The vault may have been
-    /// opened with any credential (the recovery key for a reset). Slot and slot-table MAC change in
+    /// opened with any credential (the recovery key for a reset). In system mode the new slot is
+    /// sealed through fingerlockd (`configuration.systemSlots`). Slot and slot-table MAC change in
     /// one transaction: after a crash either the old or the new passcode works.
     public func changePasscode(to newPasscode: String, cost: KDFCost = .calibrated) throws(VaultError) {
-        let keys = try unlocked().keys
-        let slot = try guarded { try KeySlot.makePasscode(newPasscode, cost: cost, keys: keys) }
-        try writeChecked { db, keys, meta in
-            // `passcode reset` must work when the passcode slot's cost fields were forged: the
-            // rest of the table is checked as written, and the passcode slot replaced below.
-            guard var slots = KeySlot.verifiedTable(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, keys: keys)
-            else { throw VaultError.tampered("slot table") }
-            slots.removeAll { $0.name == KeySlot.passcode }
-            slots.append(slot)
-            try KeySlot.replaceAll(slots, db)
-            try db.execute(
-                sql: "UPDATE meta SET slot_mac = ? WHERE singleton = 1",
-                arguments: [KeySlot.tableMAC(slots, kind: meta.kind, keys: keys)])
-        }
-        forgetOldPages()
+        try writePasscodeSlot(newPasscode, mode: try unlocked().mode, cost: cost)
     }
 
     /// After a slot is replaced, old WAL frames still hold the previous slot (wrapped under the old
@@ -43,6 +30,12 @@ extension Vault {
         passcode: String, cost: KDFCost = .calibrated, recoveryKey: RecoveryKey = .generate()
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
+        guard current.mode == .user else {
+            throw VaultError(
+                .invalidInput,
+                "rekey is not built for system mode yet: run `fingerlock system disable`, then `fingerlock rekey`, "
+                    + "then `fingerlock system enable`.")
+        }
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
         guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
         let master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
@@ -54,7 +47,10 @@ extension Vault {
             [try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys), try KeySlot.makeRecovery(recoveryKey, keys: newKeys)]
         }
         try writeChecked { db, oldKeys, meta in
-            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, keys: oldKeys) else {
+            guard
+                KeySlot.verifyTableMAC(
+                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: oldKeys)
+            else {
                 throw VaultError.tampered("slot table")
             }
             let oldManifest = try Manifest.open(meta.manifest, with: oldKeys)
@@ -148,7 +144,7 @@ extension Vault {
             try db.execute(
                 sql: "UPDATE meta SET key_check = ?, slot_mac = ?, manifest = ? WHERE singleton = 1",
                 arguments: [
-                    newKeys.keyCheck, KeySlot.tableMAC(newSlots, kind: meta.kind, keys: newKeys),
+                    newKeys.keyCheck, KeySlot.tableMAC(newSlots, kind: meta.kind, mode: meta.mode, keys: newKeys),
                     try manifest.sealed(with: newKeys),
                 ])
         }
@@ -162,7 +158,10 @@ extension Vault {
     public func verifyIntegrity() throws(VaultError) {
         try read { db, keys, _ in
             let meta = try MetaRow.read(db)
-            guard KeySlot.verifyTableMAC(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, keys: keys) else {
+            guard
+                KeySlot.verifyTableMAC(
+                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: keys)
+            else {
                 throw VaultError.tampered("slot table")
             }
         }

@@ -16,6 +16,7 @@ public final class Vault: Sendable {
     struct Unlocked: Sendable {
         var keys: KeyHierarchy
         var kind: VaultKind
+        var mode: VaultMode = .user
     }
 
     let files: VaultFiles
@@ -69,6 +70,12 @@ public final class Vault: Sendable {
     /// The store id, read without unlocking, so the key cache entry can be found before the key is
     /// known. Unauthenticated: the key found with it is checked by `open` before use.
     public static func storeID(in directory: String) throws(VaultError) -> UUID {
+        try unauthenticatedMeta(in: directory).storeID
+    }
+
+    /// The meta row, read without unlocking (store id, kind, mode): nothing in it is trusted until
+    /// a key opens the vault and the slot-table MAC confirms it.
+    static func unauthenticatedMeta(in directory: String) throws(VaultError) -> MetaRow {
         let files = VaultFiles(directory: directory)
         try files.checkPermissions()
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
@@ -79,7 +86,7 @@ public final class Vault: Sendable {
                 guard try VaultSchema.inspect(db, path: files.database).isVault else {
                     throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                 }
-                return try MetaRow.read(db).storeID
+                return try MetaRow.read(db)
             }
         }
     }
@@ -102,7 +109,8 @@ public final class Vault: Sendable {
                     }
                     return (try MetaRow.read(db), try KeySlot.readAll(db), state)
                 }
-                let unlocked = try unlock(meta: meta, slots: slots, credential: credential)
+                let unlocked = try unlock(
+                    meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
                 // Only once the key proved this vault ours: an older vault gets its newer indexes.
                 if state == .vault(needsUpgrade: true) {
                     try VaultSchema.upgrade(queue, files: files, configuration: configuration)
@@ -142,7 +150,8 @@ public final class Vault: Sendable {
                 try? queue.close()
                 return nil
             }
-            let unlocked = try unlock(meta: meta, slots: slots, credential: .masterKey(key))
+            let unlocked = try unlock(
+                meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
             if state == .vault(needsUpgrade: true) {
                 try guarded { try VaultSchema.upgrade(queue, files: files, configuration: configuration) }
             }
@@ -193,7 +202,7 @@ public final class Vault: Sendable {
                 try queue.write { db in
                     let meta = MetaRow(
                         formatVersion: VaultSchema.formatVersion, storeID: storeID, kind: kind, keyCheck: keys.keyCheck,
-                        slotMAC: KeySlot.tableMAC(slots, kind: kind, keys: keys),
+                        slotMAC: KeySlot.tableMAC(slots, kind: kind, mode: .user, keys: keys),
                         manifest: try Manifest().sealed(with: keys))
                     try KeySlot.replaceAll(slots, db)
                     try meta.insert(db)
@@ -211,9 +220,19 @@ public final class Vault: Sendable {
 
     /// Checks a credential against the meta row and slot table read from the database: the key
     /// check value first (a planted key goes no further), then the slot-table MAC and the manifest.
-    static func unlock(meta: MetaRow, slots: [KeySlot], credential: VaultCredential) throws(VaultError) -> Unlocked {
+    static func unlock(
+        meta: MetaRow, slots: [KeySlot], credential: VaultCredential,
+        systemSlots: any SystemSlotService = NoSystemSlotService()
+    ) throws(VaultError) -> Unlocked {
         let master: SymmetricKey
         switch credential {
+        case .passcode(let passcode) where meta.mode == .system:
+            // The mode read here is not yet authenticated: flipped to `user`, the user-mode slot is
+            // missing (tampered); flipped to `system`, the service is asked and then the MAC fails.
+            guard let slot = slots.first(where: { $0.name == KeySlot.systemPasscode }) else {
+                throw .tampered("slot table")
+            }
+            master = try slot.unwrapThroughService(passcode: passcode, storeID: meta.storeID, service: systemSlots)
         case .passcode(let passcode):
             guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
             master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
@@ -237,11 +256,11 @@ public final class Vault: Sendable {
             throw .tampered("slot table")
         }
         // A passcode slot with forged cost fields still lets the recovery key (or a cached key) in.
-        guard KeySlot.verifiedTable(meta.slotMAC, slots, kind: meta.kind, keys: keys) != nil else {
+        guard KeySlot.verifiedTable(meta.slotMAC, slots, kind: meta.kind, mode: meta.mode, keys: keys) != nil else {
             throw .tampered("slot table")
         }
         _ = try Manifest.open(meta.manifest, with: keys)
-        return Unlocked(keys: keys, kind: meta.kind)
+        return Unlocked(keys: keys, kind: meta.kind, mode: meta.mode)
     }
 
     static func openDatabase(_ path: String, readonly: Bool = false) throws -> DatabaseQueue {

@@ -27,9 +27,11 @@ let dependencies = CLIDependencies(
     username: environment["USER"] ?? "fingerlock",
     keyCache: KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
     input: FileDescriptorInput.standardInput,
-    passcodeRepository: { directory in
-        VaultPasscodeRepository(dataDirectory: directory, configuration: VaultConfiguration(), cost: .calibrated)
+    passcodeRepository: { directory, systemSlots in
+        VaultPasscodeRepository(
+            dataDirectory: directory, configuration: VaultConfiguration(systemSlots: systemSlots), cost: .calibrated)
     },
+    systemSlots: { socketPath in ServiceSlotClient(socketPath: socketPath) },
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
     remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
     childProcesses: PosixChildProcessRunner()

@@ -1,5 +1,6 @@
 import Fingerprint
 import Foundation
+import Synchronization
 public import Vault
 
 /// The passcode: unlocking with it (counted and delayed), and setting, changing or resetting it.
@@ -49,6 +50,8 @@ extension AuthContext {
 
     /// Refuses at once while a delay runs (so nobody is asked for a passcode that would be refused).
     func refuseDuringPasscodeDelay() throws {
+        // In system mode fingerlockd keeps the passcode counters and refuses during its delays.
+        if isSystemMode { return }
         try Self.checkDelay(try dependencies.attempts.read(), now: dependencies.now())
     }
 
@@ -73,10 +76,16 @@ extension AuthContext {
         let attempts = credentials.filter { if case .passcode(let text) = $0 { !text.isEmpty } else { true } }
         guard !attempts.isEmpty else { return nil }
         let now = dependencies.now()
-        try dependencies.attempts.update {
-            try Self.checkDelay($0, now: now)
-            $0.failedPasscodes += 1
-            $0.lastPasscodeFailure = now
+        // A system-mode passcode is counted (first) by fingerlockd, not in the user's own files; a
+        // recovery key is still counted here.
+        let systemMode = isSystemMode
+        let countedByService = systemMode && attempts.allSatisfy { if case .passcode = $0 { true } else { false } }
+        if !countedByService {
+            try dependencies.attempts.update {
+                try Self.checkDelay($0, now: now)
+                $0.failedPasscodes += 1
+                $0.lastPasscodeFailure = now
+            }
         }
         for credential in attempts {
             do {
@@ -84,7 +93,11 @@ extension AuthContext {
                 try dependencies.attempts.update { $0 = AttemptState() }
                 return (vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
-                // A malformed recovery key is just a wrong one, and counts as such.
+                // A malformed recovery key is just a wrong one, and counts as such. The service's
+                // count and delay are worth telling at once.
+                if systemMode, error.code == .wrongPasscode, case .passcode = credential {
+                    interaction.notify(error.message)
+                }
                 continue
             } catch {
                 throw Self.authError(error)
@@ -182,7 +195,19 @@ extension AuthContext {
         if flow.kind == .change, let old = finished.credential, old == newPasscode {
             throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
-        try Self.vaultCall { try passcodes.replacePasscode(of: vault, with: newPasscode) }
+        do {
+            try passcodes.replacePasscode(of: vault, with: newPasscode)
+        } catch let error where flow.kind == .reset && error.code == .serviceUnavailable {
+            // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
+            // a reset must not leave the vault unopenable by passcode. Back to user mode, said aloud.
+            recordedMode.withLock { $0 = nil }
+            try Self.vaultCall { try passcodes.leaveSystemModeWithoutService(vault, passcode: newPasscode) }
+            interaction.notify(
+                error.message + " The vault is back in user mode with the new passcode; run "
+                    + "`fingerlock system enable` once fingerlockd runs.")
+        } catch {
+            throw Self.authError(error)
+        }
         try cacheKey(of: vault)
     }
 

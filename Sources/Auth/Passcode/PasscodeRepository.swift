@@ -23,6 +23,14 @@ public protocol PasscodeRepository: Sendable {
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
     func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
+    /// The vault's mode, read without unlocking (unauthenticated: it only chooses the way in).
+    func mode() throws(VaultError) -> VaultMode
+    /// Moves an open user-mode vault into system mode with `passcode` (fingerlockd seals its slot).
+    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError)
+    /// Moves an open system-mode vault back to user mode; returns why the service could not forget it.
+    func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError?
+    /// Puts an open system-mode vault back in user mode with `passcode`, without the service.
+    func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
 }
 
 extension PasscodeRepository {
@@ -30,6 +38,21 @@ extension PasscodeRepository {
     public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
         guard let key = try masterKey(try storeID()) else { return nil }
         return try open(with: .masterKey(key))
+    }
+
+    /// A repository that knows no system mode.
+    public func mode() throws(VaultError) -> VaultMode { .user }
+
+    public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
+        try vault.enableSystemMode(passcode: passcode)
+    }
+
+    public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
+        try vault.disableSystemMode(passcode: passcode)
+    }
+
+    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
+        try vault.leaveSystemModeWithoutService(passcode: passcode)
     }
 }
 
@@ -71,6 +94,20 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
         try Vault.stageRestore(from: backupPath, into: dataDirectory, using: credential, configuration: configuration)
+    }
+
+    public func mode() throws(VaultError) -> VaultMode { try Vault.mode(in: dataDirectory) }
+
+    public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
+        try vault.enableSystemMode(passcode: passcode, cost: cost)
+    }
+
+    public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
+        try vault.disableSystemMode(passcode: passcode, cost: cost)
+    }
+
+    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
+        try vault.leaveSystemModeWithoutService(passcode: passcode, cost: cost)
     }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.

@@ -16,7 +16,9 @@ extension AuthContext {
     func cachedVault() throws -> (vault: Vault?, miss: AuthError?) {
         do {
             return (try openWithCachedKey(), nil)
-        } catch let error as AuthError where error.unavailability == .noCachedKey || error.unavailability == .noKeyring {
+        } catch let error as AuthError
+            where [.noCachedKey, .noKeyring, .systemMode].contains(error.unavailability)
+        {
             return (nil, error)
         }
     }
@@ -36,6 +38,8 @@ extension AuthContext {
     /// The vault opened with the cached key. A key that does not open it (planted, or left by a
     /// vault restored or rekeyed since) is removed and never used.
     func openWithCachedKey() throws -> Vault {
+        // In system mode nothing goes into the user's keyring, and nothing found there is used.
+        try refuseSystemModeTouch()
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
@@ -67,6 +71,10 @@ extension AuthContext {
     /// window; without a keyring, says why once.
     func cacheKey(of vault: Vault) throws {
         let cache = dependencies.keyCache
+        if (try? vault.mode) == .system {
+            forgetUserKeyringEntries(of: vault)
+            return
+        }
         if let reason = cache.unavailableReason() {
             interaction.notify(reason)
             return
@@ -97,4 +105,12 @@ extension AuthContext {
     }
 
     static let reuseSuffix = ":reuse"
+
+    /// Removes this vault's key and reuse marker from the user's keyring (best effort: a keyring
+    /// that cannot be used holds nothing). System mode leaves nothing there.
+    func forgetUserKeyringEntries(of vault: Vault) {
+        guard let storeID = try? vault.storeID.uuidString else { return }
+        _ = try? dependencies.keyCache.invalidate(name: storeID)
+        _ = try? dependencies.keyCache.invalidate(name: storeID + Self.reuseSuffix)
+    }
 }

@@ -13,7 +13,8 @@ extension AuthContext {
         var status = VaultStatus(
             setUp: passcodes.hasPasscode, unlocked: false, failedTouches: attempts.failedTouches,
             lockedOut: attempts.failedTouches >= Self.lockoutThreshold, failedPasscodes: attempts.failedPasscodes,
-            passcodeDelayLeft: PasscodeDelays.remaining(in: attempts, now: dependencies.now()), mode: "user",
+            passcodeDelayLeft: PasscodeDelays.remaining(in: attempts, now: dependencies.now()),
+            mode: vaultMode.rawValue,
             keyCacheUnavailable: cache.unavailableReason())
         guard status.setUp, status.keyCacheUnavailable == nil else { return status }
         let (opened, _) = try cachedVault()

@@ -169,6 +169,7 @@ extension AuthContext {
     }
 
     func biometricPreconditions() async throws {
+        try refuseSystemModeTouch()
         try refuseRemoteSession()
         _ = try await requireReader()
         if let reason = dependencies.keyCache.unavailableReason() {

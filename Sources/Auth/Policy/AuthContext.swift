@@ -1,6 +1,7 @@
 public import Fingerprint
 public import Foundation
 public import Vault
+import Synchronization
 
 /// Decides who may open the vault and hands it its key — LocalAuthentication's `LAContext` for
 /// fingerlock. Every decision about unlocking, enrolling, forgetting, restoring and locking is made
@@ -53,6 +54,9 @@ public final class AuthContext: Sendable {
     static let maximumRetryHints = 10
 
     let dependencies: Dependencies
+    /// The vault's recorded mode, read once per context (each read opens the database) and forgotten
+    /// when `system enable`/`disable` changes it. Nil until read, or when there is no vault yet.
+    let recordedMode = Mutex<VaultMode?>(nil)
     var passcodes: any PasscodeRepository { dependencies.passcodes }
     var interaction: any AuthInteraction { dependencies.interaction }
 
@@ -155,6 +159,8 @@ public final class AuthContext: Sendable {
         case let error as VaultError:
             switch error.code {
             case .notFound: return AuthError(.passcodeNotSet, error.message)
+            case .serviceUnavailable: return AuthError(.serviceUnavailable, error.message, vaultError: error)
+            case .passcodeDelayed: return AuthError(.passcodeDelay, error.message, vaultError: error)
             default: return AuthError(.dataError, error.message, vaultError: error)
             }
         case let error as KeyCacheError:

@@ -32,12 +32,16 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidInput
         /// A note or finger that does not exist.
         case notFound
+        /// System mode: fingerlockd is unreachable or cannot open this vault's passcode slot.
+        case serviceUnavailable
     }
 
     /// Why biometrics cannot be used, when `code` is `.biometryNotAvailable`.
     public enum Unavailability: String, Sendable, Equatable {
         case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey,
-            printNotStored
+            printNotStored,
+            /// A system-mode vault: fingerprint unlock through fingerlockd is not built yet.
+            systemMode
     }
 
     /// Extra facts some codes carry.

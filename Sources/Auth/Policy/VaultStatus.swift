@@ -30,7 +30,7 @@ public struct VaultStatus: Sendable, Equatable {
     public var enrolledFingers: [EnrolledFinger]?
     /// Nil while locked: the kind is only trusted once the key verifies it.
     public var kind: VaultKind?
-    /// `user` until system mode exists.
+    /// `user` or `system` (as recorded in the vault, read without unlocking it).
     public var mode: String
     /// Why no key can be cached here at all (no usable keyring), or nil.
     public var keyCacheUnavailable: String?

@@ -48,7 +48,7 @@ struct VerifyRequest: Equatable {
             case "--passcode-stdin":
                 guard inline == nil, !passcodeStdin else { return nil }
                 passcodeStdin = true
-            case "--reader", "--data-dir", "--passcode-fd":
+            case "--reader", "--data-dir", "--socket", "--passcode-fd":
                 guard options[name] == nil, let value = inline ?? rest.popFirst(), !value.isEmpty, !value.hasPrefix("-")
                 else { return nil }
                 options[name] = value
@@ -70,7 +70,8 @@ struct VerifyRequest: Equatable {
             finger = named
         }
         self.init(
-            global: GlobalSettings(reader: options["--reader"], dataDir: options["--data-dir"]),
+            global: GlobalSettings(
+                reader: options["--reader"], dataDir: options["--data-dir"], socket: options["--socket"]),
             passcodeDescriptor: descriptor, finger: finger)
     }
 

@@ -86,6 +86,11 @@ public struct Console: Sendable {
 
     public func print(_ line: String = "") { out.write(line + "\n") }
 
+    /// One line on stderr that is not an error of the command (it still succeeded).
+    public func warn(_ line: String) {
+        err.write("fingerlock: \(TerminalSafeText.line(line.replacingOccurrences(of: "\n", with: " ")))\n")
+    }
+
     public func printJSON<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -49,6 +49,7 @@ extension CLIError {
         case .passcodeNotSet, .biometryNotEnrolled: .notSetUp
         case .passcodeRequired: .needsPasscode
         case .invalidInput: .usage
+        case .serviceUnavailable: .readerError
         }
     }
 
@@ -57,6 +58,8 @@ extension CLIError {
         case .wrongPasscode, .wrongRecoveryKey, .wrongKey: .authFailed
         case .notFound: .notFound
         case .ambiguous, .invalidInput, .alreadyExists: .usage
+        case .serviceUnavailable: .readerError
+        case .passcodeDelayed: .lockedOut
         default: .dataError
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FingerlockProtocol
 import Foundation
 import SafeFiles
 
@@ -20,8 +21,16 @@ struct GlobalOptions: ParsableArguments {
         completion: .directory)
     var dataDir: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "fingerlockd's socket, for system mode (env FINGERLOCK_SOCKET; default /run/fingerlock/socket).",
+            valueName: "path"),
+        completion: .file())
+    var socket: String?
+
     /// The options as plain values.
-    var settings: GlobalSettings { GlobalSettings(reader: reader, dataDir: dataDir) }
+    var settings: GlobalSettings { GlobalSettings(reader: reader, dataDir: dataDir, socket: socket) }
 
     func dataDirectory(_ environment: [String: String]) throws(CLIError) -> String {
         try settings.dataDirectory(environment)
@@ -34,6 +43,15 @@ struct GlobalSettings: Equatable, Sendable {
     var reader: String?
     /// `--data-dir`, when given.
     var dataDir: String?
+    /// `--socket`, when given.
+    var socket: String? = nil
+
+    /// Where fingerlockd listens: `--socket`, else `FINGERLOCK_SOCKET`, else the default.
+    func socketPath(_ environment: [String: String]) -> String {
+        if let socket, !socket.isEmpty { return socket }
+        if let socket = environment["FINGERLOCK_SOCKET"], !socket.isEmpty { return socket }
+        return ServiceInterface.defaultSocketPath
+    }
 
     /// The data directory's real path, once every directory leading to it is found safe (see
     /// `PrivateDirectory.resolve`): the vault's own checks then look at what is really used.

@@ -70,7 +70,9 @@ struct AuthSession {
         let listed: @Sendable () async -> [any FingerprintReader] = { [resolver] in (try? await resolver.connectedReaders()) ?? [] }
         context = AuthContext(
             .init(
-                passcodes: dependencies.passcodeRepository(dataDirectory), readerLookup: readerLookup,
+                passcodes: dependencies.passcodeRepository(
+                    dataDirectory, dependencies.systemSlots(global.socketPath(dependencies.environment))),
+                readerLookup: readerLookup,
                 keyCache: dependencies.keyCache, attempts: dependencies.attemptStore(dataDirectory),
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader))

@@ -7,6 +7,8 @@ import Foundation
 struct KeySlot: Equatable, Sendable {
     static let passcode = "passcode"
     static let recovery = "recovery"
+    /// System mode's passcode slot: sealed by fingerlockd (see `KeySlot+System.swift`).
+    static let systemPasscode = "system-passcode"
 
     var name: String
     var parameters: [UInt8]
@@ -61,6 +63,16 @@ struct KeySlot: Equatable, Sendable {
         passcode: String, storeID: UUID,
         derive: (ScryptParameters, [UInt8]) throws -> SymmetricKey = { try $0.deriveKey($1) }
     ) throws(VaultError) -> SymmetricKey {
+        let wrappingKey = try stretch(passcode, derive: derive)
+        guard let master = open(wrappingKey, storeID: storeID) else { throw .wrongPasscode }
+        return master
+    }
+
+    /// The passcode's scrypt output under this slot's parameters, which are refused first when
+    /// malformed or above the ceiling (so no work is done for a forged header).
+    func stretch(
+        _ passcode: String, derive: (ScryptParameters, [UInt8]) throws -> SymmetricKey = { try $0.deriveKey($1) }
+    ) throws(VaultError) -> SymmetricKey {
         let parameters: ScryptParameters
         do {
             parameters = try ScryptParameters.decode(self.parameters)
@@ -69,16 +81,13 @@ struct KeySlot: Equatable, Sendable {
         } catch {
             throw .passcodeSlotMalformed
         }
-        let wrappingKey: SymmetricKey
         do {
-            wrappingKey = try derive(parameters, try Self.passcodeBytes(passcode))
+            return try derive(parameters, try Self.passcodeBytes(passcode))
         } catch let error as VaultError {
             throw error
         } catch {
             throw VaultError(.io, "Key derivation failed: \(error).")
         }
-        guard let master = open(wrappingKey, storeID: storeID) else { throw .wrongPasscode }
-        return master
     }
 
     func unwrap(recoveryKey: RecoveryKey, storeID: UUID) throws(VaultError) -> SymmetricKey {
@@ -93,11 +102,15 @@ struct KeySlot: Equatable, Sendable {
         return SymmetricKey(data: plain)
     }
 
-    /// The MAC over the whole slot table, the vault kind and the key-check value: nobody without
-    /// the SMK can add, drop or swap a slot or change the kind.
-    static func tableMessage(_ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> [UInt8] {
+    /// The MAC over the whole slot table, the vault kind and mode and the key-check value: nobody
+    /// without the SMK can add, drop or swap a slot or change the kind or the mode. The mode enters
+    /// the message only when it is `system`, so every user-mode vault written before modes existed
+    /// keeps its MAC, and flipping the mode either way changes the message.
+    static func tableMessage(_ slots: [KeySlot], kind: VaultKind, mode: VaultMode, keys: KeyHierarchy) -> [UInt8] {
         var writer = ByteWriter(capacity: 512)
-        writer.raw(keys.associatedData("slot-table", [Array(kind.rawValue.utf8), Array(keys.keyCheck)]))
+        var fields = [Array(kind.rawValue.utf8), Array(keys.keyCheck)]
+        if mode == .system { fields.append(Array(mode.rawValue.utf8)) }
+        writer.raw(keys.associatedData("slot-table", fields))
         for slot in slots.sorted(by: { $0.name < $1.name }) {
             writer.string(slot.name)
             writer.field(slot.parameters)
@@ -106,13 +119,17 @@ struct KeySlot: Equatable, Sendable {
         return writer.bytes
     }
 
-    static func tableMAC(_ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: tableMessage(slots, kind: kind, keys: keys), using: keys.slotTableKey))
+    static func tableMAC(_ slots: [KeySlot], kind: VaultKind, mode: VaultMode, keys: KeyHierarchy) -> Data {
+        Data(
+            HMAC<SHA256>.authenticationCode(
+                for: tableMessage(slots, kind: kind, mode: mode, keys: keys), using: keys.slotTableKey))
     }
 
-    static func verifyTableMAC(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> Bool {
+    static func verifyTableMAC(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, mode: VaultMode, keys: KeyHierarchy)
+        -> Bool
+    {
         HMAC<SHA256>.isValidAuthenticationCode(
-            mac, authenticating: tableMessage(slots, kind: kind, keys: keys), using: keys.slotTableKey)
+            mac, authenticating: tableMessage(slots, kind: kind, mode: mode, keys: keys), using: keys.slotTableKey)
     }
 
     /// The slot table as fingerlock wrote it, or nil if the MAC does not confirm it. The passcode
@@ -121,13 +138,18 @@ struct KeySlot: Equatable, Sendable {
     /// costs fingerlock can write are tried in the passcode slot's place, and a table that then
     /// verifies is authentic in every byte but those fields (which are put back as written). Used
     /// to open with a known key and to reset the passcode, never to accept the forged slot.
-    static func verifiedTable(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, keys: KeyHierarchy) -> [KeySlot]? {
-        if verifyTableMAC(mac, slots, kind: kind, keys: keys) { return slots }
-        guard let index = slots.firstIndex(where: { $0.name == passcode }) else { return nil }
+    static func verifiedTable(_ mac: Data, _ slots: [KeySlot], kind: VaultKind, mode: VaultMode, keys: KeyHierarchy)
+        -> [KeySlot]?
+    {
+        if verifyTableMAC(mac, slots, kind: kind, mode: mode, keys: keys) { return slots }
+        // Both passcode slots (user and system mode) store scrypt costs read before any key is known.
+        guard let index = slots.firstIndex(where: { $0.name == passcode || $0.name == systemPasscode }) else {
+            return nil
+        }
         for candidate in ScryptParameters.writableCosts(replacing: slots[index].parameters) {
             var repaired = slots
             repaired[index].parameters = candidate
-            if verifyTableMAC(mac, repaired, kind: kind, keys: keys) { return repaired }
+            if verifyTableMAC(mac, repaired, kind: kind, mode: mode, keys: keys) { return repaired }
         }
         return nil
     }

@@ -26,6 +26,10 @@ public struct VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The vault was closed; open it again.
         case closed
         case io
+        /// System mode: fingerlockd is unreachable, or cannot open this vault's passcode slot.
+        case serviceUnavailable
+        /// System mode: fingerlockd refuses passcode attempts until a delay ends.
+        case passcodeDelayed
     }
 
     public var code: Code

@@ -19,13 +19,19 @@ struct SchemaObject: Hashable, Sendable {
 
     /// What migration "v1" creates: our tables, their constraint indexes, and GRDB's record of
     /// applied migrations.
-    static let expectedV1: [SchemaObject] =
-        VaultSchema.tablesV1.map { table($0.name, $0.sql) }
+    static let expectedV1: [SchemaObject] = expectedV1(withMode: false)
+
+    /// Migration "v3-mode" rewrites meta's statement (SQLite appends the added column to it).
+    static func expectedV1(withMode: Bool) -> [SchemaObject] {
+        VaultSchema.tablesV1.map {
+            table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql)
+        }
         + ["slots", "notes", "templates", "settings"].map(autoindex)
         + [
             table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
             autoindex("grdb_migrations"),
         ]
+    }
 
     /// What migration "v2" adds.
     static let expectedV2: [SchemaObject] = VaultSchema.indexesV2.map {
@@ -33,7 +39,7 @@ struct SchemaObject: Hashable, Sendable {
     }
 
     /// Every object the migrations create, for a vault that has them all.
-    static var expected: [SchemaObject] { expectedV1 + expectedV2 }
+    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -47,13 +53,14 @@ struct SchemaObject: Hashable, Sendable {
     /// in `applied` did not create (or that appears twice), and the first one they created that is
     /// missing. Before "v1" is recorded (an interrupted creation) objects may be missing, never added.
     static func check(_ objects: [SchemaObject], applied: Set<String>) throws(VaultError) {
+        let v1 = expectedV1(withMode: applied.contains(VaultSchema.migrationV3))
         let expected =
             applied.contains(VaultSchema.migrationV1)
-            ? expectedV1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : []) : expectedV1
+            ? v1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : []) : v1
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }
-            let changed = Self.expected.contains { $0.type == object.type && $0.name == object.name }
+            let changed = (Self.expected + expectedV1).contains { $0.type == object.type && $0.name == object.name }
             throw tampered("has \(changed ? "a changed" : "an unexpected") \(object.described)")
         }
         if applied.contains(VaultSchema.migrationV1), let missing = expected.first(where: remaining.contains) {

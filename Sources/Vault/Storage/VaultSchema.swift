@@ -93,6 +93,17 @@ enum VaultSchema {
 
     static let migrationV1 = "v1"
     static let migrationV2 = "v2-notes-id-revision"
+    /// Migration "v3-mode" (system mode, issue 14): the vault's mode, `user` for every vault made
+    /// before it. Never edit: SQLite keeps this text appended to meta's statement.
+    static let migrationV3 = "v3-mode"
+    static let modeColumn = "mode TEXT NOT NULL DEFAULT 'user'"
+
+    /// meta's statement as SQLite rewrites it after `ALTER TABLE meta ADD COLUMN` (the new column
+    /// goes in before the closing parenthesis).
+    static var metaSQLWithMode: String {
+        let v1 = tablesV1.first { $0.name == "meta" }!.sql
+        return String(v1.dropLast()) + ", " + modeColumn + ")"
+    }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -101,6 +112,9 @@ enum VaultSchema {
         }
         migrator.registerMigration(migrationV2) { db in
             for index in indexesV2 { try db.execute(sql: index.sql) }
+        }
+        migrator.registerMigration(migrationV3) { db in
+            try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn)
         }
         return migrator
     }
@@ -121,7 +135,8 @@ enum VaultSchema {
 
     /// Applies the migrations a vault written by an older fingerlock lacks (each one its own
     /// transaction), under the process lock, after `inspect` found its schema exactly as its
-    /// recorded migrations made it. They add indexes only: no row, sealed or not, changes.
+    /// recorded migrations made it. They add an index and the mode column (`user`, which the
+    /// slot-table MAC of a user-mode vault does not include): no sealed row changes.
     static func upgrade(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws {
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
@@ -151,11 +166,12 @@ enum VaultSchema {
     }
 }
 
-/// The single meta row: format, store id, kind, key-check value, slot-table MAC, sealed manifest.
+/// The single meta row: format, store id, kind, mode, key-check value, slot-table MAC, sealed manifest.
 struct MetaRow: Sendable {
     var formatVersion: Int64
     var storeID: UUID
     var kind: VaultKind
+    var mode: VaultMode = .user
     var keyCheck: Data
     var slotMAC: Data
     var manifest: Data
@@ -180,18 +196,25 @@ struct MetaRow: Sendable {
         }
         guard let keyCheck = row.blob(3), let slotMAC = row.blob(4), let manifest = row.blob(5)
         else { throw VaultError.corrupt("header", "missing fields") }
+        // A vault not yet upgraded (a backup being staged, a store id read) has no mode column: user mode.
+        var mode = VaultMode.user
+        if try db.columns(in: "meta").contains(where: { $0.name == "mode" }) {
+            let text = try String.fetchOne(db, sql: "SELECT mode FROM meta WHERE singleton = 1")
+            guard let text, let parsed = VaultMode(rawValue: text) else { throw VaultError.tampered("slot table") }
+            mode = parsed
+        }
         return MetaRow(
-            formatVersion: version, storeID: storeID, kind: kind, keyCheck: keyCheck, slotMAC: slotMAC,
+            formatVersion: version, storeID: storeID, kind: kind, mode: mode, keyCheck: keyCheck, slotMAC: slotMAC,
             manifest: manifest)
     }
 
     func insert(_ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO meta (singleton, format_version, store_id, kind, key_check, slot_mac, manifest)
-                VALUES (1, ?, ?, ?, ?, ?, ?)
+                INSERT INTO meta (singleton, format_version, store_id, kind, mode, key_check, slot_mac, manifest)
+                VALUES (1, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [formatVersion, storeID.storageKey, kind.rawValue, keyCheck, slotMAC, manifest])
+            arguments: [formatVersion, storeID.storageKey, kind.rawValue, mode.rawValue, keyCheck, slotMAC, manifest])
     }
 }
 

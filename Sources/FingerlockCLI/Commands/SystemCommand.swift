@@ -1,0 +1,70 @@
+import ArgumentParser
+import Auth
+import Vault
+
+/// `system enable | disable | status`: move this vault into system mode (fingerlockd) and back.
+struct SystemCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "system",
+        abstract: "Move this vault into system mode (fingerlockd) or back to user mode.",
+        discussion: """
+            In system mode the passcode slot also needs a secret that only fingerlockd holds, and the \
+            service counts the wrong passcodes: a copy of the vault cannot be guessed offline, and \
+            deleting files does not reset the counters. The recovery key still opens the vault \
+            without the service. Fingerprint unlock through fingerlockd is not built yet: in system \
+            mode the passcode is always asked. The service is found at --socket (FINGERLOCK_SOCKET; \
+            default /run/fingerlock/socket).
+            """,
+        subcommands: [Enable.self, Disable.self, Status.self])
+
+    struct Enable: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "enable",
+            abstract: "Move this vault into system mode (asks the passcode).",
+            discussion: """
+                The old passcode slot is destroyed; backups made before still open with the old \
+                passcode (run `fingerlock rekey` first if that matters).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(
+                global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            try await session.context.enableSystemMode()
+            dependencies.console.print(
+                "System mode: the passcode now opens this vault only through fingerlockd.")
+        }
+    }
+
+    struct Disable: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Move this vault back to user mode (asks the passcode).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(
+                global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+            if let warning = try await session.context.disableSystemMode() {
+                dependencies.console.warn(warning)
+            }
+            dependencies.console.print("User mode: the passcode opens this vault without fingerlockd.")
+        }
+    }
+
+    struct Status: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status", abstract: "Say whether this vault is in user or system mode.")
+
+        @OptionGroup var global: GlobalOptions
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let session = try await AuthSession(
+                global: global, passcode: nil, dependencies: dependencies, needsReader: false)
+            dependencies.console.print("mode: \(session.context.vaultMode.rawValue)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+public import Crypto
+import FingerlockProtocol
+public import Foundation
+public import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// fingerlockd behind the vault's `SystemSlotService` seam: one Varlink connection per call (the
+/// CLI makes a few calls per run), every wait bounded, and the service's replies turned into
+/// `SystemSlotError`s with the sentence the user needs.
+///
+/// Who may answer: the socket file's owner, which SO_PEERCRED must confirm. With systemd's socket
+/// activation the listening socket (and so the peer credentials) is root's; run by hand, the
+/// service creates the socket as its own system user. The owner must be root or a system user
+/// (uid below 1000) and not the caller — a process of the caller's own cannot pose as the service
+/// by pointing `--socket` at a socket of its own — except when the caller is root (tests run the
+/// CLI as root against a service user's socket; root can read everything anyway).
+public struct ServiceSlotClient: SystemSlotService {
+    public let socketPath: String
+    public let timeout: Duration
+
+    public init(socketPath: String, timeout: Duration = .seconds(10)) {
+        self.socketPath = socketPath
+        self.timeout = timeout
+    }
+
+    /// The one-line fix printed whenever the service cannot be reached.
+    var fix: String {
+        "start it with `systemctl enable --now fingerlockd.socket`, or point --socket (FINGERLOCK_SOCKET) at it. "
+            + "The recovery key still opens this vault: `fingerlock passcode reset`."
+    }
+
+    func unreachable(_ why: String) -> SystemSlotError {
+        SystemSlotError(.unreachable, "fingerlockd is not reachable at \(socketPath) (\(why)): " + fix)
+    }
+
+    /// The uid the service must have, from the socket file's owner (see the type's comment).
+    func expectedServiceUID() throws(SystemSlotError) -> UInt32 {
+        var info = stat()
+        guard lstat(socketPath, &info) == 0 else { throw unreachable("no socket there, errno \(errno)") }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw unreachable("not a socket") }
+        let owner = info.st_uid
+        let caller = getuid()
+        guard caller == 0 || (owner != caller && (owner == 0 || owner < 1000)) else {
+            throw unreachable("the socket belongs to uid \(owner), not to root or a system user")
+        }
+        return owner
+    }
+
+    func connect() throws(SystemSlotError) -> ServiceClient {
+        let uid = try expectedServiceUID()
+        do {
+            return try ServiceClient(socketPath: socketPath, timeout: timeout, expectedServiceUID: uid)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    func map(_ error: ServiceClientError) -> SystemSlotError {
+        switch error {
+        case .unreachable(let why): return unreachable(why)
+        case .timedOut: return unreachable("it did not answer in time")
+        case .protocolViolation(let why): return SystemSlotError(.failure, "fingerlockd at \(socketPath): \(why).")
+        case .service(let failure):
+            switch failure.name {
+            case ServiceInterface.ErrorName.wrongPasscode.qualifiedName:
+                return SystemSlotError(
+                    .wrongPasscode(
+                        failedPasscodes: failure.int("failedPasscodes") ?? 0,
+                        delaySeconds: failure.int("delaySeconds") ?? 0),
+                    "Wrong passcode.")
+            case ServiceInterface.ErrorName.passcodeDelayed.qualifiedName:
+                return SystemSlotError(
+                    .delayed(
+                        secondsLeft: failure.int("secondsLeft") ?? 0,
+                        failedPasscodes: failure.int("failedPasscodes") ?? 0),
+                    "A passcode delay is running.")
+            case ServiceInterface.ErrorName.vaultNotRegistered.qualifiedName:
+                return SystemSlotError(.notRegistered, "fingerlockd has no secret for this vault.")
+            default:
+                var reason = ""
+                if case .string(let text) = failure.parameters["reason"] { reason = ": " + text }
+                return SystemSlotError(.failure, "fingerlockd refused (\(failure.name)\(reason)).")
+            }
+        }
+    }
+
+    func call<T>(_ body: (ServiceClient) throws(ServiceClientError) -> T) throws(SystemSlotError) -> T {
+        let client = try connect()
+        do {
+            return try body(client)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    static func base64(_ key: SymmetricKey) -> String { key.withUnsafeBytes { Data($0).base64EncodedString() } }
+
+    public func register(vault: UUID) throws(SystemSlotError) {
+        _ = try call { client throws(ServiceClientError) in try client.registerVault(vault.uuidString.lowercased()) }
+    }
+
+    public func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+        throws(SystemSlotError) -> Data
+    {
+        let reply = try call { client throws(ServiceClientError) in
+            try client.sealPasscodeSlot(
+                .init(
+                    vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched), key: Self.base64(key),
+                    associatedData: Data(associatedData).base64EncodedString()))
+        }
+        guard let sealed = Data(base64Encoded: reply.sealedSlot) else {
+            throw SystemSlotError(.failure, "fingerlockd at \(socketPath) sent a sealed slot that is not base64.")
+        }
+        return sealed
+    }
+
+    /// Nothing is cached in the service yet (cacheSeconds 0): without fingerprint unlock through the
+    /// service, a cached key would only be one more copy.
+    public func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
+        throws(SystemSlotError) -> SymmetricKey
+    {
+        let reply = try call { client throws(ServiceClientError) in
+            try client.unlockWithPasscode(
+                .init(
+                    vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched),
+                    sealedSlot: sealedSlot.base64EncodedString(),
+                    associatedData: Data(associatedData).base64EncodedString(), cacheSeconds: 0))
+        }
+        guard var bytes = Data(base64Encoded: reply.key) else {
+            throw SystemSlotError(.failure, "fingerlockd at \(socketPath) sent a key that is not base64.")
+        }
+        defer { bytes.resetBytes(in: bytes.indices) }
+        return SymmetricKey(data: bytes)
+    }
+
+    public func lock(vault: UUID) throws(SystemSlotError) {
+        _ = try call { client throws(ServiceClientError) in try client.lock(vault.uuidString.lowercased()) }
+    }
+
+    public func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
+        throws(SystemSlotError)
+    {
+        try call { client throws(ServiceClientError) in
+            try client.forgetVault(
+                .init(
+                    vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched),
+                    sealedSlot: sealedSlot.base64EncodedString(),
+                    associatedData: Data(associatedData).base64EncodedString()))
+        }
+    }
+}

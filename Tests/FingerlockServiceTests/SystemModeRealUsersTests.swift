@@ -1,0 +1,248 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 14, slice 2, through the built binaries with real users: `fingerlockd` runs as the service
+/// user, `fingerlock` as Alice and Bob (runuser), each command a new process. Needs root, as CI runs.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct SystemModeRealUsersTests {
+    static let passcode = "correct horse 1"
+
+    static var cliBinaryPath: String {
+        URL(fileURLWithPath: DaemonProcess.binaryPath).deletingLastPathComponent().appendingPathComponent("fingerlock")
+            .path
+    }
+
+    /// A world-traversable base with copies of both binaries, the service's run directory, and one
+    /// private home per login user.
+    struct Setup {
+        let base: String
+        let cli: String
+        let daemon: String
+        var socket: String { base + "/run/socket" }
+
+        init() throws {
+            base = try TemporaryDirectory.make(in: "/tmp")
+            chmod(base, 0o755)
+            cli = base + "/fingerlock"
+            daemon = base + "/fingerlockd"
+            try FileManager.default.copyItem(atPath: SystemModeRealUsersTests.cliBinaryPath, toPath: cli)
+            try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: daemon)
+            chmod(cli, 0o755)
+            chmod(daemon, 0o755)
+            for run in ["run", "run2"] {
+                mkdir(base + "/" + run, 0o755)
+                chown(base + "/" + run, RealUsersTests.uid(RealUsersTests.serviceUser), gid(RealUsersTests.serviceUser))
+            }
+            for user in [RealUsersTests.alice, RealUsersTests.bob] { try home(user) }
+        }
+
+        func gid(_ name: String) -> gid_t { getpwnam(name)!.pointee.pw_gid }
+
+        /// base/USER, 0700, the user's own.
+        @discardableResult
+        func home(_ user: String) throws -> String {
+            let path = base + "/" + user
+            if mkdir(path, 0o700) == 0 { chown(path, RealUsersTests.uid(user), gid(user)) }
+            return path
+        }
+
+        func startService(_ run: String = "run") throws -> DaemonProcess {
+            try DaemonProcess(
+                socket: base + "/\(run)/socket", stateDirectory: base + "/\(run)/state", binary: daemon,
+                asUser: RealUsersTests.serviceUser)
+        }
+
+        /// `fingerlock ARGS` as `user`, with `passcodes` on fd 3 and `body` on stdin; status and
+        /// stdout + stderr.
+        func fingerlock(
+            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = ""
+        ) throws -> (status: Int32, output: String) {
+            let id = UUID().uuidString
+            let passFile = base + "/\(user)/pass-\(id)"
+            let bodyFile = base + "/\(user)/body-\(id)"
+            try (passcodes.map { $0 + "\n" }.joined()).write(toFile: passFile, atomically: false, encoding: .utf8)
+            try body.write(toFile: bodyFile, atomically: false, encoding: .utf8)
+            for file in [passFile, bodyFile] { chown(file, RealUsersTests.uid(user), gid(user)) }
+            defer {
+                unlink(passFile)
+                unlink(bodyFile)
+            }
+            return try runCommand(
+                "/usr/sbin/runuser",
+                ["-u", user, "--", "/bin/sh", "-c", "p=$1; b=$2; shift 2; exec \"$@\" 3<\"$p\" <\"$b\"", "sh", passFile,
+                    bodyFile, cli] + arguments,
+                timeout: 90, mergingStandardError: true)
+        }
+
+        /// A copy of `source` (a data directory) owned by `user`, at base/USER/NAME.
+        func copy(_ source: String, to user: String, named name: String) throws -> String {
+            let target = try home(user) + "/" + name
+            let (status, _) = try runCommand("/bin/cp", ["-a", source, target])
+            try #require(status == 0)
+            let (owned, _) = try runCommand("/bin/chown", ["-R", "\(user):", target])
+            try #require(owned == 0)
+            return target
+        }
+
+        /// The service's view of a vault, asked by `user` with the python client.
+        func serviceStatus(as user: String, socket: String, vault: String) throws -> [String: Any] {
+            let client = base + "/raw_client.py"
+            if !FileManager.default.fileExists(atPath: client) {
+                try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
+                chmod(client, 0o644)
+            }
+            let (status, output) = try runCommand(
+                "/usr/sbin/runuser",
+                ["-u", user, "--", "/usr/bin/python3", client, socket, "io.fingerlock.Service.Status",
+                    "{\"vault\": \"\(vault)\"}"])
+            try #require(status == 0, "\(output)")
+            let reply = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+            let parameters = (reply["parameters"] as? [String: Any]) ?? reply
+            return (parameters["status"] as? [String: Any]) ?? parameters
+        }
+    }
+
+    /// The vault's store id, as the service knows it (lower case).
+    static func storeID(_ dataDirectory: String) throws -> String {
+        let (status, output) = try runCommand(
+            "/usr/bin/python3",
+            ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select store_id from meta').fetchone()[0])",
+                dataDirectory + "/vault.sqlite"])
+        try #require(status == 0)
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func systemModeThroughTheServiceWithRealUsers() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        var service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let bob = RealUsersTests.bob
+        let data = setup.base + "/\(alice)/data"
+        let common = ["--reader", "simulated", "--data-dir", data, "--socket", setup.socket]
+        func run(_ user: String, _ arguments: [String], _ passcodes: [String] = [], body: String = "") throws -> (
+            status: Int32, output: String
+        ) {
+            try setup.fingerlock(as: user, arguments, passcodes: passcodes, body: body)
+        }
+
+        // A user-mode vault with a note, then system mode.
+        let set = try run(alice, common + ["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let recoveryKey = try #require(
+            set.output.firstMatch(of: /([A-Z0-9]{4}-){12}[A-Z0-9]{4}/).map { String($0.output.0) })
+        let added = try run(
+            alice, common + ["notes", "add", "--title", "kept", "--passcode-fd", "3"], [Self.passcode], body: "body\n")
+        try #require(added.status == 0, "\(added.output)")
+        let enabled = try run(alice, common + ["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        try #require(enabled.status == 0, "\(enabled.output)")
+        #expect(try run(alice, common + ["status", "--json"]).output.contains("\"system\""))
+
+        // The notes still open with the passcode, through the service.
+        let listed = try run(alice, common + ["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(listed.status == 0 && listed.output.contains("kept"), "\(listed.output)")
+
+        // Wrong passcodes are counted by the service, across processes and across copies of the data.
+        let vault = try Self.storeID(data)
+        for _ in 0..<2 {
+            #expect(try run(alice, common + ["notes", "list", "--passcode-fd", "3"], ["wrong passcode"]).status == 1)
+        }
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedPasscodes"] as? Int == 2)
+        let aliceCopy = try setup.copy(data, to: alice, named: "copy")
+        let copyOptions = ["--reader", "simulated", "--data-dir", aliceCopy]
+        let fromCopy = try run(
+            alice, copyOptions + ["--socket", setup.socket, "notes", "list", "--passcode-fd", "3"], ["wrong again"])
+        #expect(fromCopy.status == 1, "\(fromCopy.output)")
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedPasscodes"] as? Int == 3)
+
+        // Bob, with a copy of Alice's vault and her passcode, gets nothing from the service.
+        let bobCopy = try setup.copy(data, to: bob, named: "data")
+        let bobTry = try run(
+            bob, ["--reader", "simulated", "--data-dir", bobCopy, "--socket", setup.socket, "notes", "list",
+                "--passcode-fd", "3"], [Self.passcode])
+        #expect(bobTry.status == 4 && !bobTry.output.contains("kept"), "\(bobTry.output)")
+
+        // The copy plus the right passcode opens nothing without the service, nor with another one.
+        let noService = try run(
+            alice, copyOptions + ["--socket", setup.base + "/none", "notes", "list", "--passcode-fd", "3"],
+            [Self.passcode])
+        #expect(noService.status == 4 && !noService.output.contains("kept"), "\(noService.output)")
+        let other = try setup.startService("run2")
+        defer { other.terminate() }
+        let otherSocket = setup.base + "/run2/socket"
+        let otherTry = try run(
+            alice, copyOptions + ["--socket", otherSocket, "notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(otherTry.status == 4 && !otherTry.output.contains("kept"), "\(otherTry.output)")
+
+        // The recovery key opens the copy anyway: reset, which (with no secret for it in that
+        // service) puts the copy back in user mode with the new passcode.
+        let reset = try run(
+            alice, copyOptions + ["--socket", otherSocket, "passcode", "reset", "--passcode-fd", "3"],
+            [recoveryKey, "new passcode 2", "new passcode 2"])
+        #expect(reset.status == 0, "\(reset.output)")
+        let afterReset = try run(
+            alice, copyOptions + ["--socket", setup.base + "/none", "notes", "list", "--passcode-fd", "3"],
+            ["new passcode 2"])
+        #expect(afterReset.status == 0 && afterReset.output.contains("kept"), "\(afterReset.output)")
+
+        // The service killed: exit 4, naming the fix.
+        kill(service.process.processIdentifier, SIGKILL)
+        service.process.waitUntilExit()
+        let down = try run(alice, common + ["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(down.status == 4, "\(down.output)")
+        #expect(down.output.contains("systemctl enable --now fingerlockd.socket"), "\(down.output)")
+        #expect(down.output.contains("passcode reset"), "\(down.output)")
+
+        // Restarted, it still counts Alice's three failures; the right passcode clears them.
+        service = try setup.startService()
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedPasscodes"] as? Int == 3)
+        #expect(try run(alice, common + ["notes", "list", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedPasscodes"] as? Int == 0)
+
+        // system disable round-trips: user mode, the service forgot the vault, the notes intact.
+        let disabled = try run(alice, common + ["system", "disable", "--passcode-fd", "3"], [Self.passcode])
+        #expect(disabled.status == 0, "\(disabled.output)")
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["registered"] as? Bool == false)
+        let userMode = try run(
+            alice, ["--reader", "simulated", "--data-dir", data, "--socket", setup.base + "/none", "notes", "list",
+                "--passcode-fd", "3"], [Self.passcode])
+        #expect(userMode.status == 0 && userMode.output.contains("kept"), "\(userMode.output)")
+    }
+
+    @Test func theServicesPasscodeDelayIsExitThreeWithTheTimeLeft() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let bob = RealUsersTests.bob
+        let common = ["--reader", "simulated", "--data-dir", setup.base + "/\(bob)/data", "--socket", setup.socket]
+        let set = try setup.fingerlock(
+            as: bob, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let enabled = try setup.fingerlock(
+            as: bob, common + ["system", "enable", "--passcode-fd", "3"], passcodes: [Self.passcode])
+        try #require(enabled.status == 0, "\(enabled.output)")
+        // Five wrong passcodes, each from a new process: the fifth starts the service's 1-minute delay.
+        for _ in 0..<5 {
+            let wrong = try setup.fingerlock(
+                as: bob, common + ["notes", "list", "--passcode-fd", "3"], passcodes: ["not the passcode"])
+            #expect(wrong.status == 1, "\(wrong.output)")
+        }
+        // Now even the right passcode is refused at once, with the time left: exit 3 (locked_out).
+        let delayed = try setup.fingerlock(
+            as: bob, common + ["notes", "list", "--passcode-fd", "3"], passcodes: [Self.passcode])
+        #expect(delayed.status == 3, "\(delayed.output)")
+        #expect(delayed.output.contains("try again in"), "\(delayed.output)")
+    }
+}
