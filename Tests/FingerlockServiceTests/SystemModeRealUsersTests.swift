@@ -145,6 +145,10 @@ struct SystemModeRealUsersTests {
         let enabled = try run(alice, common + ["system", "enable", "--passcode-fd", "3"], [Self.passcode])
         try #require(enabled.status == 0, "\(enabled.output)")
         #expect(try run(alice, common + ["status", "--json"]).output.contains("\"system\""))
+        // No touch unlocks a system-mode vault yet, and status says so rather than promise one.
+        let shown = try run(alice, common + ["status"]).output
+        #expect(shown.contains("state: locked: system mode asks the passcode for every command"), "\(shown)")
+        #expect(!shown.contains("before a touch unlocks"))
 
         // The notes still open with the passcode, through the service.
         let listed = try run(alice, common + ["notes", "list", "--passcode-fd", "3"], [Self.passcode])

@@ -11,7 +11,10 @@ enum StatusText {
         var lines: [String] = []
         let kind = status.kind.map { $0 == .test ? " (a test vault: simulated and virtual readers only)" : " (for real readers)" } ?? ""
         lines.append("vault: set up\(kind)")
-        if let reason = status.keyCacheUnavailable {
+        if status.mode == "system" {
+            // No touch unlock through fingerlockd yet: every command asks the passcode.
+            lines.append("state: locked: system mode asks the passcode for every command (no fingerprint through fingerlockd yet)")
+        } else if let reason = status.keyCacheUnavailable {
             lines.append("state: locked; no key can be cached here, so every unlock needs the passcode (\(reason))")
         } else if status.unlocked {
             let time = status.keyExpiresIn.map { " for about \(PasscodeDelays.describe($0)) more" } ?? ""

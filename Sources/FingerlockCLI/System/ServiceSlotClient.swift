@@ -39,7 +39,9 @@ public struct ServiceSlotClient: SystemSlotService {
     /// The uid the service must have, from the socket file's owner (see the type's comment).
     func expectedServiceUID() throws(SystemSlotError) -> UInt32 {
         var info = stat()
-        guard lstat(socketPath, &info) == 0 else { throw unreachable("no socket there, errno \(errno)") }
+        guard lstat(socketPath, &info) == 0 else {
+            throw unreachable(errno == ENOENT ? "no socket there" : String(cString: strerror(errno)))
+        }
         guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw unreachable("not a socket") }
         let owner = info.st_uid
         let caller = getuid()
