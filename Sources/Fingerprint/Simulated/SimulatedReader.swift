@@ -54,7 +54,6 @@ public struct SimulatedReader: FingerprintReader {
                 case .retry(let reason):
                     return .retry(reason)
                 default:
-                    progress.fail()
                     throw try failure(for: touch, timeout: timeout)
                 }
             }
@@ -148,7 +147,8 @@ public struct SimulatedReader: FingerprintReader {
 }
 
 /// Where a simulated enrollment stands between two pulls of its event stream. Only the consumer's
-/// task pulls, one pull at a time; the lock makes that safe to share anyway.
+/// task pulls, one pull at a time; the lock makes that safe to share anyway. A pull that throws
+/// ends the stream by itself (an unfolding stream is never pulled again), so failure needs no state.
 private final class EnrollmentProgress: Sendable {
     enum Step {
         case open
@@ -191,7 +191,4 @@ private final class EnrollmentProgress: Sendable {
             return state.completed
         }
     }
-
-    /// The enrollment failed: the stream ends.
-    func fail() { state.withLock { $0.done = true } }
 }
