@@ -18,14 +18,7 @@ public enum AtomicFile {
     /// kernel has it), but a power loss or OS crash may bring back the previous content.
     public static func write(_ bytes: [UInt8], to path: String, durable: Bool = true) throws(SafeFilesError) {
         let directory = parentDirectory(of: path)
-        var temp = ""
-        var fd: Int32 = -1
-        for _ in 0..<16 {
-            temp = "\(path).tmp-\(UInt64.random(in: 0...UInt64.max))"
-            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 || errno != EEXIST { break }
-        }
-        guard fd >= 0 else { throw .io("create", path: temp, errno: errno) }
+        var (fd, temp) = try createTemporary(beside: path)
         var succeeded = false
         defer {
             if !succeeded {
@@ -50,6 +43,20 @@ public enum AtomicFile {
         }
         succeeded = true
         if durable { try syncDirectory(directory) }
+    }
+
+    /// A new, empty 0600 file beside `path` with a random name no other process or thread can share,
+    /// open for writing; the caller closes and renames, links or unlinks it.
+    public static func createTemporary(beside path: String) throws(SafeFilesError) -> (descriptor: Int32, path: String) {
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            temp = "\(path).tmp-\(UInt64.random(in: 0...UInt64.max))"
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw .io("create", path: temp, errno: errno) }
+        return (fd, temp)
     }
 
     /// Reads a whole file.

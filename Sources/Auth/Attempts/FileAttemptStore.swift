@@ -92,10 +92,11 @@ public struct FileAttemptStore: AttemptStore {
     /// earlier version left them), durably, unless another process got there first.
     private func createRecord() throws {
         let initial = try legacyState() ?? AttemptState()
-        let temporary = dataDirectory + "/.attempts.\(getpid()).new"
-        _ = unlink(temporary)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw ioError("create") }
+        // A name of its own per call: two threads of one process sharing a temp file once unlinked each
+        // other's and linked a still-empty record into place, which every later read took as damage.
+        let fd: Int32
+        let temporary: String
+        do { (fd, temporary) = try AtomicFile.createTemporary(beside: path) } catch { throw ioError("create") }
         defer { _ = unlink(temporary) }
         let record = Self.format(initial)
         let failed = FileDescriptorIO.writeAll(fd, record) != nil || fsync(fd) != 0
