@@ -69,8 +69,7 @@ release:
 TEST_WIDTH ?= 3
 test: deps
 	$(SWIFT) build --build-tests
-	.build/debug/fingerlockPackageTests.xctest --testing-library swift-testing \
-		--experimental-maximum-parallelization-width $(TEST_WIDTH)
+	@bash scripts/test.sh $(TEST_WIDTH)
 
 # Enroll and verify a finger: on the connected reader, else on the simulated one.
 demo: deps release
