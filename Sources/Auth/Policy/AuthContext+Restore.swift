@@ -102,13 +102,19 @@ extension AuthContext {
     /// like any passcode.
     private func promptForPasscodeOrRecoveryKey(reason: String) async throws -> (Vault, VaultCredential) {
         let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
+        var refusal = CountedAttempt.Refusal(serviceSays: nil)
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let input = try await interaction.askSecret(prompt: "Passcode or recovery key (\(reason)): ", typedAhead: "")
-            if let opened = try openCountingFailure(anyOf: Self.credentials(for: input)) { return opened }
-            if attempt < prompts { interaction.notify("Wrong passcode or recovery key, try again.") }
+            switch try countedAttempt(anyOf: Self.credentials(for: input)) {
+            case .opened(let vault, let credential): return (vault, credential)
+            case .refused(let why): refusal = why
+            }
+            if attempt < prompts {
+                interaction.notify(refusal.retryNotice(default: "Wrong passcode or recovery key, try again."))
+            }
         }
-        throw AuthError(.authenticationFailed, "Wrong passcode or recovery key.")
+        throw AuthError(.authenticationFailed, refusal.finalMessage(default: "Wrong passcode or recovery key."))
     }
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
