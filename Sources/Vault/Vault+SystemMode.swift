@@ -18,6 +18,17 @@ extension Vault {
         try unauthenticatedMeta(in: directory).mode
     }
 
+    /// What fingerlockd knows about the vault in `directory` (for `status`): its store id is read
+    /// without unlocking, the service is asked nothing secret and counts nothing.
+    public static func serviceStatus(in directory: String, configuration: VaultConfiguration)
+        throws(VaultError) -> SystemVaultStatus
+    {
+        let storeID = try unauthenticatedMeta(in: directory).storeID
+        return try KeySlot.serviceCall { () throws(SystemSlotError) in
+            try configuration.systemSlots.status(vault: storeID)
+        }
+    }
+
     /// `system enable`: registers the vault with the service, seals a system-mode passcode slot for
     /// `passcode` through it and, in one transaction, writes that slot, destroys the user-mode
     /// passcode slot and records the mode. Old backups still open with the old passcode.

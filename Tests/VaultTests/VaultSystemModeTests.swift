@@ -53,6 +53,12 @@ final class FakeSystemSlots: SystemSlotService {
 
     func lock(vault: UUID) throws(SystemSlotError) {}
 
+    func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus {
+        SystemVaultStatus(
+            registered: isRegistered(vault), unlocked: false, unlockedSeconds: 0, failedPasscodes: attempts,
+            delaySeconds: 0)
+    }
+
     func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError)
     {
