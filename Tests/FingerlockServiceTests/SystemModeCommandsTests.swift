@@ -176,4 +176,142 @@ struct SystemModeCommandsTests {
         #expect(json["service"] is NSNull)
         #expect(!(try setup.fingerlockSeparately(as: bob, common + ["status"])).stdout.contains("service:"))
     }
+
+    /// Something else on a socket of the service user's: started as that user, killed afterwards.
+    final class FakeService {
+        let process = Process()
+
+        init(_ setup: SystemModeRealUsersTests.Setup, socket: String, mode: String) throws {
+            let script = setup.base + "/fake_service.py"
+            if !FileManager.default.fileExists(atPath: script) {
+                try FileManager.default.copyItem(atPath: fixtures + "/fake_service.py", toPath: script)
+                chmod(script, 0o644)
+            }
+            // setpriv execs python itself, so killing this process kills the server.
+            let user = RealUsersTests.serviceUser
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = [
+                "--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/python3", script, socket, mode,
+            ]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+            try #require(FileManager.default.fileExists(atPath: socket), "the fake service did not start")
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func doctorChecksTheServiceOfASystemModeVault() throws {
+        let alice = try AliceVault()
+        let setup = alice.setup
+        let serviceUID = RealUsersTests.uid(RealUsersTests.serviceUser)
+
+        let healthy = try #require(try alice.doctorService())
+        #expect(healthy["status"] as? String == "ok", "\(healthy)")
+        let message = healthy["message"] as? String ?? ""
+        #expect(message.contains("(protocol 1) answers at \(setup.socket) as uid \(serviceUID)"), "\(message)")
+        #expect(message.contains("SO_PEERCRED agrees") && message.contains("holds this vault's secret"), "\(message)")
+        #expect(healthy["fix"] is NSNull)
+        let text = try alice.run(["doctor"]).stdout
+        #expect(text.contains("[ok]      service: fingerlockd "), "\(text)")
+
+        // Each way it can be wrong is an error, with its fix.
+        func expectError(_ socket: String, _ says: String, fix: String, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
+        {
+            let finding = try #require(try alice.doctorService(socket: socket), sourceLocation: sourceLocation)
+            #expect(finding["status"] as? String == "error", "\(finding)", sourceLocation: sourceLocation)
+            #expect((finding["message"] as? String)?.contains(says) == true, "\(finding)", sourceLocation: sourceLocation)
+            #expect(
+                (finding["message"] as? String)?.contains("This vault is in system mode") == true
+                    || says.contains("no secret"), "\(finding)", sourceLocation: sourceLocation)
+            #expect((finding["fix"] as? String)?.contains(fix) == true, "\(finding)", sourceLocation: sourceLocation)
+        }
+        try expectError(
+            setup.base + "/nothing-here", "No fingerlockd socket at \(setup.base)/nothing-here.",
+            fix: "systemctl enable --now fingerlockd.socket")
+
+        // A fresh service that never saw this vault.
+        let other = try setup.startService("run2")
+        defer { other.terminate() }
+        try expectError(setup.base + "/run2/socket", "but it has no secret for this vault", fix: "fingerlock passcode reset")
+
+        // A "service" of Alice's own: any process of hers could pose as it.
+        let own = try DaemonProcess(
+            socket: setup.base + "/\(alice.user)/socket", stateDirectory: setup.base + "/\(alice.user)/state",
+            binary: setup.daemon, asUser: alice.user)
+        defer { own.terminate() }
+        try expectError(
+            setup.base + "/\(alice.user)/socket", "belongs to you (uid \(RealUsersTests.uid(alice.user)))",
+            fix: "use the service's own socket")
+
+        // The socket file says the service user, the kernel says root listens: SO_PEERCRED disagrees.
+        mkdir(setup.base + "/run3", 0o755)
+        let rootOwned = try DaemonProcess(
+            socket: setup.base + "/run3/socket", stateDirectory: setup.base + "/run3/state", binary: setup.daemon)
+        defer { rootOwned.terminate() }
+        chown(setup.base + "/run3/socket", serviceUID, setup.gid(RealUsersTests.serviceUser))
+        try expectError(
+            setup.base + "/run3/socket", "SO_PEERCRED says \(setup.base)/run3/socket is served by uid 0, but the socket "
+                + "file belongs to uid \(serviceUID)", fix: "restart the service")
+
+        // Another protocol version, and a service that never answers.
+        mkdir(setup.base + "/run4", 0o755)
+        chown(setup.base + "/run4", serviceUID, setup.gid(RealUsersTests.serviceUser))
+        do {
+            let newer = try FakeService(setup, socket: setup.base + "/run4/protocol2", mode: "protocol2")
+            try expectError(
+                setup.base + "/run4/protocol2", "fingerlockd at \(setup.base)/run4/protocol2 speaks protocol 2; "
+                    + "this fingerlock speaks protocol 1.", fix: "from the same source")
+            _ = newer
+        }
+        do {
+            let silent = try FakeService(setup, socket: setup.base + "/run4/silent", mode: "silent")
+            try expectError(
+                setup.base + "/run4/silent", "did not answer GetInfo (no answer in time)",
+                fix: "systemctl restart fingerlockd.socket")
+            _ = silent
+        }
+
+        // The service killed: the default socket is gone.
+        alice.service.terminate()
+        try expectError(setup.socket, "No fingerlockd socket at \(setup.socket).", fix: "FINGERLOCK_SOCKET")
+    }
+
+    @Test func doctorReportsTheServiceForAUserModeVaultOnlyWhenItsSocketExists() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try SystemModeRealUsersTests.Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let bob = RealUsersTests.bob
+        func doctorService(_ socket: String) throws -> [String: Any]? {
+            let ran = try setup.fingerlockSeparately(
+                as: bob,
+                ["--reader", "simulated", "--data-dir", setup.base + "/\(bob)/data", "--socket", socket, "doctor", "--json"])
+            let findings = try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [[String: Any]], "\(ran)")
+            return findings.first { $0["check"] as? String == "service" }
+        }
+        let seen = try #require(try doctorService(setup.socket))
+        #expect(seen["status"] as? String == "ok")
+        #expect((seen["message"] as? String)?.contains("this vault is in user mode and does not use it") == true, "\(seen)")
+        #expect(try doctorService(setup.base + "/nothing-here") == nil)
+        // A broken one is worth a warning, not an error: this vault does not need it.
+        mkdir(setup.base + "/run4", 0o755)
+        chown(setup.base + "/run4", RealUsersTests.uid(RealUsersTests.serviceUser), setup.gid(RealUsersTests.serviceUser))
+        let newer = try FakeService(setup, socket: setup.base + "/run4/protocol2", mode: "protocol2")
+        defer { _ = newer }
+        let warned = try #require(try doctorService(setup.base + "/run4/protocol2"))
+        #expect(warned["status"] as? String == "warning", "\(warned)")
+        #expect((warned["message"] as? String)?.contains("speaks protocol 2") == true, "\(warned)")
+    }
 }

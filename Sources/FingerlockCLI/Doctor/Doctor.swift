@@ -27,6 +27,7 @@ public struct Doctor: Sendable {
         findings.append(keyringFinding())
         findings += dataDirectoryFindings()
         findings += await setupFindings()
+        findings += serviceFindings()
         findings.append(sessionFinding())
         return DoctorReport(findings: findings)
     }
