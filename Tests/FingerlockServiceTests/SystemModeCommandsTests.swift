@@ -314,4 +314,50 @@ struct SystemModeCommandsTests {
         #expect(warned["status"] as? String == "warning", "\(warned)")
         #expect((warned["message"] as? String)?.contains("speaks protocol 2") == true, "\(warned)")
     }
+
+    @Test func rekeyInSystemModeSealsTheNewKeyThroughTheService() throws {
+        let alice = try AliceVault()
+        let home = alice.setup.base + "/\(alice.user)"
+        let backup = home + "/before-rekey.flk"
+        #expect(try alice.run(["backup", backup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+
+        let rekeyed = try alice.run(["rekey", "--passcode-fd", "3"], [Self.passcode])
+        #expect(rekeyed.status == 0, "\(rekeyed)")
+        let newRecoveryKey = try #require(
+            rekeyed.stdout.firstMatch(of: /([A-Z0-9]{4}-){12}[A-Z0-9]{4}/).map { String($0.output.0) })
+        #expect(newRecoveryKey != alice.recoveryKey)
+        #expect(try alice.json(["status"])["mode"] as? String == "system")
+
+        // The notes open with the passcode, through the service.
+        let listed = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(listed.status == 0 && listed.stdout.contains("kept"), "\(listed)")
+        // Its counters still apply.
+        let wrong = try alice.run(["notes", "list", "--passcode-fd", "3"], ["not it"])
+        #expect(wrong.stderr == "fingerlock: Wrong passcode (fingerlockd counts 1 wrong in a row).\n", "\(wrong)")
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 1)
+        #expect(try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 0)
+
+        // The old recovery key no longer opens the vault.
+        let oldRecovery = try alice.run(
+            ["passcode", "reset", "--passcode-fd", "3"], [alice.recoveryKey, "another passcode", "another passcode"])
+        #expect(oldRecovery.status == 1, "\(oldRecovery)")
+
+        // The old backup's passcode slot, put into the rekeyed vault, opens nothing.
+        let swap = """
+            import sqlite3, sys
+            old = sqlite3.connect(sys.argv[1]).execute(
+                "select parameters, wrapped from slots where name = 'system-passcode'").fetchone()
+            vault = sqlite3.connect(sys.argv[2])
+            vault.execute("update slots set parameters = ?, wrapped = ? where name = 'system-passcode'", old)
+            vault.commit()
+            """
+        let (swapped, swapOutput) = try runCommand(
+            "/usr/sbin/runuser",
+            ["-u", alice.user, "--", "/usr/bin/python3", "-c", swap, backup, alice.data + "/vault.sqlite"],
+            mergingStandardError: true)
+        try #require(swapped == 0, "\(swapOutput)")
+        let withOldSlot = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(withOldSlot.status != 0 && !withOldSlot.stdout.contains("kept"), "\(withOldSlot)")
+    }
 }
