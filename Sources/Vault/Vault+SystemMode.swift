@@ -23,10 +23,18 @@ extension Vault {
     public static func serviceStatus(in directory: String, configuration: VaultConfiguration)
         throws(VaultError) -> SystemVaultStatus
     {
-        let storeID = try unauthenticatedMeta(in: directory).storeID
-        return try KeySlot.serviceCall { () throws(SystemSlotError) in
-            try configuration.systemSlots.status(vault: storeID)
-        }
+        try serviceStatus(of: try unauthenticatedMeta(in: directory).storeID, configuration.systemSlots)
+    }
+
+    /// The same for this open vault (a staged backup, for `restore`'s plan).
+    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
+        try Self.serviceStatus(of: try unlocked().keys.storeID, configuration.systemSlots)
+    }
+
+    private static func serviceStatus(of storeID: UUID, _ service: any SystemSlotService)
+        throws(VaultError) -> SystemVaultStatus
+    {
+        try KeySlot.serviceCall { () throws(SystemSlotError) in try service.status(vault: storeID) }
     }
 
     /// `system enable`: registers the vault with the service, seals a system-mode passcode slot for

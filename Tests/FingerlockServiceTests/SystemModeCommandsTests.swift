@@ -360,4 +360,52 @@ struct SystemModeCommandsTests {
         let withOldSlot = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
         #expect(withOldSlot.status != 0 && !withOldSlot.stdout.contains("kept"), "\(withOldSlot)")
     }
+
+    @Test func restoreSaysWhatASystemModeBackupBringsBack() throws {
+        let alice = try AliceVault()
+        let home = alice.setup.base + "/\(alice.user)"
+        let systemBackup = home + "/system.flk"
+        #expect(try alice.run(["backup", systemBackup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+
+        // The same slot comes back: the current passcode opens it, and trying it counted nothing.
+        var plan = try alice.run(["restore", systemBackup, "--passcode-fd", "3"], [Self.passcode])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Passcode afterwards: unchanged (the current passcode opens it)."), "\(plan)")
+        #expect(!plan.stdout.contains("Mode afterwards"))
+        #expect(!plan.stdout.contains("Warning"))
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 0)
+
+        // Back in user mode, the service forgot the vault: the system-mode backup's passcode would
+        // open nothing, and the plan says so before anything is replaced.
+        #expect(try alice.run(["system", "disable", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        let userBackup = home + "/user.flk"
+        #expect(try alice.run(["backup", userBackup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        plan = try alice.run(["restore", systemBackup, "--passcode-fd", "3"], [Self.passcode])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Mode afterwards: system (the passcode goes through fingerlockd), user now."))
+        #expect(
+            plan.stdout.contains(
+                "Warning: fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
+                    + "its recovery key does (`fingerlock passcode reset`)."), "\(plan)")
+        #expect(plan.stdout.contains("Passcode afterwards: the passcode valid when the backup was made (it may differ"))
+
+        // And it is so: restored, the passcode opens nothing (exit 4); the recovery key does.
+        let restored = try alice.run(["restore", systemBackup, "--yes", "--passcode-fd", "3"], [Self.passcode])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try alice.json(["status"])["mode"] as? String == "system")
+        let refused = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(refused.status == 4 && refused.stderr.contains("no secret for this vault"), "\(refused)")
+        let reset = try alice.run(
+            ["passcode", "reset", "--passcode-fd", "3"], [alice.recoveryKey, "new passcode 2", "new passcode 2"])
+        #expect(reset.status == 0, "\(reset)")
+        let listed = try alice.run(["notes", "list", "--passcode-fd", "3"], ["new passcode 2"])
+        #expect(listed.status == 0 && listed.stdout.contains("kept"), "\(listed)")
+
+        // A user-mode backup over a system-mode vault takes it back to user mode, said first.
+        #expect(try alice.run(["system", "enable", "--passcode-fd", "3"], ["new passcode 2"]).status == 0)
+        plan = try alice.run(["restore", userBackup, "--passcode-fd", "3"], ["new passcode 2"])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Mode afterwards: user (the passcode opens it without fingerlockd), system now."))
+        #expect(!plan.stdout.contains("Warning"))
+    }
 }
