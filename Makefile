@@ -30,8 +30,11 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 # /usr/local: the rules go here whatever PREFIX is.
 UDEVRULESDIR ?= /etc/udev/rules.d
 # The rules to install as 70-fingerlock.rules: the logind (uaccess) variant, or
-# udev/70-fingerlock-plugdev.rules on systems without systemd-logind.
+# udev/70-fingerlock-plugdev.rules on systems without systemd-logind, or
+# udev/70-fingerlock-system.rules (what `make install-system` picks) where only fingerlockd's group
+# may open the reader.
 UDEV_RULES ?= udev/70-fingerlock.rules
+SYSTEM_UDEV_RULES = udev/70-fingerlock-system.rules
 UDEVADM ?= udevadm
 INSTALL ?= install
 PYTHON ?= python3
@@ -48,7 +51,7 @@ INSTALLED_FILES = \
 	$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish \
 	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules
 
-.PHONY: all deps build release man manual-tool completions test demo clean install uninstall udev-rules
+.PHONY: all deps build release man manual-tool completions test demo clean install install-system uninstall udev-rules
 
 all: release man completions
 
@@ -98,6 +101,7 @@ completions: release
 udev-rules:
 	$(PYTHON) udev/generate-rules.py --variant uaccess -o udev/70-fingerlock.rules
 	$(PYTHON) udev/generate-rules.py --variant plugdev -o udev/70-fingerlock-plugdev.rules
+	$(PYTHON) udev/generate-rules.py --variant system -o $(SYSTEM_UDEV_RULES)
 
 # Installs what `make` built; it never builds, so `sudo make install` leaves no root-owned files
 # in .build.
@@ -126,6 +130,11 @@ install:
 	$(INSTALL) -m 0644 "$(UDEV_RULES)" "$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules"
 	@$(udev_reload)
 	@echo "system mode (optional): systemd-sysusers && systemctl daemon-reload && systemctl enable --now fingerlockd.socket"
+
+# `install` with the system-mode udev rules: the reader belongs to fingerlockd's group and no
+# logged-in user gets access to it (the service, with the units installed alongside, opens it).
+install-system:
+	@$(MAKE) --no-print-directory install UDEV_RULES=$(SYSTEM_UDEV_RULES)
 
 uninstall:
 	rm -f $(foreach file,$(INSTALLED_FILES),"$(file)")

@@ -14,6 +14,8 @@ public final class ServiceClient {
     private let fd: Int32
     private let timeout: Duration
     private var buffer = [UInt8]()
+    /// The uid of whoever listens on the socket, from SO_PEERCRED (nil if the kernel did not say).
+    public let peerUID: UInt32?
 
     public init(socketPath: String, timeout: Duration = .seconds(10), expectedServiceUID: UInt32? = nil)
         throws(ServiceClientError)
@@ -26,27 +28,30 @@ public final class ServiceClient {
             throw .unreachable("\(socketPath) cannot be a socket path")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .unreachable("cannot create a socket (errno \(errno))") }
+        // A local descriptor until every check passed: self is not fully initialised before the
+        // end, so a refusal closes it here and deinit never closes it a second time.
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw .unreachable("cannot create a socket (errno \(errno))") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard connected == 0 else {
             let error = errno
-            close(fd)
+            close(socketFD)
             throw .unreachable("cannot connect to \(socketPath) (errno \(error))")
         }
-        if let expectedServiceUID {
-            // struct ucred: pid, uid, gid (three 32-bit fields).
-            var raw = (UInt32(0), UInt32(0), UInt32(0))
-            var length = socklen_t(MemoryLayout.size(ofValue: raw))
-            guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &raw, &length) == 0, raw.1 == expectedServiceUID else {
-                close(fd)
-                throw .unreachable("\(socketPath) is not served by the service user (uid \(expectedServiceUID))")
-            }
+        // struct ucred: pid, uid, gid (three 32-bit fields).
+        var raw = (UInt32(0), UInt32(0), UInt32(0))
+        var length = socklen_t(MemoryLayout.size(ofValue: raw))
+        let peer = getsockopt(socketFD, SOL_SOCKET, SO_PEERCRED, &raw, &length) == 0 ? raw.1 : nil
+        if let expectedServiceUID, peer != expectedServiceUID {
+            close(socketFD)
+            throw .unreachable("\(socketPath) is not served by the service user (uid \(expectedServiceUID))")
         }
+        fd = socketFD
+        peerUID = peer
     }
 
     deinit {

@@ -188,9 +188,18 @@ extension Vault {
 
     /// Whether this vault and `other` have the same recovery-key slot, so the same recovery key
     /// opens both.
-    public func hasSameRecoveryKey(as other: Vault) -> Bool {
+    public func hasSameRecoveryKey(as other: Vault) -> Bool { hasSameSlot(KeySlot.recovery, as: other) }
+
+    /// Whether this vault and `other` have the same system-mode passcode slot, so the same passcode
+    /// opens both through fingerlockd. Different slots may still share the passcode (a rekey or a
+    /// passcode change re-seals it); only the service could tell, and asking it would count a try.
+    public func hasSameSystemPasscodeSlot(as other: Vault) -> Bool {
+        hasSameSlot(KeySlot.systemPasscode, as: other)
+    }
+
+    private func hasSameSlot(_ name: String, as other: Vault) -> Bool {
         func slot(_ vault: Vault) -> KeySlot? {
-            try? vault.read { db, _, _ in try KeySlot.readAll(db).first { $0.name == KeySlot.recovery } }
+            try? vault.read { db, _, _ in try KeySlot.readAll(db).first { $0.name == name } }
         }
         guard let mine = slot(self), let theirs = slot(other) else { return false }
         return mine == theirs

@@ -26,26 +26,40 @@ extension Vault {
     /// SMK, the passcode slot is rewrapped (same passcode, fresh salt and cost), a new recovery key
     /// replaces the old one, and the old slots are destroyed — all in one transaction. Old copies
     /// of the slots, old cached keys and the old recovery key no longer open this vault.
+    ///
+    /// In system mode the passcode is proven through fingerlockd (counted like any unlock) and the
+    /// new passcode slot is sealed by it before the transaction: sealing changes nothing in the
+    /// service (same per-vault secret, no counter), so the transaction alone decides which state
+    /// is whole after a crash — the old slot with the old notes, or the new slot with the new.
+    /// Any key the service caches for the vault is then forgotten.
     public func rekey(
         passcode: String, cost: KDFCost = .calibrated, recoveryKey: RecoveryKey = .generate()
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
-        guard current.mode == .user else {
-            throw VaultError(
-                .invalidInput,
-                "rekey is not built for system mode yet: run `fingerlock system disable`, then `fingerlock rekey`, "
-                    + "then `fingerlock system enable`.")
-        }
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
-        guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
-        let master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
+        let service = configuration.systemSlots
+        let master: SymmetricKey
+        switch current.mode {
+        case .user:
+            guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
+            master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
+        case .system:
+            guard let slot = slots.first(where: { $0.name == KeySlot.systemPasscode }) else {
+                throw .tampered("slot table")
+            }
+            master = try slot.unwrapThroughService(passcode: passcode, storeID: meta.storeID, service: service)
+        }
         guard KeyHierarchy(master: master, storeID: meta.storeID).matches(keyCheck: current.keys.keyCheck) else {
             throw .tampered("slot table")
         }
         let newKeys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: current.keys.storeID)
-        let newSlots = try guarded {
-            [try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys), try KeySlot.makeRecovery(recoveryKey, keys: newKeys)]
+        let passcodeSlot: KeySlot
+        switch current.mode {
+        case .user: passcodeSlot = try guarded { try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys) }
+        case .system:
+            passcodeSlot = try KeySlot.makeSystemPasscode(passcode, cost: cost, keys: newKeys, service: service)
         }
+        let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
         try writeChecked { db, oldKeys, meta in
             guard
                 KeySlot.verifyTableMAC(
@@ -150,6 +164,10 @@ extension Vault {
         }
         state.withLock { $0?.keys = newKeys }
         forgetOldPages()
+        if current.mode == .system {
+            // Best effort: the old key opens nothing here any more; the service only forgets a copy.
+            try? service.lock(vault: current.keys.storeID)
+        }
         return recoveryKey
     }
 

@@ -18,6 +18,25 @@ extension Vault {
         try unauthenticatedMeta(in: directory).mode
     }
 
+    /// What fingerlockd knows about the vault in `directory` (for `status`): its store id is read
+    /// without unlocking, the service is asked nothing secret and counts nothing.
+    public static func serviceStatus(in directory: String, configuration: VaultConfiguration)
+        throws(VaultError) -> SystemVaultStatus
+    {
+        try serviceStatus(of: try unauthenticatedMeta(in: directory).storeID, configuration.systemSlots)
+    }
+
+    /// The same for this open vault (a staged backup, for `restore`'s plan).
+    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
+        try Self.serviceStatus(of: try unlocked().keys.storeID, configuration.systemSlots)
+    }
+
+    private static func serviceStatus(of storeID: UUID, _ service: any SystemSlotService)
+        throws(VaultError) -> SystemVaultStatus
+    {
+        try KeySlot.serviceCall { () throws(SystemSlotError) in try service.status(vault: storeID) }
+    }
+
     /// `system enable`: registers the vault with the service, seals a system-mode passcode slot for
     /// `passcode` through it and, in one transaction, writes that slot, destroys the user-mode
     /// passcode slot and records the mode. Old backups still open with the old passcode.

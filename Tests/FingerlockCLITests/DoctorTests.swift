@@ -282,6 +282,18 @@ struct DoctorTests {
         )
     }
 
+    @Test("usb: system-mode rules are recognised; the fix never adds the user to the service's group")
+    func systemRules() async throws {
+        let system = try Self.healthy()
+        try system.installRules(DoctorFakeSystem.rules(Self.allIDs, action: "GROUP=\"fingerlockd\", MODE=\"0660\""))
+        system.denied = [system.path("dev/bus/usb/001/004")]
+        let fix = try #require(await system.run().finding("usb 06cb:00bd")?.fix)
+        #expect(fix.contains("gives the reader to fingerlockd only (system-mode rules)"), "\(fix)")
+        #expect(fix.contains("sudo make install"))
+        #expect(!fix.contains("usermod"))
+        #expect(await system.run().finding("udev-rules")?.message.contains("(system, 3 readers)") == true)
+    }
+
     @Test("usb: a node whose group may read and write it names that group")
     func nodeGroup() async throws {
         let system = try Self.healthy()

@@ -8,7 +8,7 @@ import Testing
     static let keys: Set<String> = [
         "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",
         "failedPasscodes", "passcodeDelaySecondsLeft", "fingers", "kind", "mode", "keyCacheUnavailable",
-        "version",
+        "version", "service",
     ]
 
     /// `status --json`, checked for its shape; a touch script that would fail if status scanned.
@@ -19,6 +19,7 @@ import Testing
         let object = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(Set(object.keys) == Self.keys)
         #expect(object["mode"] as? String == "user")
+        #expect(object["service"] is NSNull)
         #expect(object["version"] as? String == FingerlockVersion.current)
         return object
     }

@@ -61,6 +61,14 @@ struct SystemModeRealUsersTests {
         func fingerlock(
             as user: String, _ arguments: [String], passcodes: [String] = [], body: String = ""
         ) throws -> (status: Int32, output: String) {
+            let ran = try fingerlockSeparately(as: user, arguments, passcodes: passcodes, body: body)
+            return (ran.status, ran.stdout + ran.stderr)
+        }
+
+        /// The same, with stdout and stderr apart.
+        func fingerlockSeparately(
+            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = ""
+        ) throws -> CommandOutput {
             let id = UUID().uuidString
             let passFile = base + "/\(user)/pass-\(id)"
             let bodyFile = base + "/\(user)/body-\(id)"
@@ -71,11 +79,11 @@ struct SystemModeRealUsersTests {
                 unlink(passFile)
                 unlink(bodyFile)
             }
-            return try runCommand(
+            return try runCommandSeparately(
                 "/usr/sbin/runuser",
                 ["-u", user, "--", "/bin/sh", "-c", "p=$1; b=$2; shift 2; exec \"$@\" 3<\"$p\" <\"$b\"", "sh", passFile,
                     bodyFile, cli] + arguments,
-                timeout: 90, mergingStandardError: true)
+                timeout: 90)
         }
 
         /// A copy of `source` (a data directory) owned by `user`, at base/USER/NAME.

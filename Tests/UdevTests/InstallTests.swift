@@ -145,6 +145,23 @@ struct InstallTests {
         #expect(try other.files(under: other.destdir).keys.filter { $0.hasPrefix("etc/") }.isEmpty)
     }
 
+    @Test("make install-system installs the system-mode rules as 70-fingerlock.rules, with the service's units")
+    func installSystem() throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let install = try scratch.make("install-system", scratch.installVariables)
+        try #require(install.status == 0, "\(install.stderr)")
+        #expect(try scratch.files(under: scratch.destdir) == Self.defaultLayout)
+        let installed = try scratch.read("etc/udev/rules.d/70-fingerlock.rules")
+        #expect(installed == (try String(contentsOf: RepoPaths.systemRules, encoding: .utf8)))
+        #expect(!installed.contains("uaccess\""))
+        #expect(try scratch.read("usr/local/lib/systemd/system/fingerlockd.socket").contains("ListenStream="))
+        #expect(try scratch.read("usr/local/lib/sysusers.d/fingerlockd.conf").contains("\nu fingerlockd "))
+        let uninstall = try scratch.make("uninstall", scratch.installVariables)
+        try #require(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(try scratch.files(under: scratch.destdir).isEmpty)
+    }
+
     @Test("install refuses to run without a built binary, man page or completions, and installs nothing")
     func missingInputs() throws {
         let scratch = try Scratch()

@@ -14,6 +14,9 @@ enum RepoPaths {
     static var generator: URL { root().appendingPathComponent("udev/generate-rules.py") }
     static var uaccessRules: URL { root().appendingPathComponent("udev/70-fingerlock.rules") }
     static var plugdevRules: URL { root().appendingPathComponent("udev/70-fingerlock-plugdev.rules") }
+    static var systemRules: URL { root().appendingPathComponent("udev/70-fingerlock-system.rules") }
+    static var serviceUnit: URL { root().appendingPathComponent("systemd/fingerlockd.service") }
+    static var sysusers: URL { root().appendingPathComponent("systemd/fingerlockd.sysusers") }
 
     /// libfprint's hwdb as installed by libfprint-2-2.
     static let installedHwdb = "/lib/udev/hwdb.d/60-autosuspend-libfprint-2.hwdb"

@@ -4,7 +4,9 @@ import Testing
 /// The committed rules files pass the strict parser, and the parser really rejects malformed rules.
 @Suite
 struct RulesSyntaxTests {
-    @Test("the committed rules files are well formed", arguments: [RepoPaths.uaccessRules, RepoPaths.plugdevRules])
+    @Test(
+        "the committed rules files are well formed",
+        arguments: [RepoPaths.uaccessRules, RepoPaths.plugdevRules, RepoPaths.systemRules])
     func committedFilesParse(file: URL) throws {
         let text = try String(contentsOf: file, encoding: .utf8)
         let rules = try UdevRulesParser.parse(text)
@@ -32,6 +34,7 @@ struct RulesSyntaxTests {
     func sortsBeforeSeatLate() {
         #expect(RepoPaths.uaccessRules.lastPathComponent < "73-seat-late.rules")
         #expect(RepoPaths.plugdevRules.lastPathComponent < "73-seat-late.rules")
+        #expect(RepoPaths.systemRules.lastPathComponent < "73-seat-late.rules")
     }
 
     @Test("the parser reads keys, attributes, operators and values")

@@ -53,6 +53,12 @@ final class FakeSystemSlots: SystemSlotService {
 
     func lock(vault: UUID) throws(SystemSlotError) {}
 
+    func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus {
+        SystemVaultStatus(
+            registered: isRegistered(vault), unlocked: false, unlockedSeconds: 0, failedPasscodes: attempts,
+            delaySeconds: 0)
+    }
+
     func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError)
     {
@@ -178,6 +184,65 @@ struct VaultSystemModeTests {
         }
     }
 
+    @Test("rekey in system mode: new key sealed through the service, old slot and recovery key open nothing")
+    func rekeyInSystemMode() throws {
+        try withScratch { dir in
+            let service = FakeSystemSlots()
+            let oldRecoveryKey = try makeSystemVault(dir, service)
+            let oldSlot = try withRawDatabase(dir) { db in
+                try Row.fetchOne(db, sql: "SELECT parameters, wrapped FROM slots WHERE name = 'system-passcode'")
+            }
+            let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
+            let newRecoveryKey = try vault.rekey(passcode: passcode, cost: testCost)
+            vault.close()
+            // Opening proved the passcode once, rekey once more: both counted by the service.
+            #expect(service.attempts == 2)
+
+            let reopened = try Vault.open(
+                in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
+            #expect(try reopened.list().map(\.title) == ["kept"])
+            #expect(try reopened.note(id: try reopened.list()[0].id).body == "secret body")
+            #expect(try reopened.mode == .system)
+            reopened.close()
+            #expect(service.attempts == 3)
+            expectVaultError(.wrongRecoveryKey) {
+                try Vault.open(in: dir + "/vault", using: .recoveryKey(oldRecoveryKey.displayString))
+            }
+            let byRecovery = try Vault.open(in: dir + "/vault", using: .recoveryKey(newRecoveryKey.displayString))
+            byRecovery.close()
+
+            // The slot of before (as an old backup holds it) put back: it opens nothing.
+            let old = try #require(oldSlot)
+            try withRawDatabase(dir) { db in
+                try db.execute(
+                    sql: "UPDATE slots SET parameters = ?, wrapped = ? WHERE name = 'system-passcode'",
+                    arguments: [old[0] as Data, old[1] as Data])
+            }
+            expectVaultError(.tampered) {
+                try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
+            }
+        }
+    }
+
+    @Test("rekey in system mode when the service cannot seal changes nothing")
+    func rekeyWhenSealingFails() throws {
+        try withScratch { dir in
+            let service = FakeSystemSlots()
+            let recoveryKey = try makeSystemVault(dir, service)
+            let failing = SealFails(service)
+            let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: withService(failing))
+            expectVaultError(.serviceUnavailable) { try vault.rekey(passcode: passcode, cost: testCost) }
+            #expect(try vault.list().map(\.title) == ["kept"])
+            vault.close()
+            let reopened = try Vault.open(
+                in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
+            #expect(try reopened.list().map(\.title) == ["kept"])
+            reopened.close()
+            let byRecovery = try Vault.open(in: dir + "/vault", using: .recoveryKey(recoveryKey.displayString))
+            byRecovery.close()
+        }
+    }
+
     @Test("a vault made before modes existed (schema v1) opens in user mode and is upgraded")
     func upgradeFromV1() throws {
         try withScratch { dir in
@@ -198,4 +263,25 @@ struct VaultSystemModeTests {
             #expect(columns.contains("mode"))
         }
     }
+}
+
+/// A service that opens slots but has stopped sealing them (it went away between the two calls).
+struct SealFails: SystemSlotService {
+    let inner: FakeSystemSlots
+    init(_ inner: FakeSystemSlots) { self.inner = inner }
+
+    func register(vault: UUID) throws(SystemSlotError) { try inner.register(vault: vault) }
+    func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+        throws(SystemSlotError) -> Data
+    { throw SystemSlotError(.unreachable, "fingerlockd went away") }
+    func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
+        throws(SystemSlotError) -> SymmetricKey
+    {
+        try inner.unlock(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData)
+    }
+    func lock(vault: UUID) throws(SystemSlotError) { try inner.lock(vault: vault) }
+    func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
+        throws(SystemSlotError)
+    { try inner.forget(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData) }
+    func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus { try inner.status(vault: vault) }
 }

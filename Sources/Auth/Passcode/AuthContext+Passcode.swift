@@ -32,20 +32,25 @@ extension AuthContext {
     func promptForPasscode(reason: String, typedAhead: String) async throws -> (Vault, String) {
         let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
         var typed = typedAhead
+        var refusal = CountedAttempt.Refusal(serviceSays: nil)
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
             typed = ""
-            if let vault = try openCountingFailure(.passcode(passcode)) { return (vault, passcode) }
-            if attempt < prompts { interaction.notify("Wrong passcode, try again.") }
+            switch try countedAttempt(anyOf: [.passcode(passcode)]) {
+            case .opened(let vault, _): return (vault, passcode)
+            case .refused(let why): refusal = why
+            }
+            if attempt < prompts { interaction.notify(refusal.retryNotice(default: "Wrong passcode, try again.")) }
         }
-        throw AuthError(.authenticationFailed, "Wrong passcode.")
+        throw AuthError(.authenticationFailed, refusal.finalMessage(default: "Wrong passcode."))
     }
 
-    /// Opens with the recovery key (for `passcode reset`), counted like a passcode attempt.
-    func openWithRecoveryKeyOrPasscode(_ credential: VaultCredential) throws -> Vault? {
+    /// Opens with the recovery key (for `passcode reset`) or the current passcode, counted like a
+    /// passcode attempt.
+    func openWithRecoveryKeyOrPasscode(_ credential: VaultCredential) throws -> CountedAttempt {
         try refuseDuringPasscodeDelay()
-        return try openCountingFailure(credential)
+        return try countedAttempt(anyOf: [credential])
     }
 
     /// Refuses at once while a delay runs (so nobody is asked for a passcode that would be refused).
@@ -65,16 +70,13 @@ extension AuthContext {
 
     /// Checks the delay and counts the attempt in one step under the counters' lock — so parallel
     /// runs waiting at their prompts cannot all slip past one check — then opens; a success clears
-    /// every counter (and lockout). An empty passcode is not an attempt.
-    func openCountingFailure(_ credential: VaultCredential) throws -> Vault? {
-        try openCountingFailure(anyOf: [credential])?.vault
-    }
-
-    /// As `openCountingFailure(_:)` for one secret that may be any of `credentials` (a passcode
-    /// that could also be a recovery key): one attempt is counted, whichever of them opens.
-    func openCountingFailure(anyOf credentials: [VaultCredential]) throws -> (vault: Vault, credential: VaultCredential)? {
+    /// every counter (and lockout). An empty passcode is not an attempt. One secret may be any of
+    /// `credentials` (a passcode that could also be a recovery key): one attempt is counted,
+    /// whichever of them opens. A refusal carries what fingerlockd said about its count and delay;
+    /// the caller says it, once.
+    func countedAttempt(anyOf credentials: [VaultCredential]) throws -> CountedAttempt {
         let attempts = credentials.filter { if case .passcode(let text) = $0 { !text.isEmpty } else { true } }
-        guard !attempts.isEmpty else { return nil }
+        guard !attempts.isEmpty else { return .refused(.init(serviceSays: nil)) }
         let now = dependencies.now()
         // A system-mode passcode is counted (first) by fingerlockd, not in the user's own files; a
         // recovery key is still counted here.
@@ -87,23 +89,24 @@ extension AuthContext {
                 $0.lastPasscodeFailure = now
             }
         }
+        var serviceSays: String?
         for credential in attempts {
             do {
                 let vault = try passcodes.open(with: credential)
                 try dependencies.attempts.update { $0 = AttemptState() }
-                return (vault, credential)
+                return .opened(vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 // A malformed recovery key is just a wrong one, and counts as such. The service's
-                // count and delay are worth telling at once.
+                // count and delay are worth telling.
                 if systemMode, error.code == .wrongPasscode, case .passcode = credential {
-                    interaction.notify(error.message)
+                    serviceSays = error.message
                 }
                 continue
             } catch {
                 throw Self.authError(error)
             }
         }
-        return nil
+        return .refused(.init(serviceSays: serviceSays))
     }
 
     // MARK: - Setting and replacing the passcode
@@ -173,21 +176,22 @@ extension AuthContext {
         try refuseDuringPasscodeDelay()
         let opened = OpenedVault()
         defer { opened.vault?.close() }
-        let finished = try await runFlow(flow) { step, input in
-            let vault: Vault?
+        let finished = try await runFlow(flow, refusal: { opened.refusal }) { step, input in
+            let attempt: CountedAttempt
             switch step {
-            case .enterCurrent:
-                vault = try self.openWithRecoveryKeyOrPasscode(.passcode(input))
-            case .enterRecoveryKey:
-                vault = try self.openWithRecoveryKeyOrPasscode(.recoveryKey(input))
-            default:
-                vault = nil
+            case .enterCurrent: attempt = try self.openWithRecoveryKeyOrPasscode(.passcode(input))
+            case .enterRecoveryKey: attempt = try self.openWithRecoveryKeyOrPasscode(.recoveryKey(input))
+            default: return false
             }
-            if let vault {
+            switch attempt {
+            case .opened(let vault, _):
                 opened.vault?.close()
                 opened.vault = vault
+                return true
+            case .refused(let why):
+                opened.refusal = why
+                return false
             }
-            return vault != nil
         }
         guard let vault = opened.vault, let newPasscode = finished.newPasscode else {
             throw AuthError(.authenticationFailed, "The passcode was not changed.")
@@ -212,9 +216,11 @@ extension AuthContext {
     }
 
     /// Drives a passcode flow through the interaction. From a script there is no second chance:
-    /// a mismatch or a wrong current passcode ends the command.
+    /// a mismatch or a wrong current passcode ends the command. `refusal` is what the last refused
+    /// credential check learnt (fingerlockd's count), said instead of the flow's own notice.
     private func runFlow(
-        _ start: PasscodeFlow, check: (PasscodeFlow.Step, String) throws -> Bool = { _, _ in false }
+        _ start: PasscodeFlow, refusal: () -> CountedAttempt.Refusal? = { nil },
+        check: (PasscodeFlow.Step, String) throws -> Bool = { _, _ in false }
     ) async throws -> PasscodeFlow {
         var flow = start
         var prompt = flow.prompt
@@ -223,9 +229,10 @@ extension AuthContext {
             let input = try await interaction.askSecret(prompt: Self.text(for: prompt.step), typedAhead: "")
             let before = prompt.step
             prompt = try flow.submit(input, check: check)
-            guard let notice = prompt.notice else { continue }
+            guard var notice = prompt.notice else { continue }
             let failed = prompt.step == before || (before == .confirmNew && prompt.step == .enterNew)
             if failed && (before == .enterCurrent || before == .enterRecoveryKey) {
+                notice = refusal()?.finalMessage(default: notice) ?? notice
                 wrongCredentials += 1
                 if interaction.passcodeFromScript || wrongCredentials >= Self.passcodePromptsPerEvaluation {
                     throw AuthError(.authenticationFailed, notice)
@@ -253,4 +260,5 @@ extension AuthContext {
 private final class OpenedVault: @unchecked Sendable {
     // Invariant: only touched from the one task running the flow, sequentially.
     var vault: Vault?
+    var refusal: CountedAttempt.Refusal?
 }

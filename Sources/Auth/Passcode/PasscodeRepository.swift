@@ -31,6 +31,8 @@ public protocol PasscodeRepository: Sendable {
     func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError?
     /// Puts an open system-mode vault back in user mode with `passcode`, without the service.
     func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
+    /// What fingerlockd knows about this vault (no secret; nothing asked, nothing counted).
+    func serviceStatus() throws(VaultError) -> SystemVaultStatus
 }
 
 extension PasscodeRepository {
@@ -53,6 +55,10 @@ extension PasscodeRepository {
 
     public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
         try vault.leaveSystemModeWithoutService(passcode: passcode)
+    }
+
+    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
+        throw VaultError(.serviceUnavailable, "fingerlockd is not configured for this fingerlock.")
     }
 }
 
@@ -108,6 +114,10 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
         try vault.leaveSystemModeWithoutService(passcode: passcode, cost: cost)
+    }
+
+    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
+        try Vault.serviceStatus(in: dataDirectory, configuration: configuration)
     }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.

@@ -1,6 +1,7 @@
 import Fingerprint
 import Foundation
-import Vault
+import Synchronization
+public import Vault
 
 /// What putting a backup back would change, shown before anything is replaced.
 public struct RestorePlan: Sendable {
@@ -33,6 +34,12 @@ public struct RestorePlan: Sendable {
     public var fingersBack: [String]
     public var fingersGone: [String]
     public var settingChanges: [SettingChange]
+    /// The vault's mode now (nil: there is no vault yet) and once the backup is back.
+    public var modeNow: VaultMode?
+    public var modeAfter: VaultMode
+    /// For a backup in system mode: why its passcode would open nothing afterwards (fingerlockd has
+    /// no secret for it, or could not be asked), with what still opens it; nil when all is well.
+    public var serviceProblem: String?
 }
 
 /// A restore that is ready: its plan, then `commit()` or `cancel()`.
@@ -55,6 +62,8 @@ public final class PreparedRestore: Sendable {
         defer { cancel() }
         let restored = try AuthContext.vaultCall { try staged.commit() }
         defer { restored.close() }
+        // The backup may bring the other mode back.
+        context.recordedMode.withLock { $0 = nil }
         _ = try? context.lock()
         try context.cacheKey(of: restored)
         return try AuthContext.vaultCall { try restored.noteCount() }
@@ -102,13 +111,19 @@ extension AuthContext {
     /// like any passcode.
     private func promptForPasscodeOrRecoveryKey(reason: String) async throws -> (Vault, VaultCredential) {
         let prompts = interaction.passcodeFromScript ? 1 : Self.passcodePromptsPerEvaluation
+        var refusal = CountedAttempt.Refusal(serviceSays: nil)
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
             let input = try await interaction.askSecret(prompt: "Passcode or recovery key (\(reason)): ", typedAhead: "")
-            if let opened = try openCountingFailure(anyOf: Self.credentials(for: input)) { return opened }
-            if attempt < prompts { interaction.notify("Wrong passcode or recovery key, try again.") }
+            switch try countedAttempt(anyOf: Self.credentials(for: input)) {
+            case .opened(let vault, let credential): return (vault, credential)
+            case .refused(let why): refusal = why
+            }
+            if attempt < prompts {
+                interaction.notify(refusal.retryNotice(default: "Wrong passcode or recovery key, try again."))
+            }
         }
-        throw AuthError(.authenticationFailed, "Wrong passcode or recovery key.")
+        throw AuthError(.authenticationFailed, refusal.finalMessage(default: "Wrong passcode or recovery key."))
     }
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
@@ -156,11 +171,16 @@ extension AuthContext {
                     .dataError,
                     "The backup is of a test vault; restore it with --reader simulated (or a virtual_* driver) so this data directory does not become a test vault by accident. Nothing was restored.")
             }
+            let modeAfter = try backup.mode
             var passcodeAfter = RestorePlan.Secret.backups
             var recoveryAfter = RestorePlan.Secret.backups
             if let current {
                 recoveryAfter = current.hasSameRecoveryKey(as: backup) ? .current : .backups
                 switch secret {
+                case .passcode? where modeAfter == .system:
+                    // Trying the passcode on the backup's slot would be a counted attempt at the
+                    // service (and a wrong one a failure): only an identical slot is known to match.
+                    passcodeAfter = current.hasSameSystemPasscodeSlot(as: backup) ? .current : .backupsUnchecked
                 case .passcode(let passcode)?:
                     passcodeAfter = backup.opens(with: .passcode(passcode)) ? .current : .backups
                 default:
@@ -182,7 +202,21 @@ extension AuthContext {
                 otherVault: try current.map { try $0.storeID != backup.storeID } ?? false,
                 passcodeAfter: passcodeAfter, recoveryKeyAfter: recoveryAfter,
                 fingersBack: fingersThen.subtracting(fingersNow).sorted(),
-                fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes)
+                fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
+                modeNow: try current?.mode, modeAfter: modeAfter,
+                serviceProblem: modeAfter == .system ? Self.serviceProblem(restoring: backup) : nil)
+        }
+    }
+
+    /// What stands in the way of the passcode of a system-mode backup once it is back.
+    private static func serviceProblem(restoring backup: Vault) -> String? {
+        do {
+            if try backup.serviceStatus().registered { return nil }
+            return "fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
+                + "its recovery key does (`fingerlock passcode reset`)."
+        } catch {
+            return "\(error.message) Afterwards the passcode opens the vault only through fingerlockd; "
+                + "the backup's recovery key opens it without."
         }
     }
 

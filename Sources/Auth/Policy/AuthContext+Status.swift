@@ -1,6 +1,6 @@
 import Fingerprint
 import Foundation
-import Vault
+public import Vault
 
 /// `status`: what can be told without a touch or the passcode.
 extension AuthContext {
@@ -16,6 +16,7 @@ extension AuthContext {
             passcodeDelayLeft: PasscodeDelays.remaining(in: attempts, now: dependencies.now()),
             mode: vaultMode.rawValue,
             keyCacheUnavailable: cache.unavailableReason())
+        if status.setUp, isSystemMode { addServiceView(to: &status) }
         guard status.setUp, status.keyCacheUnavailable == nil else { return status }
         let (opened, _) = try cachedVault()
         guard let vault = opened else { return status }
@@ -31,5 +32,23 @@ extension AuthContext {
             try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
         }
         return status
+    }
+
+    /// What fingerlockd knows about this vault (for `doctor`): nothing asked, nothing counted.
+    public func serviceStatus() throws -> SystemVaultStatus {
+        try Self.vaultCall { try passcodes.serviceStatus() }
+    }
+
+    /// System mode: the passcode counters that apply are fingerlockd's. A service that cannot be
+    /// asked is reported, not thrown: `status` still tells what it can.
+    private func addServiceView(to status: inout VaultStatus) {
+        do {
+            let known = try passcodes.serviceStatus()
+            status.service = .answered(known)
+            status.failedPasscodes = known.failedPasscodes
+            status.passcodeDelayLeft = known.delaySeconds > 0 ? .seconds(known.delaySeconds) : nil
+        } catch {
+            status.service = .unreachable(error.message)
+        }
     }
 }

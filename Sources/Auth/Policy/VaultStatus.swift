@@ -34,4 +34,14 @@ public struct VaultStatus: Sendable, Equatable {
     public var mode: String
     /// Why no key can be cached here at all (no usable keyring), or nil.
     public var keyCacheUnavailable: String?
+    /// In system mode, what fingerlockd said about the vault, or why it could not be asked; nil in
+    /// user mode. When it answered, `failedPasscodes` and `passcodeDelayLeft` are its counters.
+    public var service: Service?
+
+    /// fingerlockd's view of a system-mode vault.
+    public enum Service: Sendable, Equatable {
+        case answered(SystemVaultStatus)
+        /// The one-line reason, with its fix.
+        case unreachable(String)
+    }
 }

@@ -8,7 +8,8 @@ import Foundation
 struct DoctorCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check reader access, udev rules, fprintd, the keyring and permissions; say how to fix each problem.",
+        abstract:
+            "Check reader access, udev rules, fprintd, the keyring, permissions and fingerlockd; say how to fix each problem.",
         discussion: "Exits 1 when something blocks fingerprint unlock, 0 otherwise. It never asks for the passcode.")
 
     @OptionGroup var global: GlobalOptions
@@ -26,7 +27,10 @@ struct DoctorCommand: FingerlockCommand {
             // The readers `fingerlock readers` lists with the same --reader: with `--reader simulated`
             // (a test vault's reader) that is the simulated one, not an error about missing hardware.
             listReaders: { try await ReaderResolver(option: global.reader, dependencies: dependencies).listedReaders().map(\.info) },
-            setupStatus: { try context.inspectSetup() })
+            setupStatus: { try context.inspectSetup() },
+            service: DoctorServiceTarget(
+                socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { context.vaultMode },
+                vaultStatus: { try context.serviceStatus() }))
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
         if status != 0 { throw DoctorFoundProblems(status: status) }

@@ -1,4 +1,5 @@
 import Auth
+import Vault
 
 /// What `restore` says before it asks: every part of the security state the backup brings back.
 enum RestorePlanText {
@@ -15,6 +16,14 @@ enum RestorePlanText {
             lines.append("  Passcode afterwards: " + describe(plan.passcodeAfter, "passcode"))
             lines.append("  Recovery key afterwards: " + describe(plan.recoveryKeyAfter, "recovery key"))
         }
+        if plan.modeAfter != (plan.modeNow ?? .user) {
+            let now = plan.modeNow.map { ", \($0.rawValue) now" } ?? ""
+            switch plan.modeAfter {
+            case .system: lines.append("  Mode afterwards: system (the passcode goes through fingerlockd)\(now).")
+            case .user: lines.append("  Mode afterwards: user (the passcode opens it without fingerlockd)\(now).")
+            }
+        }
+        if let problem = plan.serviceProblem { lines.append("  Warning: " + problem) }
         for finger in plan.fingersBack { lines.append("  Comes back: \(finger) (not enrolled now).") }
         for finger in plan.fingersGone { lines.append("  Goes away: \(finger) (enrolled now, not in the backup).") }
         for change in plan.settingChanges {

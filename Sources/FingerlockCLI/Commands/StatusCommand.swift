@@ -11,7 +11,9 @@ struct StatusCommand: FingerlockCommand {
         discussion: """
             Needs no touch and no passcode and reveals no secret. The enrolled fingers and the vault's \
             kind are sealed in the vault, so they are shown only while it is unlocked (a key is cached). \
-            Times come from the kernel keyring, which rounds them down to its unit.
+            Times come from the kernel keyring, which rounds them down to its unit. In system mode it also \
+            asks fingerlockd what it knows (the passcode counters are the service's); a service that cannot \
+            be reached is reported, with the fix, and status still exits 0.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -19,7 +21,9 @@ struct StatusCommand: FingerlockCommand {
         name: .long,
         help: """
             Print a JSON object {setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, \
-            failedPasscodes, passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable}.
+            failedPasscodes, passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service}; \
+            service is null in user mode, else {socket, reachable, problem, registered, unlocked, unlockedSecondsLeft, \
+            failedPasscodes, delaySecondsLeft}.
             """)
     var json = false
 
@@ -28,10 +32,11 @@ struct StatusCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false, json: json)
         let status = try session.context.status()
+        let socket = global.settings.socketPath(dependencies.environment)
         if json {
-            try dependencies.console.printJSON(StatusJSON(status))
+            try dependencies.console.printJSON(StatusJSON(status, socket: socket))
         } else {
-            for line in StatusText.lines(status) { dependencies.console.print(line) }
+            for line in StatusText.lines(status, socket: socket) { dependencies.console.print(line) }
         }
     }
 }

@@ -24,8 +24,54 @@ struct StatusJSON: Encodable {
     var keyCacheUnavailable: String?
     /// Which fingerlock answered: scripts that log the object can tell versions apart.
     var version = FingerlockVersion.current
+    /// System mode: fingerlockd's view (null in user mode).
+    var service: Service?
 
-    init(_ status: VaultStatus) {
+    /// Every key always there; null where the service could not be asked.
+    struct Service: Encodable {
+        var socket: String
+        var reachable: Bool
+        var problem: String?
+        var registered: Bool?
+        var unlocked: Bool?
+        var unlockedSecondsLeft: Int?
+        var failedPasscodes: Int?
+        var delaySecondsLeft: Int?
+
+        init(_ service: VaultStatus.Service, socket: String) {
+            self.socket = socket
+            switch service {
+            case .unreachable(let why):
+                reachable = false
+                problem = why
+            case .answered(let known):
+                reachable = true
+                registered = known.registered
+                unlocked = known.unlocked
+                unlockedSecondsLeft = known.unlockedSeconds
+                failedPasscodes = known.failedPasscodes
+                delaySecondsLeft = known.delaySeconds
+            }
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case socket, reachable, problem, registered, unlocked, unlockedSecondsLeft, failedPasscodes, delaySecondsLeft
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(socket, forKey: .socket)
+            try container.encode(reachable, forKey: .reachable)
+            try container.encode(problem, forKey: .problem)
+            try container.encode(registered, forKey: .registered)
+            try container.encode(unlocked, forKey: .unlocked)
+            try container.encode(unlockedSecondsLeft, forKey: .unlockedSecondsLeft)
+            try container.encode(failedPasscodes, forKey: .failedPasscodes)
+            try container.encode(delaySecondsLeft, forKey: .delaySecondsLeft)
+        }
+    }
+
+    init(_ status: VaultStatus, socket: String) {
         setUp = status.setUp
         unlocked = status.unlocked
         keyExpiresInSeconds = status.keyExpiresIn?.components.seconds
@@ -38,11 +84,12 @@ struct StatusJSON: Encodable {
         kind = status.kind?.rawValue
         mode = status.mode
         keyCacheUnavailable = status.keyCacheUnavailable
+        service = status.service.map { Service($0, socket: socket) }
     }
 
     enum CodingKeys: String, CodingKey {
         case setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, failedPasscodes
-        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version
+        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service
     }
 
     /// Writes nulls too: a synthesized encoder would leave the key out.
@@ -61,5 +108,6 @@ struct StatusJSON: Encodable {
         try container.encode(mode, forKey: .mode)
         try container.encode(keyCacheUnavailable, forKey: .keyCacheUnavailable)
         try container.encode(version, forKey: .version)
+        try container.encode(service, forKey: .service)
     }
 }

@@ -4,7 +4,8 @@ import Vault
 
 /// The human `status`: one line per fact.
 enum StatusText {
-    static func lines(_ status: VaultStatus) -> [String] {
+    /// `socket`: where fingerlockd was asked (system mode).
+    static func lines(_ status: VaultStatus, socket: String) -> [String] {
         guard status.setUp else {
             return ["vault: not set up; `fingerlock passcode set` creates it", "mode: \(status.mode)"]
         }
@@ -30,10 +31,13 @@ enum StatusText {
         } else if status.failedTouches > 0 {
             lines.append("fingerprint: \(status.failedTouches) failed touches in a row (lockout at \(AuthContext.lockoutThreshold))")
         }
+        if let service = status.service { lines.append(serviceLine(service, socket: socket)) }
+        let countedBy = status.service.map { if case .answered = $0 { " (counted by fingerlockd)" } else { "" } } ?? ""
         if let delay = status.passcodeDelayLeft {
-            lines.append("passcode: \(status.failedPasscodes) wrong in a row; next attempt in \(PasscodeDelays.describe(delay))")
+            lines.append(
+                "passcode: \(status.failedPasscodes) wrong in a row\(countedBy); next attempt in \(PasscodeDelays.describe(delay))")
         } else if status.failedPasscodes > 0 {
-            lines.append("passcode: \(status.failedPasscodes) wrong in a row")
+            lines.append("passcode: \(status.failedPasscodes) wrong in a row\(countedBy)")
         }
         if let fingers = status.enrolledFingers {
             if fingers.isEmpty {
@@ -48,5 +52,20 @@ enum StatusText {
         }
         lines.append("mode: \(status.mode)")
         return lines
+    }
+
+    static func serviceLine(_ service: VaultStatus.Service, socket: String) -> String {
+        switch service {
+        case .unreachable(let why):
+            return "service: " + why
+        case .answered(let known) where !known.registered:
+            return "service: fingerlockd at \(socket) has no secret for this vault, so the passcode cannot open it; "
+                + "`fingerlock passcode reset` (with the recovery key) puts it back in user mode"
+        case .answered(let known) where known.unlocked:
+            return "service: fingerlockd at \(socket) holds this vault's secret and its key, "
+                + "for about \(PasscodeDelays.describe(.seconds(known.unlockedSeconds))) more"
+        case .answered:
+            return "service: fingerlockd at \(socket) holds this vault's secret; no key is cached there"
+        }
     }
 }

@@ -23,7 +23,8 @@ struct SystemCommand: ParsableCommand {
             abstract: "Move this vault into system mode (asks the passcode).",
             discussion: """
                 The old passcode slot is destroyed; backups made before still open with the old \
-                passcode (run `fingerlock rekey` first if that matters).
+                passcode. `fingerlock rekey` (before or after) gives the vault a new key that nothing \
+                in them opens.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -27,6 +27,7 @@ public struct Doctor: Sendable {
         findings.append(keyringFinding())
         findings += dataDirectoryFindings()
         findings += await setupFindings()
+        findings += serviceFindings()
         findings.append(sessionFinding())
         return DoctorReport(findings: findings)
     }
@@ -180,10 +181,11 @@ public struct Doctor: Sendable {
         let plugdevInstall =
             "sudo make install UDEV_RULES=udev/70-fingerlock-plugdev.rules (in the fingerlock source) "
             + "and sudo usermod -aG plugdev \(user.name), then log out and back in"
-        // A node whose group may read and write it: joining that group is the direct fix.
+        // A node whose group may read and write it: joining that group is the direct fix — never
+        // the service's group, which would hand the user what system mode keeps from them.
         if let ownership = NodeOwnership.of(node), ownership.groupCanReadWrite,
             !user.groupIDs.contains(ownership.groupID),
-            let group = user.groupName(ownership.groupID), group != "root"
+            let group = user.groupName(ownership.groupID), group != "root", group != InstalledUdevRules.serviceGroup
         {
             return "sudo usermod -aG \(group) \(user.name), then log out and back in"
         }
@@ -215,6 +217,11 @@ public struct Doctor: Sendable {
                 return "sudo usermod -aG plugdev \(user.name), then log out and back in"
             }
             return "\(reload), or unplug and replug the reader"
+        case .system:
+            // Fingerprint through fingerlockd is not built yet, so these rules only take the reader away.
+            return "\(rules.path) gives the reader to fingerlockd only (system-mode rules), and fingerprint "
+                + "unlock through fingerlockd is not available yet: sudo make install (in the fingerlock source) "
+                + "puts the uaccess rules back"
         }
     }
 

@@ -2,7 +2,7 @@ public import Auth
 public import Fingerprint
 
 /// Everything `doctor` looks at, injected so tests can point it at a fake sysfs/devfs/proc tree and
-/// hand in probes. ``system(environment:dataDirectory:listReaders:setupStatus:)`` gives the real ones.
+/// hand in probes. ``system(environment:dataDirectory:listReaders:setupStatus:service:)`` gives the real ones.
 public struct DoctorDependencies: Sendable {
     public var environment: [String: String]
     public var user: DoctorUser
@@ -28,13 +28,15 @@ public struct DoctorDependencies: Sendable {
     public var listReaders: (@Sendable () async throws -> [ReaderInfo])?
     /// Reports passcode and enrolled fingers; nil when the caller has not wired one.
     public var setupStatus: (@Sendable () async throws -> SetupStatus)?
+    /// fingerlockd; nil when the caller has not wired it (no `service` finding).
+    public var service: DoctorServiceTarget?
 
     public init(
         environment: [String: String], user: DoctorUser, hwdbPath: String, usbDevicesDirectory: String,
         devfsRoot: String, procRoot: String, runRoot: String, dpkgRoot: String, udevRulesDirectories: [String],
         dataDirectory: String?, nodeAccess: any DeviceNodeAccess, keyring: any KeyringProbe,
         listReaders: (@Sendable () async throws -> [ReaderInfo])?,
-        setupStatus: (@Sendable () async throws -> SetupStatus)?
+        setupStatus: (@Sendable () async throws -> SetupStatus)?, service: DoctorServiceTarget? = nil
     ) {
         self.environment = environment
         self.user = user
@@ -50,19 +52,20 @@ public struct DoctorDependencies: Sendable {
         self.keyring = keyring
         self.listReaders = listReaders
         self.setupStatus = setupStatus
+        self.service = service
     }
 
     /// The real system: real paths, access(2), the kernel keyring.
     public static func system(
         environment: [String: String], dataDirectory: String?,
         listReaders: (@Sendable () async throws -> [ReaderInfo])?,
-        setupStatus: (@Sendable () async throws -> SetupStatus)?
+        setupStatus: (@Sendable () async throws -> SetupStatus)?, service: DoctorServiceTarget? = nil
     ) -> DoctorDependencies {
         DoctorDependencies(
             environment: environment, user: .current(environment: environment), hwdbPath: LibfprintHwdb.defaultPath,
             usbDevicesDirectory: "/sys/bus/usb/devices", devfsRoot: "/dev", procRoot: "/proc", runRoot: "/run",
             dpkgRoot: "/var/lib/dpkg", udevRulesDirectories: InstalledUdevRules.defaultDirectories,
             dataDirectory: dataDirectory, nodeAccess: KernelDeviceNodeAccess(), keyring: KernelKeyringProbe(),
-            listReaders: listReaders, setupStatus: setupStatus)
+            listReaders: listReaders, setupStatus: setupStatus, service: service)
     }
 }

@@ -19,7 +19,7 @@ public struct DoctorFinding: Codable, Hashable, Sendable {
     }
 
     /// A short stable name: `fingerlock` (its version), `libfprint`, `readers`, `usb 06cb:00bd`, `udev-rules`, `fprintd`,
-    /// `keyring`, `data-directory`, `passcode`, `enrolled`, `session`.
+    /// `keyring`, `data-directory`, `passcode`, `enrolled`, `service` (fingerlockd), `session`.
     public var check: String
     public var status: Status
     /// One sentence saying what was found.

@@ -7,7 +7,12 @@ struct InstalledUdevRules: Equatable, Sendable {
         case uaccess
         /// `GROUP="plugdev", MODE="0660"`: members of plugdev may open the reader.
         case plugdev
+        /// `GROUP="fingerlockd", MODE="0660"` (system mode): only the service may open the reader.
+        case system
     }
+
+    /// The group the system-mode rules give the reader to: the service's (systemd/fingerlockd.sysusers).
+    static let serviceGroup = "fingerlockd"
 
     static let fileName = "70-fingerlock.rules"
     /// Where udev reads rules, in its order of precedence.
@@ -32,16 +37,18 @@ struct InstalledUdevRules: Equatable, Sendable {
 
     static func parse(_ text: String, path: String) -> InstalledUdevRules {
         var ids: Set<USBID> = []
-        var sawGroup = false
+        var variant = Variant.uaccess
         for line in text.split(separator: "\n") where !line.hasPrefix("#") {
             guard let vendor = value(of: "ATTRS{idVendor}==", in: line),
                 let product = value(of: "ATTRS{idProduct}==", in: line),
                 let id = USBID(vendor: vendor, product: product)
             else { continue }
             ids.insert(id)
-            if line.contains("GROUP=") && !line.contains("uaccess") { sawGroup = true }
+            if line.contains("GROUP=") && !line.contains("uaccess") {
+                variant = value(of: "GROUP=", in: line) == Substring(serviceGroup) ? .system : .plugdev
+            }
         }
-        return InstalledUdevRules(path: path, variant: sawGroup ? .plugdev : .uaccess, ids: ids)
+        return InstalledUdevRules(path: path, variant: variant, ids: ids)
     }
 
     private static func value(of key: String, in line: Substring) -> Substring? {

@@ -3,20 +3,9 @@ import FingerlockProtocol
 public import Foundation
 public import Vault
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// fingerlockd behind the vault's `SystemSlotService` seam: one Varlink connection per call (the
 /// CLI makes a few calls per run), every wait bounded, and the service's replies turned into
-/// `SystemSlotError`s with the sentence the user needs.
-///
-/// Who may answer: the socket file's owner, which SO_PEERCRED must confirm. With systemd's socket
-/// activation the listening socket (and so the peer credentials) is root's; run by hand, the
-/// service creates the socket as its own system user. The owner must be root or a system user
-/// (uid below 1000) and not the caller — a process of the caller's own cannot pose as the service
-/// by pointing `--socket` at a socket of its own — except when the caller is root (tests run the
-/// CLI as root against a service user's socket; root can read everything anyway).
+/// `SystemSlotError`s with the sentence the user needs. Who may answer: see `ServiceSocket`.
 public struct ServiceSlotClient: SystemSlotService {
     public let socketPath: String
     public let timeout: Duration
@@ -36,23 +25,12 @@ public struct ServiceSlotClient: SystemSlotService {
         SystemSlotError(.unreachable, "fingerlockd is not reachable at \(socketPath) (\(why)): " + fix)
     }
 
-    /// The uid the service must have, from the socket file's owner (see the type's comment).
-    func expectedServiceUID() throws(SystemSlotError) -> UInt32 {
-        var info = stat()
-        guard lstat(socketPath, &info) == 0 else {
-            throw unreachable(errno == ENOENT ? "no socket there" : String(cString: strerror(errno)))
-        }
-        guard (info.st_mode & S_IFMT) == S_IFSOCK else { throw unreachable("not a socket") }
-        let owner = info.st_uid
-        let caller = getuid()
-        guard caller == 0 || (owner != caller && (owner == 0 || owner < 1000)) else {
-            throw unreachable("the socket belongs to uid \(owner), not to root or a system user")
-        }
-        return owner
-    }
-
     func connect() throws(SystemSlotError) -> ServiceClient {
-        let uid = try expectedServiceUID()
+        let uid: UInt32
+        switch ServiceSocket(path: socketPath).expectedServiceUID() {
+        case .success(let owner): uid = owner
+        case .failure(let problem): throw unreachable(problem.reason)
+        }
         do {
             return try ServiceClient(socketPath: socketPath, timeout: timeout, expectedServiceUID: uid)
         } catch {
@@ -136,6 +114,13 @@ public struct ServiceSlotClient: SystemSlotService {
         }
         defer { bytes.resetBytes(in: bytes.indices) }
         return SymmetricKey(data: bytes)
+    }
+
+    public func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus {
+        let reply = try call { client throws(ServiceClientError) in try client.status(vault.uuidString.lowercased()) }
+        return SystemVaultStatus(
+            registered: reply.registered, unlocked: reply.unlocked, unlockedSeconds: reply.unlockedSeconds,
+            failedPasscodes: reply.failedPasscodes, delaySeconds: reply.delaySeconds)
     }
 
     public func lock(vault: UUID) throws(SystemSlotError) {

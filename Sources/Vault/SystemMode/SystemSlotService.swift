@@ -23,6 +23,28 @@ public protocol SystemSlotService: Sendable {
     /// Deletes the vault's secret and counters, after the same proof (and counting) as `unlock`.
     func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError)
+    /// What the service knows about `vault` (no secret): asks nothing, counts nothing.
+    func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus
+}
+
+/// What fingerlockd knows about one vault of the caller's; nothing in it is a secret.
+public struct SystemVaultStatus: Sendable, Equatable {
+    /// The service holds the vault's secret (without it the passcode opens nothing).
+    public var registered: Bool
+    /// The vault's key is cached in the service's memory, for `unlockedSeconds` more.
+    public var unlocked: Bool
+    public var unlockedSeconds: Int
+    /// Wrong passcodes in a row, counted by the service, and the wait before the next try (0: none).
+    public var failedPasscodes: Int
+    public var delaySeconds: Int
+
+    public init(registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int) {
+        self.registered = registered
+        self.unlocked = unlocked
+        self.unlockedSeconds = unlockedSeconds
+        self.failedPasscodes = failedPasscodes
+        self.delaySeconds = delaySeconds
+    }
 }
 
 /// Why the service did not do what the vault asked, with the sentence the user needs.
@@ -70,4 +92,5 @@ public struct NoSystemSlotService: SystemSlotService {
     public func forget(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError)
     { throw unavailable }
+    public func status(vault: UUID) throws(SystemSlotError) -> SystemVaultStatus { throw unavailable }
 }

@@ -74,20 +74,33 @@ final class DaemonProcess {
 }
 
 /// Runs a command to completion (at most `timeout` seconds) and returns its status and stdout.
-/// Output goes through a file, so no thread blocks on a pipe.
 @discardableResult
 func runCommand(
     _ executable: String, _ arguments: [String], timeout: Double = 60, mergingStandardError: Bool = false
 ) throws -> (status: Int32, output: String) {
+    let ran = try runCommandSeparately(executable, arguments, timeout: timeout)
+    return (ran.status, mergingStandardError ? ran.stdout + ran.stderr : ran.stdout)
+}
+
+/// What a finished command printed, each stream apart.
+struct CommandOutput {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a command to completion (at most `timeout` seconds). Output goes through files, so no
+/// thread blocks on a pipe.
+func runCommandSeparately(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> CommandOutput {
     let outputPath = NSTemporaryDirectory() + "/fingerlockd-test-output-\(UUID().uuidString)"
-    _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    let errorPath = outputPath + ".err"
+    for path in [outputPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+    defer { for path in [outputPath, errorPath] { try? FileManager.default.removeItem(atPath: path) } }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = FileHandle(forWritingAtPath: outputPath)
-    process.standardOutput = output
-    process.standardError = mergingStandardError ? output : FileHandle.nullDevice
+    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+    process.standardError = FileHandle(forWritingAtPath: errorPath)
     process.standardInput = FileHandle.nullDevice
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
@@ -97,6 +110,6 @@ func runCommand(
         process.waitUntilExit()
         throw DaemonProcess.Failure(description: "\(executable) \(arguments) timed out")
     }
-    let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    return (process.terminationStatus, text)
+    func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+    return CommandOutput(status: process.terminationStatus, stdout: text(outputPath), stderr: text(errorPath))
 }

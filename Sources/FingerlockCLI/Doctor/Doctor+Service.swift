@@ -1,0 +1,114 @@
+import FingerlockProtocol
+import Foundation
+import Vault
+
+/// fingerlockd: for a system-mode vault every passcode unlock needs it, so a problem is an error; for
+/// a user-mode vault it is reported only when its socket exists, and a problem is a warning.
+extension Doctor {
+    static let serviceCheck = "service"
+    static let startService =
+        "sudo systemctl enable --now fingerlockd.socket (after sudo make install), "
+        + "or point --socket (FINGERLOCK_SOCKET) at the running service"
+
+    func serviceFindings() -> [DoctorFinding] {
+        guard let target = dependencies.service else { return [] }
+        let systemMode = target.vaultMode() == .system
+        let path = target.socketPath
+        let problem: (String, String) -> DoctorFinding = { message, fix in
+            systemMode
+                ? .error(Self.serviceCheck, message + " This vault is in system mode: its passcode needs the service.", fix: fix)
+                : .warning(Self.serviceCheck, message, fix: fix)
+        }
+
+        let owner: UInt32
+        switch ServiceSocket(path: path).expectedServiceUID(caller: dependencies.user.uid) {
+        case .success(let uid): owner = uid
+        case .failure(.missing):
+            return systemMode ? [problem("No fingerlockd socket at \(path).", Self.startService)] : []
+        case .failure(.badOwner(let uid)) where uid == dependencies.user.uid:
+            return [
+                problem(
+                    "\(path) belongs to you (uid \(uid)): any process of yours could pose as the service.",
+                    "remove it and use the service's own socket (\(ServiceInterface.defaultSocketPath))")
+            ]
+        case .failure(let refused):
+            return [problem("\(path) is refused: \(refused.reason).", "use the service's own socket (\(ServiceInterface.defaultSocketPath))")]
+        }
+
+        let client: ServiceClient
+        do {
+            client = try ServiceClient(socketPath: path, timeout: target.timeout)
+        } catch {
+            return [problem("Nothing answers at \(path) (\(Self.describe(error))).", Self.startService)]
+        }
+        guard client.peerUID == owner else {
+            let peer = client.peerUID.map { "uid \($0)" } ?? "an unknown user"
+            return [
+                problem(
+                    "SO_PEERCRED says \(path) is served by \(peer), but the socket file belongs to uid \(owner): "
+                        + "something may be posing as the service.",
+                    "stop whatever listens there and restart the service (sudo systemctl restart fingerlockd.socket)")
+            ]
+        }
+        let info: VarlinkParameters.Info
+        do {
+            info = try client.info()
+        } catch {
+            return [problem("The service at \(path) did not answer GetInfo (\(Self.describe(error))).", Self.restart)]
+        }
+        guard info.interfaces.contains(ServiceInterface.name) else {
+            return [
+                problem(
+                    "\(path) is served by \(info.product) \(info.version), which does not offer \(ServiceInterface.name).",
+                    "point --socket (FINGERLOCK_SOCKET) at fingerlockd")
+            ]
+        }
+        let spoken = Self.protocolVersion(in: info.version)
+        guard spoken == ServiceInterface.protocolVersion else {
+            let theirs = spoken.map { "protocol \($0)" } ?? "an unknown protocol (\(info.version))"
+            return [
+                problem(
+                    "\(info.product) at \(path) speaks \(theirs); this fingerlock speaks protocol "
+                        + "\(ServiceInterface.protocolVersion).",
+                    "install fingerlock and fingerlockd from the same source (sudo make install), then " + Self.restart)
+            ]
+        }
+        let answered =
+            "\(info.product) \(info.version) answers at \(path) as uid \(owner) (the socket's owner, SO_PEERCRED agrees)"
+        guard systemMode else {
+            return [
+                .ok(Self.serviceCheck, answered + "; this vault is in user mode and does not use it (`fingerlock system enable`).")
+            ]
+        }
+        do {
+            guard try target.vaultStatus().registered else {
+                return [
+                    .error(
+                        Self.serviceCheck,
+                        answered + ", but it has no secret for this vault, so the passcode cannot open it.",
+                        fix: "fingerlock passcode reset (with the recovery key) puts the vault back in user mode")
+                ]
+            }
+        } catch {
+            return [problem(answered + ", but asking it about this vault failed: \(error)", Self.restart)]
+        }
+        return [.ok(Self.serviceCheck, answered + " and holds this vault's secret.")]
+    }
+
+    static let restart = "sudo systemctl restart fingerlockd.socket fingerlockd.service"
+
+    /// fingerlockd reports `VERSION (protocol N)` in GetInfo's version.
+    static func protocolVersion(in version: String) -> Int? {
+        guard let match = version.firstMatch(of: /\(protocol (\d+)\)/) else { return nil }
+        return Int(match.output.1)
+    }
+
+    static func describe(_ error: ServiceClientError) -> String {
+        switch error {
+        case .unreachable(let why): why
+        case .timedOut: "no answer in time"
+        case .protocolViolation(let why): why
+        case .service(let failure): failure.name
+        }
+    }
+}

@@ -1,0 +1,21 @@
+public import Vault
+
+/// What `doctor` needs to check fingerlockd: where the CLI looks for it, the vault's mode, and a way
+/// to ask the service about this vault (no secret; nothing counted).
+public struct DoctorServiceTarget: Sendable {
+    public var socketPath: String
+    public var vaultMode: @Sendable () -> VaultMode
+    public var vaultStatus: @Sendable () throws -> SystemVaultStatus
+    /// How long the service may take to answer one call.
+    public var timeout: Duration
+
+    public init(
+        socketPath: String, vaultMode: @escaping @Sendable () -> VaultMode,
+        vaultStatus: @escaping @Sendable () throws -> SystemVaultStatus, timeout: Duration = .seconds(3)
+    ) {
+        self.socketPath = socketPath
+        self.vaultMode = vaultMode
+        self.vaultStatus = vaultStatus
+        self.timeout = timeout
+    }
+}

@@ -1,0 +1,411 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Commands on a system-mode vault through the built binaries: `fingerlockd` as the service user,
+/// `fingerlock` as a login user (runuser), each command a new process. Needs root, as CI runs.
+@Suite(.serialized, .timeLimit(.minutes(6)))
+struct SystemModeCommandsTests {
+    static let passcode = SystemModeRealUsersTests.passcode
+
+    /// Alice's vault with one note, moved into system mode, and the service it uses.
+    final class AliceVault {
+        let setup: SystemModeRealUsersTests.Setup
+        var service: DaemonProcess
+        let data: String
+        let recoveryKey: String
+        let user = RealUsersTests.alice
+
+        init() throws {
+            try RealUsersTests.ensureUsers()
+            setup = try SystemModeRealUsersTests.Setup()
+            service = try setup.startService()
+            data = setup.base + "/\(RealUsersTests.alice)/data"
+            let user = RealUsersTests.alice
+            let common = ["--reader", "simulated", "--data-dir", data, "--socket", setup.socket]
+            let set = try setup.fingerlock(
+                as: user, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [passcode, passcode])
+            try #require(set.status == 0, "\(set.output)")
+            recoveryKey = try #require(
+                set.output.firstMatch(of: /([A-Z0-9]{4}-){12}[A-Z0-9]{4}/).map { String($0.output.0) })
+            let added = try setup.fingerlock(
+                as: user, common + ["notes", "add", "--title", "kept", "--passcode-fd", "3"], passcodes: [passcode],
+                body: "body\n")
+            try #require(added.status == 0, "\(added.output)")
+            let enabled = try setup.fingerlock(
+                as: user, common + ["system", "enable", "--passcode-fd", "3"], passcodes: [passcode])
+            try #require(enabled.status == 0, "\(enabled.output)")
+        }
+
+        deinit {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+
+        var common: [String] { options(socket: setup.socket) }
+
+        func options(socket: String) -> [String] { ["--reader", "simulated", "--data-dir", data, "--socket", socket] }
+
+        /// `fingerlock ARGS` as Alice, on her vault, asking the service at `socket` (the setup's).
+        func run(_ arguments: [String], _ passcodes: [String] = [], socket: String? = nil) throws -> CommandOutput {
+            try setup.fingerlockSeparately(
+                as: user, options(socket: socket ?? setup.socket) + arguments, passcodes: passcodes)
+        }
+
+        func json(_ arguments: [String], socket: String? = nil) throws -> [String: Any] {
+            let ran = try run(arguments + ["--json"], socket: socket)
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [String: Any], "\(ran)")
+        }
+
+        /// `doctor --json`'s service finding (nil when there is none).
+        func doctorService(socket: String? = nil) throws -> [String: Any]? {
+            let ran = try run(["doctor", "--json"], socket: socket)
+            let findings = try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [[String: Any]], "\(ran)")
+            return findings.first { $0["check"] as? String == "service" }
+        }
+
+        func serviceStatus() throws -> [String: Any] {
+            try setup.serviceStatus(
+                as: user, socket: setup.socket, vault: try SystemModeRealUsersTests.storeID(data))
+        }
+    }
+
+    @Test func aWrongPasscodeIsSaidOnceWithTheServicesCount() throws {
+        let alice = try AliceVault()
+        let first = try alice.run(["notes", "list", "--passcode-fd", "3"], ["wrong passcode"])
+        #expect(first.status == 1)
+        #expect(first.stdout == "")
+        #expect(first.stderr == "fingerlock: Wrong passcode (fingerlockd counts 1 wrong in a row).\n", "\(first.stderr)")
+        // `passcode change` checks the current passcode through the same counted attempt.
+        let change = try alice.run(["passcode", "change", "--passcode-fd", "3"], ["wrong again", "x", "x"])
+        #expect(change.status == 1)
+        #expect(change.stderr == "fingerlock: Wrong passcode (fingerlockd counts 2 wrong in a row).\n", "\(change.stderr)")
+        // So does `restore`'s "passcode or recovery key".
+        let backup = alice.setup.base + "/\(alice.user)/backup.flk"
+        #expect(try alice.run(["backup", backup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        let restore = try alice.run(["restore", backup, "--passcode-fd", "3"], ["wrong a third time"])
+        #expect(restore.status == 1)
+        #expect(restore.stderr == "fingerlock: Wrong passcode (fingerlockd counts 1 wrong in a row).\n", "\(restore.stderr)")
+    }
+
+    @Test func statusSaysWhatTheServiceKnowsAndWorksWithoutIt() throws {
+        let alice = try AliceVault()
+        let socket = alice.setup.socket
+        let fresh = try alice.run(["status"])
+        #expect(fresh.status == 0 && fresh.stderr == "", "\(fresh)")
+        #expect(
+            fresh.stdout.contains("service: fingerlockd at \(socket) holds this vault's secret; no key is cached there\n"),
+            "\(fresh.stdout)")
+
+        for _ in 0..<2 { #expect(try alice.run(["notes", "list", "--passcode-fd", "3"], ["wrong"]).status == 1) }
+        #expect(try alice.run(["status"]).stdout.contains("passcode: 2 wrong in a row (counted by fingerlockd)\n"))
+        var json = try alice.json(["status"])
+        // The keys scripts already read are all there, with the service's counters.
+        for key in [
+            "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",
+            "failedPasscodes", "passcodeDelaySecondsLeft", "fingers", "kind", "mode", "keyCacheUnavailable", "version",
+        ] {
+            #expect(json.keys.contains(key), "\(key)")
+        }
+        #expect(json["mode"] as? String == "system")
+        #expect(json["failedPasscodes"] as? Int == 2)
+        var service = try #require(json["service"] as? [String: Any])
+        #expect(service["socket"] as? String == socket)
+        #expect(service["reachable"] as? Bool == true)
+        #expect(service["problem"] is NSNull)
+        #expect(service["registered"] as? Bool == true)
+        #expect(service["unlocked"] as? Bool == false)
+        #expect(service["unlockedSecondsLeft"] as? Int == 0)
+        #expect(service["failedPasscodes"] as? Int == 2)
+        #expect(service["delaySecondsLeft"] as? Int == 0)
+
+        // The fifth wrong passcode starts the service's delay, which status shows.
+        for _ in 0..<3 { #expect(try alice.run(["notes", "list", "--passcode-fd", "3"], ["wrong"]).status == 1) }
+        let delayed = try alice.run(["status"]).stdout
+        #expect(
+            delayed.contains(/passcode: 5 wrong in a row \(counted by fingerlockd\); next attempt in (1 min|\d+ s)\n/),
+            "\(delayed)")
+        json = try alice.json(["status"])
+        #expect((json["passcodeDelaySecondsLeft"] as? Int ?? 0) > 50)
+        service = try #require(json["service"] as? [String: Any])
+        #expect((service["delaySecondsLeft"] as? Int ?? 0) > 50)
+
+        // A service without this vault's secret says so, and how to get back in.
+        let other = try alice.setup.startService("run2")
+        defer { other.terminate() }
+        let otherSocket = alice.setup.base + "/run2/socket"
+        let unknown = try alice.run(["status"], socket: otherSocket)
+        #expect(unknown.status == 0)
+        #expect(unknown.stdout.contains("has no secret for this vault"), "\(unknown.stdout)")
+        #expect(unknown.stdout.contains("`fingerlock passcode reset`"))
+        #expect(
+            (try alice.json(["status"], socket: otherSocket)["service"] as? [String: Any])?["registered"] as? Bool
+                == false)
+
+        // No service: status still answers (exit 0), naming the problem and the fix.
+        alice.service.terminate()
+        let down = try alice.run(["status"])
+        #expect(down.status == 0 && down.stderr == "", "\(down)")
+        #expect(down.stdout.contains("service: fingerlockd is not reachable at \(socket) (no socket there)"), "\(down)")
+        #expect(down.stdout.contains("systemctl enable --now fingerlockd.socket"))
+        #expect(down.stdout.contains("mode: system\n"))
+        service = try #require(try alice.json(["status"])["service"] as? [String: Any])
+        #expect(service["reachable"] as? Bool == false)
+        #expect((service["problem"] as? String)?.contains("systemctl enable --now fingerlockd.socket") == true)
+        #expect(service["registered"] is NSNull)
+        #expect(service["failedPasscodes"] is NSNull)
+    }
+
+    @Test func statusOfAUserModeVaultHasNoServiceObject() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try SystemModeRealUsersTests.Setup()
+        defer { try? FileManager.default.removeItem(atPath: setup.base) }
+        let bob = RealUsersTests.bob
+        let common = ["--reader", "simulated", "--data-dir", setup.base + "/\(bob)/data", "--socket", setup.socket]
+        let set = try setup.fingerlock(
+            as: bob, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let shown = try setup.fingerlockSeparately(as: bob, common + ["status", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+        #expect(json["mode"] as? String == "user")
+        #expect(json["service"] is NSNull)
+        #expect(!(try setup.fingerlockSeparately(as: bob, common + ["status"])).stdout.contains("service:"))
+    }
+
+    /// Something else on a socket of the service user's: started as that user, killed afterwards.
+    final class FakeService {
+        let process = Process()
+
+        init(_ setup: SystemModeRealUsersTests.Setup, socket: String, mode: String) throws {
+            let script = setup.base + "/fake_service.py"
+            if !FileManager.default.fileExists(atPath: script) {
+                try FileManager.default.copyItem(atPath: fixtures + "/fake_service.py", toPath: script)
+                chmod(script, 0o644)
+            }
+            // setpriv execs python itself, so killing this process kills the server.
+            let user = RealUsersTests.serviceUser
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = [
+                "--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/python3", script, socket, mode,
+            ]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket) { usleep(10_000) }
+            try #require(FileManager.default.fileExists(atPath: socket), "the fake service did not start")
+        }
+
+        deinit {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func doctorChecksTheServiceOfASystemModeVault() throws {
+        let alice = try AliceVault()
+        let setup = alice.setup
+        let serviceUID = RealUsersTests.uid(RealUsersTests.serviceUser)
+
+        let healthy = try #require(try alice.doctorService())
+        #expect(healthy["status"] as? String == "ok", "\(healthy)")
+        let message = healthy["message"] as? String ?? ""
+        #expect(message.contains("(protocol 1) answers at \(setup.socket) as uid \(serviceUID)"), "\(message)")
+        #expect(message.contains("SO_PEERCRED agrees") && message.contains("holds this vault's secret"), "\(message)")
+        #expect(healthy["fix"] is NSNull)
+        let text = try alice.run(["doctor"]).stdout
+        #expect(text.contains("[ok]      service: fingerlockd "), "\(text)")
+
+        // Each way it can be wrong is an error, with its fix.
+        func expectError(_ socket: String, _ says: String, fix: String, sourceLocation: SourceLocation = #_sourceLocation)
+            throws
+        {
+            let finding = try #require(try alice.doctorService(socket: socket), sourceLocation: sourceLocation)
+            #expect(finding["status"] as? String == "error", "\(finding)", sourceLocation: sourceLocation)
+            #expect((finding["message"] as? String)?.contains(says) == true, "\(finding)", sourceLocation: sourceLocation)
+            #expect(
+                (finding["message"] as? String)?.contains("This vault is in system mode") == true
+                    || says.contains("no secret"), "\(finding)", sourceLocation: sourceLocation)
+            #expect((finding["fix"] as? String)?.contains(fix) == true, "\(finding)", sourceLocation: sourceLocation)
+        }
+        try expectError(
+            setup.base + "/nothing-here", "No fingerlockd socket at \(setup.base)/nothing-here.",
+            fix: "systemctl enable --now fingerlockd.socket")
+
+        // A fresh service that never saw this vault.
+        let other = try setup.startService("run2")
+        defer { other.terminate() }
+        try expectError(setup.base + "/run2/socket", "but it has no secret for this vault", fix: "fingerlock passcode reset")
+
+        // A "service" of Alice's own: any process of hers could pose as it.
+        let own = try DaemonProcess(
+            socket: setup.base + "/\(alice.user)/socket", stateDirectory: setup.base + "/\(alice.user)/state",
+            binary: setup.daemon, asUser: alice.user)
+        defer { own.terminate() }
+        try expectError(
+            setup.base + "/\(alice.user)/socket", "belongs to you (uid \(RealUsersTests.uid(alice.user)))",
+            fix: "use the service's own socket")
+
+        // The socket file says the service user, the kernel says root listens: SO_PEERCRED disagrees.
+        mkdir(setup.base + "/run3", 0o755)
+        let rootOwned = try DaemonProcess(
+            socket: setup.base + "/run3/socket", stateDirectory: setup.base + "/run3/state", binary: setup.daemon)
+        defer { rootOwned.terminate() }
+        chown(setup.base + "/run3/socket", serviceUID, setup.gid(RealUsersTests.serviceUser))
+        try expectError(
+            setup.base + "/run3/socket", "SO_PEERCRED says \(setup.base)/run3/socket is served by uid 0, but the socket "
+                + "file belongs to uid \(serviceUID)", fix: "restart the service")
+
+        // Another protocol version, and a service that never answers.
+        mkdir(setup.base + "/run4", 0o755)
+        chown(setup.base + "/run4", serviceUID, setup.gid(RealUsersTests.serviceUser))
+        do {
+            let newer = try FakeService(setup, socket: setup.base + "/run4/protocol2", mode: "protocol2")
+            try expectError(
+                setup.base + "/run4/protocol2", "fingerlockd at \(setup.base)/run4/protocol2 speaks protocol 2; "
+                    + "this fingerlock speaks protocol 1.", fix: "from the same source")
+            _ = newer
+        }
+        do {
+            let silent = try FakeService(setup, socket: setup.base + "/run4/silent", mode: "silent")
+            try expectError(
+                setup.base + "/run4/silent", "did not answer GetInfo (no answer in time)",
+                fix: "systemctl restart fingerlockd.socket")
+            _ = silent
+        }
+
+        // The service killed: the default socket is gone.
+        alice.service.terminate()
+        try expectError(setup.socket, "No fingerlockd socket at \(setup.socket).", fix: "FINGERLOCK_SOCKET")
+    }
+
+    @Test func doctorReportsTheServiceForAUserModeVaultOnlyWhenItsSocketExists() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try SystemModeRealUsersTests.Setup()
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let bob = RealUsersTests.bob
+        func doctorService(_ socket: String) throws -> [String: Any]? {
+            let ran = try setup.fingerlockSeparately(
+                as: bob,
+                ["--reader", "simulated", "--data-dir", setup.base + "/\(bob)/data", "--socket", socket, "doctor", "--json"])
+            let findings = try #require(
+                try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [[String: Any]], "\(ran)")
+            return findings.first { $0["check"] as? String == "service" }
+        }
+        let seen = try #require(try doctorService(setup.socket))
+        #expect(seen["status"] as? String == "ok")
+        #expect((seen["message"] as? String)?.contains("this vault is in user mode and does not use it") == true, "\(seen)")
+        #expect(try doctorService(setup.base + "/nothing-here") == nil)
+        // A broken one is worth a warning, not an error: this vault does not need it.
+        mkdir(setup.base + "/run4", 0o755)
+        chown(setup.base + "/run4", RealUsersTests.uid(RealUsersTests.serviceUser), setup.gid(RealUsersTests.serviceUser))
+        let newer = try FakeService(setup, socket: setup.base + "/run4/protocol2", mode: "protocol2")
+        defer { _ = newer }
+        let warned = try #require(try doctorService(setup.base + "/run4/protocol2"))
+        #expect(warned["status"] as? String == "warning", "\(warned)")
+        #expect((warned["message"] as? String)?.contains("speaks protocol 2") == true, "\(warned)")
+    }
+
+    @Test func rekeyInSystemModeSealsTheNewKeyThroughTheService() throws {
+        let alice = try AliceVault()
+        let home = alice.setup.base + "/\(alice.user)"
+        let backup = home + "/before-rekey.flk"
+        #expect(try alice.run(["backup", backup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+
+        let rekeyed = try alice.run(["rekey", "--passcode-fd", "3"], [Self.passcode])
+        #expect(rekeyed.status == 0, "\(rekeyed)")
+        let newRecoveryKey = try #require(
+            rekeyed.stdout.firstMatch(of: /([A-Z0-9]{4}-){12}[A-Z0-9]{4}/).map { String($0.output.0) })
+        #expect(newRecoveryKey != alice.recoveryKey)
+        #expect(try alice.json(["status"])["mode"] as? String == "system")
+
+        // The notes open with the passcode, through the service.
+        let listed = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(listed.status == 0 && listed.stdout.contains("kept"), "\(listed)")
+        // Its counters still apply.
+        let wrong = try alice.run(["notes", "list", "--passcode-fd", "3"], ["not it"])
+        #expect(wrong.stderr == "fingerlock: Wrong passcode (fingerlockd counts 1 wrong in a row).\n", "\(wrong)")
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 1)
+        #expect(try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 0)
+
+        // The old recovery key no longer opens the vault.
+        let oldRecovery = try alice.run(
+            ["passcode", "reset", "--passcode-fd", "3"], [alice.recoveryKey, "another passcode", "another passcode"])
+        #expect(oldRecovery.status == 1, "\(oldRecovery)")
+
+        // The old backup's passcode slot, put into the rekeyed vault, opens nothing.
+        let swap = """
+            import sqlite3, sys
+            old = sqlite3.connect(sys.argv[1]).execute(
+                "select parameters, wrapped from slots where name = 'system-passcode'").fetchone()
+            vault = sqlite3.connect(sys.argv[2])
+            vault.execute("update slots set parameters = ?, wrapped = ? where name = 'system-passcode'", old)
+            vault.commit()
+            """
+        let (swapped, swapOutput) = try runCommand(
+            "/usr/sbin/runuser",
+            ["-u", alice.user, "--", "/usr/bin/python3", "-c", swap, backup, alice.data + "/vault.sqlite"],
+            mergingStandardError: true)
+        try #require(swapped == 0, "\(swapOutput)")
+        let withOldSlot = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(withOldSlot.status != 0 && !withOldSlot.stdout.contains("kept"), "\(withOldSlot)")
+    }
+
+    @Test func restoreSaysWhatASystemModeBackupBringsBack() throws {
+        let alice = try AliceVault()
+        let home = alice.setup.base + "/\(alice.user)"
+        let systemBackup = home + "/system.flk"
+        #expect(try alice.run(["backup", systemBackup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+
+        // The same slot comes back: the current passcode opens it, and trying it counted nothing.
+        var plan = try alice.run(["restore", systemBackup, "--passcode-fd", "3"], [Self.passcode])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Passcode afterwards: unchanged (the current passcode opens it)."), "\(plan)")
+        #expect(!plan.stdout.contains("Mode afterwards"))
+        #expect(!plan.stdout.contains("Warning"))
+        #expect(try alice.serviceStatus()["failedPasscodes"] as? Int == 0)
+
+        // Back in user mode, the service forgot the vault: the system-mode backup's passcode would
+        // open nothing, and the plan says so before anything is replaced.
+        #expect(try alice.run(["system", "disable", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        let userBackup = home + "/user.flk"
+        #expect(try alice.run(["backup", userBackup, "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        plan = try alice.run(["restore", systemBackup, "--passcode-fd", "3"], [Self.passcode])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Mode afterwards: system (the passcode goes through fingerlockd), user now."))
+        #expect(
+            plan.stdout.contains(
+                "Warning: fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
+                    + "its recovery key does (`fingerlock passcode reset`)."), "\(plan)")
+        #expect(plan.stdout.contains("Passcode afterwards: the passcode valid when the backup was made (it may differ"))
+
+        // And it is so: restored, the passcode opens nothing (exit 4); the recovery key does.
+        let restored = try alice.run(["restore", systemBackup, "--yes", "--passcode-fd", "3"], [Self.passcode])
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try alice.json(["status"])["mode"] as? String == "system")
+        let refused = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(refused.status == 4 && refused.stderr.contains("no secret for this vault"), "\(refused)")
+        let reset = try alice.run(
+            ["passcode", "reset", "--passcode-fd", "3"], [alice.recoveryKey, "new passcode 2", "new passcode 2"])
+        #expect(reset.status == 0, "\(reset)")
+        let listed = try alice.run(["notes", "list", "--passcode-fd", "3"], ["new passcode 2"])
+        #expect(listed.status == 0 && listed.stdout.contains("kept"), "\(listed)")
+
+        // A user-mode backup over a system-mode vault takes it back to user mode, said first.
+        #expect(try alice.run(["system", "enable", "--passcode-fd", "3"], ["new passcode 2"]).status == 0)
+        plan = try alice.run(["restore", userBackup, "--passcode-fd", "3"], ["new passcode 2"])
+        #expect(plan.status == 64, "\(plan)")
+        #expect(plan.stdout.contains("Mode afterwards: user (the passcode opens it without fingerlockd), system now."))
+        #expect(!plan.stdout.contains("Warning"))
+    }
+}
