@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// A bare Varlink client for tests: raw bytes in, NUL-terminated JSON out, every wait bounded.
-final class VarlinkTestClient {
+/// Used by one thread at a time (a test hands it to the thread that runs its blocking part).
+final class VarlinkTestClient: @unchecked Sendable {
     let fd: Int32
     /// Bytes read past the last message returned (replies to pipelined calls arrive together).
     private var buffer = [UInt8]()
@@ -81,6 +82,24 @@ final class VarlinkTestClient {
         }
     }
 
+    /// A call with "more": every reply up to the one that does not continue.
+    func callMore(_ method: String, _ parameters: [String: Any], timeout: Double = 5) throws -> [[String: Any]] {
+        let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters, "more": true])
+        try send(raw: Array(body) + [0])
+        var replies: [[String: Any]] = []
+        while let reply = try receive(timeout: timeout) {
+            replies.append(reply)
+            if reply["continues"] as? Bool != true { break }
+        }
+        return replies
+    }
+
+    /// Sends a call without waiting for its reply.
+    func start(_ method: String, _ parameters: [String: Any]) throws {
+        let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
+        try send(raw: Array(body) + [0])
+    }
+
     func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
         let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
         try send(raw: Array(body) + [0])
@@ -92,4 +111,21 @@ final class VarlinkTestClient {
 extension Dictionary where Key == String, Value == Any {
     var errorName: String? { self["error"] as? String }
     var parameters: [String: Any] { self["parameters"] as? [String: Any] ?? [:] }
+}
+
+/// Runs blocking test code (socket waits) on a thread of its own, never on the cooperative pool:
+/// an in-process server's scans run as tasks on that pool, which a blocked test would starve.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Polls (blocking) until `condition` holds or 5 s pass.
+func waitUntil(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<500 {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
 }
