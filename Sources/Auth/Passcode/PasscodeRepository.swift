@@ -31,6 +31,8 @@ public protocol PasscodeRepository: Sendable {
     func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError?
     /// Puts an open system-mode vault back in user mode with `passcode`, without the service.
     func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
+    /// What proves `passcode` to fingerlockd for a system-mode vault, without opening it.
+    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof
 }
 
 extension PasscodeRepository {
@@ -53,6 +55,10 @@ extension PasscodeRepository {
 
     public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
         try vault.leaveSystemModeWithoutService(passcode: passcode)
+    }
+
+    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        throw VaultError(.invalidInput, "This vault is not in system mode.")
     }
 }
 
@@ -108,6 +114,10 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
         try vault.leaveSystemModeWithoutService(passcode: passcode, cost: cost)
+    }
+
+    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        try Vault.systemPasscodeProof(in: dataDirectory, passcode: passcode)
     }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.

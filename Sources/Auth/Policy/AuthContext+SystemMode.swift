@@ -18,12 +18,12 @@ extension AuthContext {
 
     var systemModeTouch: AuthError {
         AuthError(
-            .biometryNotAvailable, "System mode: fingerprint unlock through fingerlockd is not built yet.",
+            .biometryNotAvailable, "System mode: the key is kept by fingerlockd, never in your keyring.",
             unavailability: .systemMode)
     }
 
-    /// A system-mode vault never falls back to the user's keyring or to in-process matching: that
-    /// would silently break what system mode promises. The passcode (through the service) is asked.
+    /// A system-mode vault never uses the user's keyring or in-process matching: that would
+    /// silently break what system mode promises. Touches go through fingerlockd instead.
     func refuseSystemModeTouch() throws {
         if isSystemMode { throw systemModeTouch }
     }

@@ -119,8 +119,9 @@ public struct ServiceSlotClient: SystemSlotService {
         return sealed
     }
 
-    /// Nothing is cached in the service yet (cacheSeconds 0): without fingerprint unlock through the
-    /// service, a cached key would only be one more copy.
+    /// The service keeps the key for a touch to release, for the longest life it allows: the vault's
+    /// own `cache-expiry` is sealed in the vault, so Auth shortens it (`LimitCachedKey`) once the
+    /// unlock has shown it.
     public func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError) -> SymmetricKey
     {
@@ -129,7 +130,8 @@ public struct ServiceSlotClient: SystemSlotService {
                 .init(
                     vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched),
                     sealedSlot: sealedSlot.base64EncodedString(),
-                    associatedData: Data(associatedData).base64EncodedString(), cacheSeconds: 0))
+                    associatedData: Data(associatedData).base64EncodedString(),
+                    cacheSeconds: ServiceInterface.maximumCacheSeconds))
         }
         guard var bytes = Data(base64Encoded: reply.key) else {
             throw SystemSlotError(.failure, "fingerlockd at \(socketPath) sent a key that is not base64.")
