@@ -184,7 +184,9 @@ extension AuthContext {
         case .reader(let error):
             return authError(error)
         case .slot(let error):
-            return authError(VaultError.fromService(error))
+            let vaultError = VaultError.fromService(error)
+            if case .wrongPasscode = error.code { return AuthError(.authenticationFailed, vaultError.message) }
+            return authError(vaultError)
         }
     }
 }
