@@ -148,6 +148,7 @@ let package = Package(
             dependencies: [
                 // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
                 "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth", "Fingerprint",
+                "FingerprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,3 +1,4 @@
+public import Fingerprint
 import Foundation
 import Synchronization
 public import Vault
@@ -30,8 +31,11 @@ extension AuthContext {
 
     /// `system enable`: the current passcode, then fingerlockd registers the vault and seals the new
     /// passcode slot; the user-mode slot is destroyed in the same transaction. Whatever this vault
-    /// left in the user's keyring is removed.
-    public func enableSystemMode() async throws {
+    /// left in the user's keyring is removed. Returns the fingers enrolled in user mode: their
+    /// templates stay in the vault (for user mode) and are not moved to the service, so they are
+    /// enrolled again through it.
+    @discardableResult
+    public func enableSystemMode() async throws -> [Finger] {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard vaultMode == .user else { throw AuthError(.invalidInput, "This vault is already in system mode.") }
         try requirePasscodeSource()
@@ -41,6 +45,8 @@ extension AuthContext {
         recordedMode.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
+        let fingers = (try? VaultPrintStore(vault: vault).allPrints().map(\.finger)) ?? []
+        return Array(Set(fingers)).sorted()
     }
 
     /// `system disable`: the passcode through fingerlockd, then a user-mode slot for it, then the
