@@ -121,6 +121,9 @@ extension ServiceCore {
                     _ = try? cache.load(name: name)
                     continue
                 }
+                // No lifetime left may mean expired but still held (remainingLifetime does not
+                // evict, and a timer that starts late finds it so): load() drops it.
+                _ = try? cache.load(name: name)
                 // Checked again under the lock: an unlock storing a new entry now either finds this
                 // timer still registered (and it goes on) or registers a new one.
                 let done = expiryTimers.withLock { timers in

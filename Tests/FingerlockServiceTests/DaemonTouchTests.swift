@@ -7,7 +7,8 @@ import Testing
 #endif
 
 /// The built `fingerlockd` with its simulated reader scripted by its own environment: enrollment
-/// and a touch over the socket, and a service killed or stopped in the middle of a scan.
+/// and a touch over the socket, and a service killed or stopped in the middle of a scan. The
+/// blocking waits run off the cooperative pool, which the in-process servers of other suites need.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct DaemonTouchTests {
     struct Running {
@@ -60,7 +61,9 @@ struct DaemonTouchTests {
         }
     }
 
-    @Test func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() throws {
+    @Test func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() async throws { try await offPool { try Self.aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() } }
+
+    static func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() throws {
         let running = try Running(touches: "right-index,unknown,right-index")
         defer { running.daemon.terminate() }
         try running.enrollAndUnlock()
@@ -73,7 +76,9 @@ struct DaemonTouchTests {
         #expect(running.daemon.log.contains("unlocked with a touch"))
     }
 
-    @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() throws {
+    @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() async throws { try await offPool { try Self.killingTheServiceMidScanClosesTheClientAndARestartServesAgain() } }
+
+    static func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() throws {
         let directory = try TemporaryDirectory.make()
         let state = directory + "/state"
         let running = try Running(touches: "right-index,hold", state: state)
@@ -81,8 +86,7 @@ struct DaemonTouchTests {
         let scanning = try VarlinkTestClient(path: running.socket)
         try running.touch(scanning)
         usleep(300_000)
-        kill(running.daemon.process.processIdentifier, SIGKILL)
-        running.daemon.process.waitUntilExit()
+        running.daemon.kill9()
         #expect(scanning.closedByServer(timeout: 2))
         // A restarted service holds no key: a touch asks for the passcode and scans nothing.
         let restarted = try DaemonProcess(
@@ -97,7 +101,9 @@ struct DaemonTouchTests {
         #expect((listed.parameters["fingers"] as? [[String: Any]])?.count == 1)
     }
 
-    @Test func sigtermMidScanCancelsItAndStopsPromptly() throws {
+    @Test func sigtermMidScanCancelsItAndStopsPromptly() async throws { try await offPool { try Self.sigtermMidScanCancelsItAndStopsPromptly() } }
+
+    static func sigtermMidScanCancelsItAndStopsPromptly() throws {
         let running = try Running(touches: "right-index,hold")
         try running.enrollAndUnlock()
         let scanning = try VarlinkTestClient(path: running.socket)

@@ -12,7 +12,8 @@ import Testing
 
 /// The scanning methods over a real socket: streamed enrollment, one scan at a time in order, a
 /// scan cancelled when its client hangs up, and other clients served meanwhile. The clients block,
-/// so each test's client side runs off the cooperative pool (`offPool`).
+/// so each test's client side runs off the cooperative pool (`offPool`); the server's scans run on
+/// that pool, which other suites' blocking tests may hold for a while, hence the generous waits.
 @Suite(.timeLimit(.minutes(1)))
 struct ScanServerTests {
     /// A server whose simulated reader sees `script`; the test process's vault registered, sealed,
@@ -87,16 +88,16 @@ struct ScanServerTests {
             _ = try setup.enroll("right-index", on: try setup.service.client())
             let first = try setup.service.client()
             try setup.sendTouch(first)
-            #expect(waitUntil { setup.touches.remainingCount == 1 })
+            #expect(waitUntil(seconds: 30) { setup.touches.remainingCount == 1 })
             let second = try setup.service.client()
             try setup.sendTouch(second)
-            #expect(waitUntil { setup.service.harness.core.scans.waiting == 1 })
+            #expect(waitUntil(seconds: 30) { setup.service.harness.core.scans.waiting == 1 })
             // Others are served while the reader is busy.
             let status = try setup.service.client().call("io.fingerlock.Service.Status", ["vault": setup.vault.id])
             #expect((status.parameters["status"] as? [String: Any])?["unlocked"] as? Bool == true)
             let hungUp = ContinuousClock.now
             close(first.fd)
-            let reply = try #require(try second.receive(timeout: 5))
+            let reply = try #require(try second.receive(timeout: 30))
             #expect(reply.parameters["key"] as? String == setup.vault.key.base64EncodedString())
             return ContinuousClock.now - hungUp
         }
@@ -112,10 +113,10 @@ struct ScanServerTests {
             _ = try setup.enroll("right-index", on: try setup.service.client())
             let holder = try setup.service.client()
             try setup.sendTouch(holder)
-            #expect(waitUntil { setup.touches.remainingCount == 0 })
+            #expect(waitUntil(seconds: 30) { setup.touches.remainingCount == 0 })
             let waiter = try setup.service.client()
             try setup.sendTouch(waiter, timeout: 1)
-            let reply = try #require(try waiter.receive(timeout: 5))
+            let reply = try #require(try waiter.receive(timeout: 30))
             #expect(reply.errorName == "io.fingerlock.Service.ReaderUnavailable")
             #expect(reply.parameters["problem"] as? String == "busy")
             #expect(setup.service.harness.core.scans.waiting == 0)
@@ -129,7 +130,7 @@ struct ScanServerTests {
             _ = try setup.enroll("right-index", on: try setup.service.client())
             let holder = try setup.service.client()
             try setup.sendTouch(holder)
-            #expect(waitUntil { setup.touches.remainingCount == 0 })
+            #expect(waitUntil(seconds: 30) { setup.touches.remainingCount == 0 })
             return holder
         }
         let started = ContinuousClock.now

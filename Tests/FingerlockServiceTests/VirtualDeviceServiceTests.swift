@@ -53,8 +53,10 @@ struct VirtualDeviceServiceTests {
         try await offPool {
             let deadline = Date().addingTimeInterval(90)
             while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            if process.isRunning {
+                process.terminate()
+                while process.isRunning { usleep(10_000) }
+            }
         }
         return (process.terminationStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
@@ -80,8 +82,7 @@ struct VirtualDeviceServiceTests {
         // A touch under way (the device is open: it takes commands), then the service is killed.
         let verifying = try start(["verify"])
         try await device.send(.sleep(milliseconds: 0))
-        kill(service.process.processIdentifier, SIGKILL)
-        service.process.waitUntilExit()
+        service.kill9()
         let down = try await finish(verifying)
         #expect(down.status == 4, "\(down.output)")
         #expect(down.output.contains("systemctl enable --now fingerlockd.socket"), "\(down.output)")

@@ -60,6 +60,13 @@ final class DaemonProcess {
 
     var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// SIGKILL, then waits for the exit by polling: Foundation's `waitUntilExit` spins a run loop,
+    /// which off the cooperative pool (a plain thread) can miss the termination and wait forever.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { usleep(5_000) }
+    }
+
     /// Sends SIGTERM and waits (at most 10 s); returns the exit status, nil when it had to be killed.
     @discardableResult
     func terminate() -> Int32? {

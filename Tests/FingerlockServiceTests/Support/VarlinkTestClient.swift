@@ -37,6 +37,8 @@ final class VarlinkTestClient: @unchecked Sendable {
             let n = bytes.withUnsafeBytes {
                 Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
             }
+            // Foundation's SIGCHLD handler (other tests start processes) interrupts system calls.
+            if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
             offset += n
         }
@@ -63,6 +65,7 @@ final class VarlinkTestClient: @unchecked Sendable {
             guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == ECONNRESET { return nil }
             guard n >= 0 else { throw Failure(description: "read: errno \(errno)") }
             if n == 0 {
@@ -121,9 +124,9 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
     }
 }
 
-/// Polls (blocking) until `condition` holds or 5 s pass.
-func waitUntil(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<500 {
+/// Polls (blocking) until `condition` holds or `seconds` pass.
+func waitUntil(seconds: Int = 5, _ condition: () -> Bool) -> Bool {
+    for _ in 0..<(seconds * 100) {
         if condition() { return true }
         usleep(10_000)
     }
