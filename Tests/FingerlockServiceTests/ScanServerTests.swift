@@ -82,6 +82,24 @@ struct ScanServerTests {
         await setup.service.stop()
     }
 
+    @Test func aOnewayTouchStartsNoScan() async throws {
+        let setup = try Setup(script: [.finger(.rightIndex), .finger(.rightIndex)])
+        try await offPool {
+            let client = try setup.service.client()
+            _ = try setup.enroll("right-index", on: client)
+            let body = try JSONSerialization.data(withJSONObject: [
+                "method": "io.fingerlock.Service.UnlockWithTouch", "oneway": true,
+                "parameters": ["vault": setup.vault.id, "timeoutSeconds": 5],
+            ])
+            try client.send(raw: Array(body) + [0])
+            // The next reply on the connection is the next call's: the oneway one got none.
+            let status = try client.call("io.fingerlock.Service.Status", ["vault": setup.vault.id])
+            #expect(status.parameters["status"] != nil)
+            #expect(setup.touches.remainingCount == 1)
+        }
+        await setup.service.stop()
+    }
+
     @Test func hangingUpCancelsTheScanWithinASecondAndTheNextInLineGetsTheReader() async throws {
         let setup = try Setup(script: [.finger(.rightIndex), .hold, .finger(.rightIndex)])
         let latency = try await offPool {
