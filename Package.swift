@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "FingerlockService",
             dependencies: [
-                "FingerlockProtocol", "Auth", "SafeFiles",
+                "FingerlockProtocol", "Auth", "Fingerprint", "SafeFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(
             name: "fingerlockd",
             dependencies: [
-                "FingerlockService", "Auth", "SafeFiles",
+                "FingerlockService", "Auth", "Fingerprint", "SafeFiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -147,7 +147,8 @@ let package = Package(
             name: "FingerlockServiceTests",
             dependencies: [
                 // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
-                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth",
+                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth", "Fingerprint",
+                "FingerprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -88,6 +88,55 @@ public final class ServiceClient {
         let _: VarlinkParameters.Empty = try call(.forgetVault, proof)
     }
 
+    /// One touch on the service's reader. Waits up to the client's timeout; `canceller` ends it
+    /// from another thread (the service then cancels the scan).
+    public func unlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
+        -> VarlinkParameters.UnlockWithTouchReply
+    {
+        try call(.unlockWithTouch, parameters)
+    }
+
+    public func limitCachedKey(_ parameters: VarlinkParameters.LimitCachedKey) throws(ServiceClientError)
+        -> VarlinkParameters.LimitCachedKeyReply
+    {
+        try call(.limitCachedKey, parameters)
+    }
+
+    /// Enrolls with "more": each stage goes to `stage` as it arrives (each within the timeout).
+    public func enrollFinger(
+        _ parameters: VarlinkParameters.EnrollFinger, stage: (VarlinkParameters.EnrollStage) -> Void
+    ) throws(ServiceClientError) -> VarlinkParameters.EnrolledFinger {
+        try send(call: ServiceInterface.Method.enrollFinger.qualifiedName, parameters, more: true)
+        while true {
+            let (reply, continues): (VarlinkParameters.EnrollFingerReply, Bool) = try receiveReply(
+                to: ServiceInterface.Method.enrollFinger.qualifiedName, until: ContinuousClock.now + timeout)
+            if let enrolled = reply.enrolled, !continues { return enrolled }
+            guard continues, let step = reply.stage else {
+                throw .protocolViolation("the enrollment ended without a finger")
+            }
+            stage(step)
+        }
+    }
+
+    public func listFingers(_ vault: String) throws(ServiceClientError) -> [VarlinkParameters.EnrolledFinger] {
+        let reply: VarlinkParameters.ListFingersReply = try call(.listFingers, VarlinkParameters.Vault(vault: vault))
+        return reply.fingers
+    }
+
+    public func forgetFinger(_ parameters: VarlinkParameters.ForgetFinger) throws(ServiceClientError) {
+        let _: VarlinkParameters.Empty = try call(.forgetFinger, parameters)
+    }
+
+    /// Ends a call under way from another thread: the connection is shut down, the waiting call
+    /// fails as unreachable and the service, seeing the hang-up, cancels its scan. Valid while the
+    /// client lives.
+    public var canceller: Canceller { Canceller(fd: fd) }
+
+    public struct Canceller: Sendable {
+        let fd: Int32
+        public func cancel() { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
     public func info() throws(ServiceClientError) -> VarlinkParameters.Info {
         try call(qualified: "org.varlink.service.GetInfo", VarlinkParameters.Empty())
     }
@@ -103,11 +152,13 @@ public final class ServiceClient {
     private struct Call<Parameters: Encodable>: Encodable {
         var method: String
         var parameters: Parameters
+        var more: Bool?
     }
 
     private struct Reply<Parameters: Decodable>: Decodable {
         var parameters: Parameters?
         var error: String?
+        var continues: Bool?
     }
 
     private struct ErrorReply: Decodable {
@@ -118,13 +169,28 @@ public final class ServiceClient {
     private func call<Parameters: Encodable, Result: Decodable>(qualified method: String, _ parameters: Parameters)
         throws(ServiceClientError) -> Result
     {
-        guard var message = try? JSONEncoder().encode(Call(method: method, parameters: parameters)) else {
+        let deadline = ContinuousClock.now + timeout
+        try send(call: method, parameters, more: false, until: deadline)
+        return try receiveReply(to: method, until: deadline).0
+    }
+
+    private func send<Parameters: Encodable>(
+        call method: String, _ parameters: Parameters, more: Bool,
+        until deadline: ContinuousClock.Instant = ContinuousClock.now + .seconds(10)
+    ) throws(ServiceClientError) {
+        guard var message = try? JSONEncoder().encode(Call(method: method, parameters: parameters, more: more ? true : nil))
+        else {
             throw .protocolViolation("cannot encode the call")
         }
         message.append(0)
         defer { message.resetBytes(in: message.indices) }
-        let deadline = ContinuousClock.now + timeout
         try send(message, until: deadline)
+    }
+
+    /// The next reply and whether more follow.
+    private func receiveReply<Result: Decodable>(to method: String, until deadline: ContinuousClock.Instant)
+        throws(ServiceClientError) -> (Result, Bool)
+    {
         var reply = try receive(until: deadline)
         defer { reply.resetBytes(in: reply.indices) }
         if let failure = try? JSONDecoder().decode(ErrorReply.self, from: reply) {
@@ -133,11 +199,11 @@ public final class ServiceClient {
         guard let decoded = try? JSONDecoder().decode(Reply<Result>.self, from: reply) else {
             throw .protocolViolation("the reply to \(method) is not what the interface says")
         }
-        if let parameters = decoded.parameters { return parameters }
+        if let parameters = decoded.parameters { return (parameters, decoded.continues ?? false) }
         guard let empty = try? JSONDecoder().decode(Result.self, from: Data("{}".utf8)) else {
             throw .protocolViolation("the reply to \(method) has no parameters")
         }
-        return empty
+        return (empty, decoded.continues ?? false)
     }
 
     private func send(_ data: Data, until deadline: ContinuousClock.Instant) throws(ServiceClientError) {

@@ -11,6 +11,10 @@ public enum ServiceInterface {
     public static let maximumMessageSize = 64 * 1024
     /// The longest a cached key may live, as in user mode (48 h).
     public static let maximumCacheSeconds = 48 * 3600
+    /// The longest one scan (each touch of an enrollment) may wait for a finger.
+    public static let maximumScanSeconds = 300
+    /// Consecutive failed touches after which the cached key is forgotten (the passcode is needed).
+    public static let touchLockout = 5
 
     public enum Method: String, Sendable, CaseIterable {
         case registerVault = "RegisterVault"
@@ -19,6 +23,11 @@ public enum ServiceInterface {
         case lock = "Lock"
         case status = "Status"
         case forgetVault = "ForgetVault"
+        case unlockWithTouch = "UnlockWithTouch"
+        case enrollFinger = "EnrollFinger"
+        case listFingers = "ListFingers"
+        case forgetFinger = "ForgetFinger"
+        case limitCachedKey = "LimitCachedKey"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -31,6 +40,13 @@ public enum ServiceInterface {
         case tooManyConnections = "TooManyConnections"
         case messageTooLarge = "MessageTooLarge"
         case serviceFailure = "ServiceFailure"
+        case passcodeRequired = "PasscodeRequired"
+        case noFingerEnrolled = "NoFingerEnrolled"
+        case fingerNotEnrolled = "FingerNotEnrolled"
+        case noMatch = "NoMatch"
+        case scanRetry = "ScanRetry"
+        case scanTimedOut = "ScanTimedOut"
+        case readerUnavailable = "ReaderUnavailable"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -40,10 +56,10 @@ public enum ServiceInterface {
         # fingerlockd, the system-mode service of fingerlock (protocol version 1).
         #
         # The service keeps, for each (user, vault), a random 32-byte secret that is entangled into
-        # the vault's passcode slot, the passcode attempt counters, and the unlocked vault key (in
-        # its memory only). The user is always the peer's kernel credentials (SO_PEERCRED), never
-        # anything a message says: a vault is only ever the caller's own, and another user's vault
-        # with the same id is invisible. A vault id is a UUID string. Binary values are base64.
+        # the vault's passcode slot, the attempt counters, the fingerprint templates enrolled through
+        # it, and the unlocked vault key (in its memory only); it owns the reader. The user is
+        # always the peer's kernel credentials (SO_PEERCRED), never anything a message says: a vault
+        # is only ever the caller's own, and another user's vault with the same id is invisible. A vault id is a UUID string. Binary values are base64.
         # One message is at most 65536 bytes before its NUL terminator.
         interface io.fingerlock.Service
 
@@ -79,12 +95,59 @@ public enum ServiceInterface {
         # Forgets the vault's cached key.
         method Lock(vault: string) -> (wasUnlocked: bool)
 
+        # Shortens the life of the vault's cached key to at most `seconds` from now (never
+        # lengthens it): a client caches for the longest life, then limits it to the vault's own
+        # setting once the unlock has shown it. Returns the seconds left (0: no key is cached).
+        method LimitCachedKey(vault: string, seconds: int) -> (cachedSeconds: int)
+
         # The vault's state, without any secret.
         method Status(vault: string) -> (status: VaultStatus)
 
         # Deletes the vault's secret, counters and cached key, after the same proof (and the same
         # counting) as UnlockWithPasscode. The sealed slot can never be opened afterwards.
         method ForgetVault(vault: string, stretched: string, sealedSlot: string, associatedData: string) -> ()
+
+        # One finger enrolled for a vault through the service.
+        type EnrolledFinger (
+          # fprintd's name of the finger: right-index-finger, left-thumb, ...
+          finger: string,
+          # The reader it was enrolled on, DRIVER:DEVICE-ID.
+          reader: string,
+          # When, in seconds since 1970-01-01 UTC.
+          enrolled: int
+        )
+
+        # One step of an enrollment: `event` is "opened" (the reader waits for the first of `total`
+        # touches), "stage" (`completed` of `total` done) or "retry" (the touch did not count;
+        # `retry` is short, center, remove or general).
+        type EnrollStage (
+          event: string,
+          completed: int,
+          total: int,
+          retry: string
+        )
+
+        # One touch on the service's reader, matched against this vault's templates kept by the
+        # service (`finger`: only that one). Only a key the service already holds is released: with
+        # none cached (after a restart, Lock, expiry or a lockout) it fails with PasscodeRequired
+        # and scans nothing. The touch is counted before the scan; a match clears the count and
+        # returns the cached key; after 5 failed touches in a row the service forgets the key.
+        # `timeoutSeconds` (1 to 300) bounds the wait for the reader and for the finger. Closing
+        # the connection cancels the scan.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int) -> (key: string, finger: string, reader: string)
+
+        # Enrolls `finger` on the service's reader for this vault, after the same passcode proof
+        # (and counting) as UnlockWithPasscode. Call it with "more": each step is a reply with
+        # `stage` that continues; the last reply has `enrolled`. A finger already enrolled for the
+        # vault is replaced. Closing the connection cancels it; nothing is kept then.
+        method EnrollFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string, timeoutSeconds: int) -> (stage: ?EnrollStage, enrolled: ?EnrolledFinger)
+
+        # The fingers enrolled for the vault (no template leaves the service).
+        method ListFingers(vault: string) -> (fingers: []EnrolledFinger)
+
+        # Forgets an enrolled finger (and its copy on the reader's own storage), after the same
+        # proof (and counting) as UnlockWithPasscode.
+        method ForgetFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string) -> ()
 
         # The caller has no vault with this id here.
         error VaultNotRegistered (vault: string)
@@ -106,6 +169,30 @@ public enum ServiceInterface {
 
         # The service could not read or write its state; it says what, never a secret.
         error ServiceFailure (reason: string)
+
+        # A touch cannot unlock now: the service holds no key for the vault (`reason` "locked":
+        # after a restart, Lock or expiry) or it forgot it after 5 failed touches ("lockout").
+        error PasscodeRequired (reason: string)
+
+        # No finger is enrolled for the vault on the service's reader `reader`.
+        error NoFingerEnrolled (reader: string)
+
+        # This finger is not enrolled for the vault.
+        error FingerNotEnrolled (finger: string)
+
+        # The touch matched none of the vault's fingers; counted. `touchesLeft` 0: the key is
+        # forgotten and the passcode is needed.
+        error NoMatch (failedTouches: int, touchesLeft: int)
+
+        # The reader could not read the finger (short, center, remove, general); not counted.
+        error ScanRetry (reason: string)
+
+        # No finger arrived within `seconds`; not counted.
+        error ScanTimedOut (seconds: int)
+
+        # The service's reader cannot scan: `problem` is noReader, busy, unplugged, noPermission
+        # or deviceError; `message` says it for a person.
+        error ReaderUnavailable (problem: string, message: string)
 
         """
 }

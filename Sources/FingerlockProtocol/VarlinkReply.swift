@@ -5,6 +5,8 @@ public import Foundation
 public enum VarlinkReply {
     private struct Success<Parameters: Encodable>: Encodable {
         var parameters: Parameters
+        /// Present (true) only on the replies of a `more` call that others follow.
+        var continues: Bool?
     }
 
     private struct Failure: Encodable {
@@ -12,8 +14,8 @@ public enum VarlinkReply {
         var parameters: [String: VarlinkError.Value]
     }
 
-    public static func encode<Parameters: Encodable>(_ parameters: Parameters) -> Data {
-        terminated(try? encoder().encode(Success(parameters: parameters)))
+    public static func encode<Parameters: Encodable>(_ parameters: Parameters, continues: Bool = false) -> Data {
+        terminated(try? encoder().encode(Success(parameters: parameters, continues: continues ? true : nil)))
     }
 
     public static func encode(_ error: VarlinkError) -> Data {

@@ -56,6 +56,29 @@ extension ServiceCore {
         return .init(wasUnlocked: was)
     }
 
+    public func limitCachedKey(_ parameters: VarlinkParameters.LimitCachedKey, peer: PeerCredentials)
+        throws(VarlinkError) -> VarlinkParameters.LimitCachedKeyReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        guard (0...ServiceInterface.maximumCacheSeconds).contains(parameters.seconds) else {
+            throw .invalidParameter("seconds")
+        }
+        let cache = dependencies.keyCache
+        let left = try state { () throws -> Duration in
+            guard let key = try cache.load(name: owner.cacheName), let remaining = cache.remainingLifetime(name: owner.cacheName)
+            else { return .zero }
+            let limit = Duration.seconds(parameters.seconds)
+            guard limit < remaining else { return remaining }
+            if limit == .zero {
+                _ = try cache.invalidate(name: owner.cacheName)
+                return .zero
+            }
+            try cache.store(key, name: owner.cacheName, lifetime: limit)
+            return limit
+        }
+        return .init(cachedSeconds: Int(left.components.seconds))
+    }
+
     public func status(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
         -> VarlinkParameters.StatusReply
     {
@@ -98,6 +121,9 @@ extension ServiceCore {
                     _ = try? cache.load(name: name)
                     continue
                 }
+                // No lifetime left may mean expired but still held (remainingLifetime does not
+                // evict, and a timer that starts late finds it so): load() drops it.
+                _ = try? cache.load(name: name)
                 // Checked again under the lock: an unlock storing a new entry now either finds this
                 // timer still registered (and it goes on) or registers a new one.
                 let done = expiryTimers.withLock { timers in
@@ -112,7 +138,7 @@ extension ServiceCore {
 
     /// The passcode check shared by unlock and forget: the attempt is counted (durably) before the
     /// slot is tried and refused at once while a delay runs; a success clears the counters.
-    private func checkPasscode(_ proof: VarlinkParameters.PasscodeProof, peer: PeerCredentials)
+    func checkPasscode(_ proof: VarlinkParameters.PasscodeProof, peer: PeerCredentials)
         throws(VarlinkError) -> (VaultOwner, SymmetricKey)
     {
         let owner = try VaultOwner(uid: peer.uid, vault: proof.vault)
@@ -155,7 +181,7 @@ extension ServiceCore {
         return (owner, key)
     }
 
-    private func registeredSecret(_ owner: VaultOwner) throws(VarlinkError) -> SymmetricKey {
+    func registeredSecret(_ owner: VaultOwner) throws(VarlinkError) -> SymmetricKey {
         guard let secret = try state({ try dependencies.secrets.secret(owner) }) else {
             throw VarlinkError(.vaultNotRegistered, ["vault": .string(owner.vault)])
         }

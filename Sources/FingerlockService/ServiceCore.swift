@@ -5,18 +5,20 @@ public import Foundation
 import Logging
 import Synchronization
 
-/// The service's policy, one call at a time: decodes a Varlink message, runs the method for the
-/// peer the kernel named, and encodes the reply. Safe to call from many connections at once (the
+/// The service's policy: decodes a Varlink message, runs the method for the peer the kernel named,
+/// and encodes the reply (or hands back a long call, for the methods that scan). Safe to call from many connections at once (the
 /// stores lock; the counters use `flock`).
 ///
-/// Nothing that leaves here carries the secret or a KEK; the store master key leaves only in the
-/// reply to a correct passcode, to the vault's owner.
+/// Nothing that leaves here carries the secret, a KEK or a template; the store master key leaves
+/// only in the reply to a correct passcode or a matching touch, to the vault's owner.
 public final class ServiceCore: Sendable {
     let dependencies: ServiceDependencies
     public let product: String
     public let version: String
     /// The cache entries that have an expiry timer running.
     let expiryTimers = Mutex<Set<String>>([])
+    /// One scan at a time on the reader, in arrival order.
+    let scans = ScanQueue()
 
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies
@@ -26,19 +28,38 @@ public final class ServiceCore: Sendable {
 
     var logger: Logger { dependencies.logger }
 
-    /// The reply to one message (NUL included), or nil for a `oneway` call.
-    public func handle(message: Data, peer: PeerCredentials) -> Data? {
+    /// What one message starts: the reply to a short method, or a long call (a scan) for the
+    /// connection to run.
+    public func start(message: Data, peer: PeerCredentials) -> ServiceCall {
         let call: VarlinkCall
         do {
             call = try VarlinkCall(message: message)
         } catch {
             logger.notice("malformed message", metadata: ["uid": "\(peer.uid)", "error": "\(error.name)"])
-            return VarlinkReply.encode(error)
+            return .reply(VarlinkReply.encode(error))
         }
-        let reply: Data
         let method = Self.loggable(call.method)
+        let prefix = ServiceInterface.name + "."
+        if call.method.hasPrefix(prefix), let long = ServiceInterface.Method(rawValue: String(call.method.dropFirst(prefix.count))),
+            Self.longMethods.contains(long)
+        {
+            // Nobody waits for the outcome of a oneway scan: none is started.
+            if call.oneway { return .reply(nil) }
+            return .long(longCall(long, call, peer: peer, name: method))
+        }
+        return .reply(respond(call, peer: peer, method: method) { () throws(VarlinkError) in try dispatch(call, peer: peer) })
+    }
+
+    /// The methods that wait for the reader.
+    static let longMethods: Set<ServiceInterface.Method> = [.unlockWithTouch, .enrollFinger, .forgetFinger]
+
+    /// Logs the outcome of a call and encodes its error; nil for a oneway call.
+    func respond(_ call: VarlinkCall, peer: PeerCredentials, method: String, _ body: () throws(VarlinkError) -> Data)
+        -> Data?
+    {
+        let reply: Data
         do {
-            reply = try dispatch(call, peer: peer)
+            reply = try body()
             logger.info("call", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)"])
         } catch {
             logger.info(
@@ -109,6 +130,14 @@ public final class ServiceCore: Sendable {
         case .forgetVault:
             try forgetVault(call.parameters(VarlinkParameters.PasscodeProof.self), peer: peer)
             return VarlinkReply.encode(VarlinkParameters.Empty())
+        case .limitCachedKey:
+            return VarlinkReply.encode(
+                try limitCachedKey(call.parameters(VarlinkParameters.LimitCachedKey.self), peer: peer))
+        case .listFingers:
+            return VarlinkReply.encode(try listFingers(call.parameters(VarlinkParameters.Vault.self), peer: peer))
+        case .unlockWithTouch, .enrollFinger, .forgetFinger:
+            // Reached only through `start`, which runs them as long calls.
+            throw .methodNotFound(method.qualifiedName)
         }
     }
 

@@ -10,30 +10,38 @@ public struct ServiceDependencies: Sendable {
     public var attempts: @Sendable (VaultOwner) throws -> any AttemptStore
     /// Unlocked keys, in the service's memory only.
     public var keyCache: any KeyCache
+    /// The templates enrolled through the service.
+    public var templates: any TemplateStore
+    /// The reader the service scans with.
+    public var readers: ServiceReaders
     public var now: @Sendable () -> Date
     public var logger: Logger
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
-        keyCache: any KeyCache, now: @escaping @Sendable () -> Date, logger: Logger
+        keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
+        now: @escaping @Sendable () -> Date, logger: Logger
     ) {
         self.secrets = secrets
         self.attempts = attempts
         self.keyCache = keyCache
+        self.templates = templates
+        self.readers = readers
         self.now = now
         self.logger = logger
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
-    /// beside them, an in-memory key cache on the same clock.
+    /// and sealed templates beside them, an in-memory key cache on the same clock.
     public static func files(
-        stateDirectory: String, now: @escaping @Sendable () -> Date = { Date() }, logger: Logger,
-        maximumVaultsPerUser: Int = 64
+        stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger, maximumVaultsPerUser: Int = 64
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
             secrets: FileVaultSecretStore(layout: layout, maximumVaultsPerUser: maximumVaultsPerUser),
             attempts: { FileAttemptStore(dataDirectory: layout.vaultDirectory($0)) },
-            keyCache: InMemoryKeyCache(now: now), now: now, logger: logger)
+            keyCache: InMemoryKeyCache(now: now), templates: FileTemplateStore(layout: layout), readers: readers,
+            now: now, logger: logger)
     }
 }

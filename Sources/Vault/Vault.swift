@@ -76,6 +76,11 @@ public final class Vault: Sendable {
     /// The meta row, read without unlocking (store id, kind, mode): nothing in it is trusted until
     /// a key opens the vault and the slot-table MAC confirms it.
     static func unauthenticatedMeta(in directory: String) throws(VaultError) -> MetaRow {
+        try unauthenticatedRead(in: directory) { db in try MetaRow.read(db) }
+    }
+
+    /// Reads from the vault's database without unlocking it; nothing read is trusted.
+    static func unauthenticatedRead<T>(in directory: String, _ body: (Database) throws -> T) throws(VaultError) -> T {
         let files = VaultFiles(directory: directory)
         try files.checkPermissions()
         guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
@@ -86,7 +91,7 @@ public final class Vault: Sendable {
                 guard try VaultSchema.inspect(db, path: files.database).isVault else {
                     throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
                 }
-                return try MetaRow.read(db)
+                return try body(db)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Auth
 import FingerlockService
+import Fingerprint
 import Foundation
 import Logging
 import SafeFiles
@@ -17,20 +18,25 @@ import UnixSignals
 enum FingerlockdMain {
     static let version = "0.1.0"
     static let usage = """
-        usage: fingerlockd [--socket PATH] [--state-dir DIR]
+        usage: fingerlockd [--socket PATH] [--state-dir DIR] [--reader auto|simulated|DRIVER[:ID]]
           --socket PATH     listen on this Unix socket (created 0666; not needed under socket activation)
-          --state-dir DIR   keep the per-vault secrets and counters here (0700; default $STATE_DIRECTORY)
+          --state-dir DIR   keep the per-vault secrets, counters and templates here (0700; default $STATE_DIRECTORY)
+          --reader READER   the fingerprint reader to scan with (default $FINGERLOCK_READER, else auto); the
+                            simulated one follows this process's FINGERLOCK_SIMULATED_TOUCHES/_STAGES
           --version         print the version
         """
 
     static func main() async {
         var socketPath: String?
-        var stateDirectory = ProcessInfo.processInfo.environment["STATE_DIRECTORY"]
+        let environment = ProcessInfo.processInfo.environment
+        var stateDirectory = environment["STATE_DIRECTORY"]
+        var readerText = environment["FINGERLOCK_READER"] ?? "auto"
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
             case "--socket": socketPath = arguments.popFirst()
             case "--state-dir": stateDirectory = arguments.popFirst()
+            case "--reader": readerText = arguments.popFirst() ?? ""
             case "--version":
                 print("fingerlockd \(version)")
                 return
@@ -53,9 +59,20 @@ enum FingerlockdMain {
         guard let stateDirectory, !stateDirectory.isEmpty else {
             fail("--state-dir DIR is required\n\(usage)", code: 64)
         }
+        guard let selector = ReaderSelector(readerText) else {
+            fail("--reader \(readerText): expected auto, simulated, DRIVER or DRIVER:DEVICE-ID", code: 64)
+        }
+        let readers: ServiceReaders
+        do {
+            // One libfprint context for the service's lifetime, created only if a hardware reader is asked for.
+            readers = try ServiceReaders.resolve(
+                selector, environment: environment, context: { LibfprintContext() }, now: { Date() })
+        } catch {
+            fail("\(error)", code: 64)
+        }
         let listener: ListeningSocket
         do {
-            if let activated = ListeningSocket.activated(environment: ProcessInfo.processInfo.environment) {
+            if let activated = ListeningSocket.activated(environment: environment) {
                 listener = activated
             } else if let socketPath {
                 listener = try ListeningSocket.bind(path: socketPath)
@@ -66,9 +83,11 @@ enum FingerlockdMain {
             fail("\(error)", code: 1)
         }
         do {
-            let dependencies = try ServiceDependencies.files(stateDirectory: stateDirectory, logger: logger)
+            let dependencies = try ServiceDependencies.files(
+                stateDirectory: stateDirectory, readers: readers, logger: logger)
             let core = ServiceCore(dependencies: dependencies, version: version)
             let server = try VarlinkServer(listener: listener, core: core, logger: logger)
+            logger.info("reader", metadata: ["selector": "\(selector)"])
             let group = ServiceGroup(
                 configuration: .init(
                     services: [.init(service: FingerlockDaemon(server: server, core: core, logger: logger))],

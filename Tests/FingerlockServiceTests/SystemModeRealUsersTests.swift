@@ -50,10 +50,14 @@ struct SystemModeRealUsersTests {
             return path
         }
 
-        func startService(_ run: String = "run") throws -> DaemonProcess {
+        /// The service as the service user; with `touches`, on the simulated reader that its own
+        /// environment scripts (two touches enroll a finger).
+        func startService(_ run: String = "run", touches: String? = nil) throws -> DaemonProcess {
             try DaemonProcess(
                 socket: base + "/\(run)/socket", stateDirectory: base + "/\(run)/state", binary: daemon,
-                asUser: RealUsersTests.serviceUser)
+                asUser: RealUsersTests.serviceUser, extraArguments: touches == nil ? [] : ["--reader", "simulated"],
+                environment: touches.map { ["FINGERLOCK_SIMULATED_TOUCHES": $0, "FINGERLOCK_SIMULATED_STAGES": "2"] }
+                    ?? [:])
         }
 
         /// `fingerlock ARGS` as `user`, with `passcodes` on fd 3 and `body` on stdin; status and
@@ -98,19 +102,22 @@ struct SystemModeRealUsersTests {
 
         /// The service's view of a vault, asked by `user` with the python client.
         func serviceStatus(as user: String, socket: String, vault: String) throws -> [String: Any] {
+            let reply = try rawCall(as: user, socket: socket, "io.fingerlock.Service.Status", "{\"vault\": \"\(vault)\"}")
+            let parameters = (reply["parameters"] as? [String: Any]) ?? reply
+            return (parameters["status"] as? [String: Any]) ?? parameters
+        }
+
+        /// One call by `user` with the bare python client (a process of the user's own, not fingerlock).
+        func rawCall(as user: String, socket: String, _ method: String, _ parameters: String) throws -> [String: Any] {
             let client = base + "/raw_client.py"
             if !FileManager.default.fileExists(atPath: client) {
                 try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
                 chmod(client, 0o644)
             }
             let (status, output) = try runCommand(
-                "/usr/sbin/runuser",
-                ["-u", user, "--", "/usr/bin/python3", client, socket, "io.fingerlock.Service.Status",
-                    "{\"vault\": \"\(vault)\"}"])
+                "/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/python3", client, socket, method, parameters])
             try #require(status == 0, "\(output)")
-            let reply = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-            let parameters = (reply["parameters"] as? [String: Any]) ?? reply
-            return (parameters["status"] as? [String: Any]) ?? parameters
+            return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         }
     }
 

@@ -33,6 +33,8 @@ public protocol PasscodeRepository: Sendable {
     func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
     /// What fingerlockd knows about this vault (no secret; nothing asked, nothing counted).
     func serviceStatus() throws(VaultError) -> SystemVaultStatus
+    /// What proves `passcode` to fingerlockd for a system-mode vault, without opening it.
+    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof
 }
 
 extension PasscodeRepository {
@@ -59,6 +61,10 @@ extension PasscodeRepository {
 
     public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
         throw VaultError(.serviceUnavailable, "fingerlockd is not configured for this fingerlock.")
+    }
+
+    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        throw VaultError(.invalidInput, "This vault is not in system mode.")
     }
 }
 
@@ -118,6 +124,10 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
         try Vault.serviceStatus(in: dataDirectory, configuration: configuration)
+    }
+
+    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        try Vault.systemPasscodeProof(in: dataDirectory, passcode: passcode)
     }
 
     /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.

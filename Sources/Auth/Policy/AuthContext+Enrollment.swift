@@ -21,6 +21,7 @@ extension AuthContext {
         _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
         updates: @escaping @Sendable (EnrollmentUpdate) -> Void
     ) async throws -> EnrolledPrint {
+        if isSystemMode { return try await systemEnroll(finger, confirmReplacing: confirmReplacing, updates: updates) }
         // The reader first: nobody types a passcode for a reader that is not there.
         let reader = try await requireReader()
         let vault = try await unlockWithPasscode(reason: "enroll a finger")
@@ -80,6 +81,7 @@ extension AuthContext {
     /// Forgets `finger` (nil: every finger) on the readers `covers` accepts, deleting on-chip copies
     /// from connected readers. Throws `.notFound` when a named finger is not enrolled there.
     public func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [ForgottenPrint] {
+        if isSystemMode { return try await systemForget(finger, covers: covers) }
         let vault = try await unlockWithPasscode(reason: "forget a finger")
         defer { vault.close() }
         let store = VaultPrintStore(vault: vault)
@@ -111,6 +113,7 @@ extension AuthContext {
 
     /// The enrolled fingers, read with the cached key or else the passcode (`fingers`).
     public func enrolledPrints() async throws -> [EnrolledPrint] {
+        if isSystemMode { return try systemEnrolledPrints() }
         let vault = try await openWithCachedKeyOrPasscode(reason: "read the enrolled fingers")
         defer { vault.close() }
         return try VaultPrintStore(vault: vault).allPrints()

@@ -73,6 +73,20 @@ extension AuthContext {
         let cache = dependencies.keyCache
         if (try? vault.mode) == .system {
             forgetUserKeyringEntries(of: vault)
+            // fingerlockd cached the key for the longest life it allows (the vault's setting is
+            // sealed in it, unknown before the unlock); now it is known, the service shortens it.
+            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+            if let storeID = try? vault.storeID {
+                do {
+                    try systemFingers.limitCachedKey(vault: storeID, lifetime: settings.cacheExpiry)
+                } catch let error as SystemFingerError {
+                    interaction.notify(
+                        "fingerlockd keeps the key for up to 48 h, not cache-expiry: "
+                            + Self.authError(systemFinger: error).message)
+                } catch {
+                    interaction.notify("fingerlockd keeps the key for up to 48 h, not cache-expiry: \(error)")
+                }
+            }
             return
         }
         if let reason = cache.unavailableReason() {

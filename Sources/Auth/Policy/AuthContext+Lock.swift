@@ -15,6 +15,15 @@ extension AuthContext {
     /// or a vault since restored or rekeyed — found by name in the key cache, without opening any
     /// vault. Never reports success while one remains: a key that cannot be removed throws.
     public func lock() throws -> LockOutcome {
+        if isSystemMode {
+            // The key is in fingerlockd's memory only; the user's keyring holds nothing of this vault.
+            let storeID = try Self.vaultCall { try passcodes.storeID() }
+            do {
+                return LockOutcome(forgotten: try systemFingers.lock(vault: storeID) ? 1 : 0, cacheUnavailable: nil)
+            } catch let error as SystemFingerError {
+                throw Self.authError(systemFinger: error)
+            }
+        }
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() { return LockOutcome(forgotten: 0, cacheUnavailable: reason) }
         do {
@@ -35,7 +44,7 @@ extension AuthContext {
     public func unlock() async throws -> UnlockOutcome {
         let vault = try await unlockWithPasscode(reason: "unlock")
         defer { vault.close() }
-        if let reason = dependencies.keyCache.unavailableReason() {
+        if let reason = dependencies.keyCache.unavailableReason(), !isSystemMode {
             return UnlockOutcome(cachedFor: nil, notCachedBecause: reason)
         }
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }

@@ -1,3 +1,4 @@
+public import Fingerprint
 import Foundation
 import Synchronization
 public import Vault
@@ -18,20 +19,23 @@ extension AuthContext {
 
     var systemModeTouch: AuthError {
         AuthError(
-            .biometryNotAvailable, "System mode: fingerprint unlock through fingerlockd is not built yet.",
+            .biometryNotAvailable, "System mode: the key is kept by fingerlockd, never in your keyring.",
             unavailability: .systemMode)
     }
 
-    /// A system-mode vault never falls back to the user's keyring or to in-process matching: that
-    /// would silently break what system mode promises. The passcode (through the service) is asked.
+    /// A system-mode vault never uses the user's keyring or in-process matching: that would
+    /// silently break what system mode promises. Touches go through fingerlockd instead.
     func refuseSystemModeTouch() throws {
         if isSystemMode { throw systemModeTouch }
     }
 
     /// `system enable`: the current passcode, then fingerlockd registers the vault and seals the new
     /// passcode slot; the user-mode slot is destroyed in the same transaction. Whatever this vault
-    /// left in the user's keyring is removed.
-    public func enableSystemMode() async throws {
+    /// left in the user's keyring is removed. Returns the fingers enrolled in user mode: their
+    /// templates stay in the vault (for user mode) and are not moved to the service, so they are
+    /// enrolled again through it.
+    @discardableResult
+    public func enableSystemMode() async throws -> [Finger] {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard vaultMode == .user else { throw AuthError(.invalidInput, "This vault is already in system mode.") }
         try requirePasscodeSource()
@@ -41,6 +45,8 @@ extension AuthContext {
         recordedMode.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
+        let fingers = (try? VaultPrintStore(vault: vault).allPrints().map(\.finger)) ?? []
+        return Array(Set(fingers)).sorted()
     }
 
     /// `system disable`: the passcode through fingerlockd, then a user-mode slot for it, then the

@@ -7,9 +7,15 @@ extension AuthContext {
     /// One touch against the sealed templates (`fingerlock verify`): the vault key comes from the
     /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
     /// lockout and throws `.authenticationFailed`.
-    public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: any FingerprintReader, identified: Bool) {
+    public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: ReaderIdentity, identified: Bool) {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         try refuseRemoteSession()
+        if isSystemMode {
+            let (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false)
+            vault.close()
+            let print = EnrolledPrint(finger: touch.finger, reader: touch.reader, template: Data(), enrolled: Date())
+            return (print, touch.reader, true)
+        }
         // The cached key opens the vault while the reader may still be being found; the passcode is
         // asked for only once the reader is known to be there. So a vault that cannot be opened is
         // reported before a missing reader, and a missing reader before any passcode prompt.
@@ -40,10 +46,14 @@ extension AuthContext {
         }
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
-        return (matched, reader, identified)
+        return (matched, reader.identity, identified)
     }
 
     func unlockWithFinger() async throws -> Vault {
+        if isSystemMode {
+            try refuseRemoteSession()
+            return try await systemTouchUnlock(finger: nil, tries: SecuritySettings().maxTries, offerPasscode: true).vault
+        }
         let reader = try await requireReader()
         let vault = try await vaultFromCache()
         do {

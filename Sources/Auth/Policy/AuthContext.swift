@@ -26,13 +26,15 @@ public final class AuthContext: Sendable {
         /// Whether the reader chosen (even if absent right now) is a test reader; fixes the kind of
         /// a vault created now. Nil: judged from the reader found.
         public var testReaderChosen: Bool?
+        /// fingerlockd's reader, for a system-mode vault.
+        public var systemFingers: any SystemFingerService
 
         public init(
             passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
             attempts: any AttemptStore, interaction: any AuthInteraction,
             remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
             connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
-            testReaderChosen: Bool? = nil
+            testReaderChosen: Bool? = nil, systemFingers: any SystemFingerService = NoSystemFingerService()
         ) {
             self.passcodes = passcodes
             self.readerLookup = readerLookup
@@ -43,6 +45,7 @@ public final class AuthContext: Sendable {
             self.now = now
             self.connectedReaders = connectedReaders
             self.testReaderChosen = testReaderChosen
+            self.systemFingers = systemFingers
         }
     }
 

@@ -40,7 +40,7 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Unavailability: String, Sendable, Equatable {
         case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey,
             printNotStored,
-            /// A system-mode vault: fingerprint unlock through fingerlockd is not built yet.
+            /// A system-mode vault: nothing of it is in the user's keyring (touches go through fingerlockd).
             systemMode
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Auth
+import Fingerprint
 import Vault
 
 /// `system enable | disable | status`: move this vault into system mode (fingerlockd) and back.
@@ -11,8 +12,9 @@ struct SystemCommand: ParsableCommand {
             In system mode the passcode slot also needs a secret that only fingerlockd holds, and the \
             service counts the wrong passcodes: a copy of the vault cannot be guessed offline, and \
             deleting files does not reset the counters. The recovery key still opens the vault \
-            without the service. Fingerprint unlock through fingerlockd is not built yet: in system \
-            mode the passcode is always asked. The service is found at --socket (FINGERLOCK_SOCKET; \
+            without the service. In system mode fingerlockd owns the reader: fingers are enrolled \
+            through it (`fingerlock enroll` again after enabling), and a touch opens the vault only \
+            after the passcode was entered once since fingerlockd started. The service is found at --socket (FINGERLOCK_SOCKET; \
             default /run/fingerlock/socket).
             """,
         subcommands: [Enable.self, Disable.self, Status.self])
@@ -33,9 +35,15 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            try await session.context.enableSystemMode()
+            let userModeFingers = try await session.context.enableSystemMode()
             dependencies.console.print(
                 "System mode: the passcode now opens this vault only through fingerlockd.")
+            if !userModeFingers.isEmpty {
+                let names = userModeFingers.map(\.rawValue).joined(separator: ", ")
+                dependencies.console.print(
+                    "Fingers enrolled in user mode (\(names)) do not move to fingerlockd: enroll them again with "
+                        + "`fingerlock enroll FINGER` (they stay in the vault for user mode).")
+            }
         }
     }
 
@@ -53,6 +61,9 @@ struct SystemCommand: ParsableCommand {
                 dependencies.console.warn(warning)
             }
             dependencies.console.print("User mode: the passcode opens this vault without fingerlockd.")
+            dependencies.console.print(
+                "Fingers enrolled through fingerlockd were forgotten with it; those enrolled in user mode before "
+                    + "unlock again (`fingerlock fingers` lists them).")
         }
     }
 

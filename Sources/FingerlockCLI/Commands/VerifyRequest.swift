@@ -82,7 +82,7 @@ struct VerifyRequest: Equatable {
         let context = session.context
         let result = try await withInterruptCancellation { [finger] in try await context.verifyTouch(finger: finger) }
         if json {
-            try dependencies.console.printJSON(Match(matched: true, finger: result.print.finger.description, reader: result.reader.identity.description))
+            try dependencies.console.printJSON(Match(matched: true, finger: result.print.finger.description, reader: result.reader.description))
         } else {
             dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
         }

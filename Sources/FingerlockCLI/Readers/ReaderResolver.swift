@@ -7,7 +7,7 @@ struct ReaderResolver {
     let dependencies: CLIDependencies
 
     init(option: String?, dependencies: CLIDependencies) throws(CLIError) {
-        self.choice = try ReaderChoice(option ?? dependencies.environment["FINGERLOCK_READER"] ?? "auto")
+        self.choice = try ReaderChoice(parsing: option ?? dependencies.environment["FINGERLOCK_READER"] ?? "auto")
         self.dependencies = dependencies
     }
 
@@ -68,42 +68,24 @@ struct ReaderResolver {
     }
 
     /// A reader to use: as `covers`, except that `auto` never picks the simulated one.
-    private func matches(_ reader: any FingerprintReader) -> Bool {
-        choice == .auto ? !reader.identity.isSimulated : covers(reader.identity)
-    }
+    private func matches(_ reader: any FingerprintReader) -> Bool { choice.picks(reader.identity) }
 
     private func simulatedReader() throws -> SimulatedReader? {
-        let environment = dependencies.environment
-        var stages = 5
-        if let text = environment["FINGERLOCK_SIMULATED_STAGES"] {
-            guard let value = Int(text), (1...20).contains(value) else {
-                throw CLIError(.usage, "FINGERLOCK_SIMULATED_STAGES must be a whole number from 1 to 20, not '\(text)'.")
-            }
-            stages = value
+        do {
+            return try SimulatedReader.fromEnvironment(
+                dependencies.environment,
+                unscripted: { () -> any SimulatedTouchSource in
+                    // No script and nobody at a terminal: every scan times out, as an empty script does.
+                    if let terminal = dependencies.openTerminal() { return TerminalTouchSource(terminal: terminal) }
+                    return ScriptedTouchSource([])
+                }, now: dependencies.now)
+        } catch let error as SimulatedReader.EnvironmentError {
+            throw CLIError(.usage, error.description)
         }
-        let source: any SimulatedTouchSource
-        if let scriptText = environment["FINGERLOCK_SIMULATED_TOUCHES"] {
-            let script = try SimulatedScript(parsing: scriptText)
-            if script.readerAbsent { return nil }
-            source = ScriptedTouchSource(script.touches)
-        } else if let terminal = dependencies.openTerminal() {
-            source = TerminalTouchSource(terminal: terminal)
-        } else {
-            // No script and nobody at a terminal: every scan times out, as an empty script does.
-            source = ScriptedTouchSource([])
-        }
-        return SimulatedReader(touches: source, enrollStages: stages, now: dependencies.now)
     }
 }
 
 extension ReaderResolver {
     /// Whether prints of `identity` fall under the `--reader` choice (`auto` covers every reader).
-    func covers(_ identity: ReaderIdentity) -> Bool {
-        switch choice {
-        case .auto: true
-        case .simulated: identity.isSimulated
-        case .driver(let driver): identity.driver == driver
-        case .exact(let exact): identity == exact
-        }
-    }
+    func covers(_ identity: ReaderIdentity) -> Bool { choice.covers(identity) }
 }

@@ -25,6 +25,8 @@ public struct CLIDependencies: Sendable {
         @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) -> any PasscodeRepository
     /// fingerlockd at a socket path (system mode), behind the vault's seam.
     public var systemSlots: @Sendable (_ socketPath: String) -> any SystemSlotService
+    /// fingerlockd's reader at a socket path (system mode), behind Auth's seam.
+    public var systemFingers: @Sendable (_ socketPath: String) -> any SystemFingerService
     /// The attempt counters of a data directory.
     public var attemptStore: @Sendable (_ dataDirectory: String) -> any AttemptStore
     /// Why this is a remote session (the finger is skipped there), or nil.
@@ -42,8 +44,12 @@ public struct CLIDependencies: Sendable {
             any PasscodeRepository,
         systemSlots: @escaping @Sendable (_ socketPath: String) -> any SystemSlotService,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
-        remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner
+        remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
+        systemFingers: @escaping @Sendable (_ socketPath: String) -> any SystemFingerService = {
+            ServiceFingerClient(socketPath: $0)
+        }
     ) {
+        self.systemFingers = systemFingers
         self.childProcesses = childProcesses
         self.passcodeRepository = passcodeRepository
         self.systemSlots = systemSlots

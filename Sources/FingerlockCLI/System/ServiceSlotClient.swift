@@ -25,14 +25,16 @@ public struct ServiceSlotClient: SystemSlotService {
         SystemSlotError(.unreachable, "fingerlockd is not reachable at \(socketPath) (\(why)): " + fix)
     }
 
-    func connect() throws(SystemSlotError) -> ServiceClient {
+    /// A connection to the service the socket rule accepts; `timeout` bounds every wait on it (a scan
+    /// needs longer than a slot call).
+    func connect(timeout: Duration? = nil) throws(SystemSlotError) -> ServiceClient {
         let uid: UInt32
         switch ServiceSocket(path: socketPath).expectedServiceUID() {
         case .success(let owner): uid = owner
         case .failure(let problem): throw unreachable(problem.reason)
         }
         do {
-            return try ServiceClient(socketPath: socketPath, timeout: timeout, expectedServiceUID: uid)
+            return try ServiceClient(socketPath: socketPath, timeout: timeout ?? self.timeout, expectedServiceUID: uid)
         } catch {
             throw map(error)
         }
@@ -97,8 +99,9 @@ public struct ServiceSlotClient: SystemSlotService {
         return sealed
     }
 
-    /// Nothing is cached in the service yet (cacheSeconds 0): without fingerprint unlock through the
-    /// service, a cached key would only be one more copy.
+    /// The service keeps the key for a touch to release, for the longest life it allows: the vault's
+    /// own `cache-expiry` is sealed in the vault, so Auth shortens it (`LimitCachedKey`) once the
+    /// unlock has shown it.
     public func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError) -> SymmetricKey
     {
@@ -107,7 +110,8 @@ public struct ServiceSlotClient: SystemSlotService {
                 .init(
                     vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched),
                     sealedSlot: sealedSlot.base64EncodedString(),
-                    associatedData: Data(associatedData).base64EncodedString(), cacheSeconds: 0))
+                    associatedData: Data(associatedData).base64EncodedString(),
+                    cacheSeconds: ServiceInterface.maximumCacheSeconds))
         }
         guard var bytes = Data(base64Encoded: reply.key) else {
             throw SystemSlotError(.failure, "fingerlockd at \(socketPath) sent a key that is not base64.")

@@ -68,14 +68,15 @@ struct AuthSession {
         self.dataDirectory = dataDirectory
         self.dependencies = dependencies
         let listed: @Sendable () async -> [any FingerprintReader] = { [resolver] in (try? await resolver.connectedReaders()) ?? [] }
+        let socketPath = global.socketPath(dependencies.environment)
         context = AuthContext(
             .init(
-                passcodes: dependencies.passcodeRepository(
-                    dataDirectory, dependencies.systemSlots(global.socketPath(dependencies.environment))),
+                passcodes: dependencies.passcodeRepository(dataDirectory, dependencies.systemSlots(socketPath)),
                 readerLookup: readerLookup,
                 keyCache: dependencies.keyCache, attempts: dependencies.attemptStore(dataDirectory),
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
-                connectedReaders: listed, testReaderChosen: resolver.choosesTestReader))
+                connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
+                systemFingers: dependencies.systemFingers(socketPath)))
         self.resolver = resolver
     }
 

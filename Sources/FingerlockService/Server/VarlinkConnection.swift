@@ -1,13 +1,15 @@
 import FingerlockProtocol
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// One client connection, served on its own thread: reads NUL-terminated messages within the
-/// limits, answers each in order, and closes on EOF, a timeout, an oversized message or shutdown.
+/// limits, answers each in order (a scan runs in a task while the thread watches for the client
+/// hanging up), and closes on EOF, a timeout, an oversized message or shutdown.
 /// Buffers that held messages (which may carry passcode-derived values and keys) are zeroed.
 final class VarlinkConnection: Sendable {
     let descriptor: Int32
@@ -65,12 +67,16 @@ final class VarlinkConnection: Sendable {
                 buffer.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, end + 1) }
                 buffer.removeFirst(end + 1)
                 answered = true
-                let reply = server.core.handle(message: message, peer: peer)
+                let call = server.core.start(message: message, peer: peer)
                 Zeroing.zero(&message)
-                if var reply {
+                switch call {
+                case .reply(var reply?):
                     let sent = send(reply, until: ContinuousClock.now + limits.writeTimeout)
                     Zeroing.zero(&reply)
                     guard sent else { return }
+                case .reply(nil): break
+                case .long(let long):
+                    guard run(long) else { return }
                 }
                 // A call under way finishes; no new one starts once shutdown began.
                 if isShuttingDown { return }
@@ -84,6 +90,59 @@ final class VarlinkConnection: Sendable {
             if buffer.isEmpty || answered { messageStarted = nil }
             if !buffer.isEmpty { messageStarted = messageStarted ?? idleSince }
         }
+    }
+
+    /// Runs a long call (a scan) in a task while this thread watches the connection: the client
+    /// hanging up (its process exited or was killed, or Ctrl-C closed the socket) or the service
+    /// stopping cancels the task, and so the scan, at once. Only a full hang-up counts (POLLHUP): a
+    /// client that half-closes after sending its call (shutdown(SHUT_WR), as some Varlink clients
+    /// do) still waits for its answer. Returns whether the connection can go on.
+    private func run(_ call: LongCall) -> Bool {
+        var done: [Int32] = [-1, -1]
+        guard pipe(&done) == 0 else { return false }
+        defer {
+            close(done[0])
+            close(done[1])
+        }
+        let finished = FinalReply()
+        let writeTimeout = server.limits.writeTimeout
+        let signal = done[1]
+        let task = Task { [self] in
+            let reply = await call.run { data in self.send(data, until: ContinuousClock.now + writeTimeout) }
+            finished.set(reply)
+            var byte: UInt8 = 1
+            _ = write(signal, &byte, 1)
+        }
+        var hungUp = false
+        var cancelled = false
+        while true {
+            var fds = [
+                pollfd(fd: done[0], events: Int16(POLLIN), revents: 0),
+                pollfd(fd: descriptor, events: 0, revents: 0),
+                pollfd(fd: server.wakeup.read, events: Int16(POLLIN), revents: 0),
+            ]
+            // Once cancelled, only the task's end is waited for.
+            let ready = poll(&fds, cancelled ? 1 : 3, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                task.cancel()
+                cancelled = true
+                continue
+            }
+            if fds[0].revents != 0 { break }
+            if !cancelled && fds[1].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                server.logger.info("client went away: its call is cancelled", metadata: ["uid": "\(peer.uid)"])
+                hungUp = true
+                cancelled = true
+                task.cancel()
+            } else if !cancelled && fds[2].revents != 0 {
+                cancelled = true
+                task.cancel()
+            }
+        }
+        guard !hungUp, var reply = finished.take() else { return false }
+        defer { Zeroing.zero(&reply) }
+        return send(reply, until: ContinuousClock.now + server.limits.writeTimeout)
     }
 
     private var isShuttingDown: Bool {
@@ -139,4 +198,13 @@ final class VarlinkConnection: Sendable {
             if fds[0].revents != 0 { return .ready }
         }
     }
+}
+
+/// The last reply of a long call, handed from its task to the connection's thread.
+private final class FinalReply: Sendable {
+    private let reply = Mutex<Data?>(nil)
+
+    func set(_ data: Data?) { reply.withLock { $0 = data } }
+
+    func take() -> Data? { reply.withLock { value in defer { value = nil }; return value } }
 }

@@ -72,7 +72,10 @@ public final class FileVaultSecretStore: VaultSecretStore {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for name in leftovers where name.hasPrefix(".") { _ = try AtomicFile.remove(directory + "/" + name) }
+            // Temporary files, and the templates (sealed under the secret, so dead already).
+            for name in leftovers where name.hasPrefix(".") || name.hasPrefix(FileTemplateStore.prefix) {
+                _ = try AtomicFile.remove(directory + "/" + name)
+            }
             if rmdir(directory) != 0 && errno != ENOENT {
                 throw ServiceStateError(.io, "cannot remove \(directory) (errno \(errno))")
             }

@@ -9,6 +9,6 @@ public protocol VaultSecretStore: Sendable {
     func contains(_ owner: VaultOwner) throws -> Bool
     /// The vault's secret, or nil when it has none.
     func secret(_ owner: VaultOwner) throws -> SymmetricKey?
-    /// Deletes the vault's secret and everything kept beside it (its attempt counters).
+    /// Deletes the vault's secret and everything kept beside it (its attempt counters, its templates).
     func forget(_ owner: VaultOwner) throws
 }

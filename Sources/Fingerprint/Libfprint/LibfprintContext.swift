@@ -58,6 +58,10 @@ public final class LibfprintContext: Sendable {
     public func readers() async throws -> [LibfprintReader] {
         let found = try await thread.run { [self] () -> [(ThreadBound<UnsafeMutablePointer<FpDevice>>, ReaderInfo)] in
             let fpContext = self.enumeratedContext()
+            // Hotplug: GUsb queues device-added/removed on the main context, which only an operation
+            // iterates (the thread sleeps while idle, so an idle process never wakes up). Dispatching
+            // what is pending makes a long-lived context (fingerlockd's) list today's readers.
+            while g_main_context_iteration(nil, 0) != 0 {}
             guard let devices = fp_context_get_devices(fpContext) else { return [] }
             return (0..<devices.pointee.len).map { index in
                 let device = fl_ptr_array_index(devices, index)!.assumingMemoryBound(to: FpDevice.self)

@@ -11,7 +11,13 @@ public final class ScriptedTouchSource: SimulatedTouchSource {
 
     public func nextTouch(for purpose: SimulatedScanPurpose, timeout: Duration) async throws -> SimulatedTouch {
         try Task.checkCancellation()
-        return remaining.withLock { $0.popFirst() } ?? .timeout
+        let touch = remaining.withLock { $0.popFirst() } ?? .timeout
+        if touch == .hold {
+            // Throws CancellationError at once when the scan is cancelled.
+            try await Task.sleep(for: timeout)
+            return .timeout
+        }
+        return touch
     }
 
     /// How many scripted touches are left.

@@ -94,7 +94,7 @@ public struct SimulatedReader: FingerprintReader {
     private func failure(for touch: SimulatedTouch, timeout: Duration) throws -> FingerprintError {
         try Task.checkCancellation()
         switch touch {
-        case .timeout: return .timedOut(after: Double(timeout.components.seconds))
+        case .timeout, .hold: return .timedOut(after: Double(timeout.components.seconds))
         case .unplug: return FingerprintError(.unplugged, "The fingerprint reader was unplugged.")
         case .busy:
             return FingerprintError(.busy, "The fingerprint reader is busy: another program, such as fprintd, may be using it.")

@@ -1,6 +1,7 @@
 /// The scripting grammar of `FINGERLOCK_SIMULATED_TOUCHES`: a comma-separated list of items, each a
-/// finger name, `unknown`, `retry:short|center|remove|general`, `timeout`, `unplug`, `busy` or
-/// `error`, optionally repeated with `*N`; `absent` as the first item means no reader is connected.
+/// finger name, `unknown`, `retry:short|center|remove|general`, `timeout`, `hold` (a scan that
+/// waits its whole timeout), `unplug`, `busy` or `error`, optionally repeated with `*N`; `absent`
+/// as the first item means no reader is connected.
 public struct SimulatedScript: Sendable, Equatable {
     public var touches: [SimulatedTouch]
     /// `absent` was the first item: the reader is not connected.
@@ -19,7 +20,7 @@ public struct SimulatedScript: Sendable, Equatable {
         public var reason: String
         public var description: String {
             "FINGERLOCK_SIMULATED_TOUCHES: \(reason) (item '\(item)'). Items: a finger name (\(Finger.allCases[6].rawValue), …), "
-                + "unknown, retry:short|center|remove|general, timeout, unplug, busy, error, ITEM*N; absent first."
+                + "unknown, retry:short|center|remove|general, timeout, hold, unplug, busy, error, ITEM*N; absent first."
         }
     }
 
@@ -60,6 +61,7 @@ public struct SimulatedScript: Sendable, Equatable {
         switch name {
         case "unknown": return .unknown
         case "timeout": return .timeout
+        case "hold": return .hold
         case "unplug": return .unplug
         case "busy": return .busy
         case "error": return .error

@@ -8,6 +8,9 @@ public enum SimulatedTouch: Sendable, Hashable, CustomStringConvertible {
     case retry(RetryReason)
     /// No finger arrives before the scan timeout (reported at once, no real wait).
     case timeout
+    /// No finger arrives, and the scan really waits for its whole timeout (or until it is
+    /// cancelled): for tests of what happens during a scan.
+    case hold
     /// The reader is unplugged during the scan.
     case unplug
     /// Another program holds the reader.
@@ -23,6 +26,7 @@ public enum SimulatedTouch: Sendable, Hashable, CustomStringConvertible {
         case .unknown: "unknown"
         case .retry(let reason): "retry:\(reason.rawValue)"
         case .timeout: "timeout"
+        case .hold: "hold"
         case .unplug: "unplug"
         case .busy: "busy"
         case .error: "error"

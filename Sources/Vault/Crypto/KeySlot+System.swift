@@ -63,7 +63,7 @@ extension KeySlot {
 }
 
 extension VaultError {
-    static func fromService(_ error: SystemSlotError) -> VaultError {
+    public static func fromService(_ error: SystemSlotError) -> VaultError {
         switch error.code {
         case .wrongPasscode(let failed, let delay):
             let wait = delay > 0 ? "; the next try must wait \(describeSeconds(delay))" : ""

@@ -26,14 +26,18 @@ final class DaemonProcess {
     }
 
     /// Starts the service and waits (at most 10 s) until its socket accepts.
-    init(socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil)
-        throws
-    {
+    /// `extraArguments` follow `--socket` and `--state-dir` (`--reader simulated`); `environment` is
+    /// added to this process's (the service's own FINGERLOCK_SIMULATED_TOUCHES).
+    init(
+        socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil,
+        extraArguments: [String] = [], environment: [String: String] = [:]
+    ) throws {
         socketPath = socket
         stderrPath =
             URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let arguments = ["--socket", socket, "--state-dir", stateDirectory]
+        let arguments = ["--socket", socket, "--state-dir", stateDirectory] + extraArguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let user {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid", user, "--regid", user, "--init-groups", "--", binary] + arguments
@@ -55,6 +59,13 @@ final class DaemonProcess {
     }
 
     var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// SIGKILL, then waits for the exit by polling: Foundation's `waitUntilExit` spins a run loop,
+    /// which off the cooperative pool (a plain thread) can miss the termination and wait forever.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { usleep(5_000) }
+    }
 
     /// Sends SIGTERM and waits (at most 10 s); returns the exit status, nil when it had to be killed.
     @discardableResult

@@ -4,13 +4,13 @@ import Logging
 @testable import FingerlockService
 
 /// A `VarlinkServer` on a socket in a temporary directory, running in the test process.
-struct InProcessServer {
+struct InProcessServer: Sendable {
     let harness: ServiceHarness
     let server: VarlinkServer
     let socketPath: String
 
-    init(limits: ServiceLimits = ServiceLimits()) throws {
-        harness = try ServiceHarness()
+    init(limits: ServiceLimits = ServiceLimits(), readers: ServiceReaders = .none) throws {
+        harness = try ServiceHarness(readers: readers)
         socketPath = harness.directory + "/socket"
         var logger = Logger(label: "fingerlockd-test")
         logger.logLevel = .critical

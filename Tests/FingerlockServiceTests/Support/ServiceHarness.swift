@@ -7,20 +7,20 @@ import Logging
 @testable import FingerlockService
 
 /// A service core over a fresh temporary state directory and a manual clock.
-struct ServiceHarness {
+struct ServiceHarness: Sendable {
     let directory: String
     let clock: ManualClock
     let core: ServiceCore
     let dependencies: ServiceDependencies
 
-    init(maximumVaultsPerUser: Int = 64) throws {
+    init(maximumVaultsPerUser: Int = 64, readers: ServiceReaders = .none) throws {
         directory = try TemporaryDirectory.make()
         let clock = ManualClock()
         self.clock = clock
         var logger = Logger(label: "fingerlockd-test")
         logger.logLevel = .critical
         dependencies = try ServiceDependencies.files(
-            stateDirectory: directory + "/state", now: { clock.now }, logger: logger,
+            stateDirectory: directory + "/state", readers: readers, now: { clock.now }, logger: logger,
             maximumVaultsPerUser: maximumVaultsPerUser)
         core = ServiceCore(dependencies: dependencies, version: "test")
     }

@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// A bare Varlink client for tests: raw bytes in, NUL-terminated JSON out, every wait bounded.
-final class VarlinkTestClient {
+/// Used by one thread at a time (a test hands it to the thread that runs its blocking part).
+final class VarlinkTestClient: @unchecked Sendable {
     let fd: Int32
     /// Bytes read past the last message returned (replies to pipelined calls arrive together).
     private var buffer = [UInt8]()
@@ -36,6 +37,8 @@ final class VarlinkTestClient {
             let n = bytes.withUnsafeBytes {
                 Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
             }
+            // Foundation's SIGCHLD handler (other tests start processes) interrupts system calls.
+            if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw Failure(description: "send: errno \(errno)") }
             offset += n
         }
@@ -62,6 +65,7 @@ final class VarlinkTestClient {
             guard poll(&pfd, 1, Int32(left * 1000) + 1) > 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
             if n < 0 && errno == ECONNRESET { return nil }
             guard n >= 0 else { throw Failure(description: "read: errno \(errno)") }
             if n == 0 {
@@ -81,6 +85,24 @@ final class VarlinkTestClient {
         }
     }
 
+    /// A call with "more": every reply up to the one that does not continue.
+    func callMore(_ method: String, _ parameters: [String: Any], timeout: Double = 5) throws -> [[String: Any]] {
+        let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters, "more": true])
+        try send(raw: Array(body) + [0])
+        var replies: [[String: Any]] = []
+        while let reply = try receive(timeout: timeout) {
+            replies.append(reply)
+            if reply["continues"] as? Bool != true { break }
+        }
+        return replies
+    }
+
+    /// Sends a call without waiting for its reply.
+    func start(_ method: String, _ parameters: [String: Any]) throws {
+        let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
+        try send(raw: Array(body) + [0])
+    }
+
     func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
         let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
         try send(raw: Array(body) + [0])
@@ -92,4 +114,21 @@ final class VarlinkTestClient {
 extension Dictionary where Key == String, Value == Any {
     var errorName: String? { self["error"] as? String }
     var parameters: [String: Any] { self["parameters"] as? [String: Any] ?? [:] }
+}
+
+/// Runs blocking test code (socket waits) on a thread of its own, never on the cooperative pool:
+/// an in-process server's scans run as tasks on that pool, which a blocked test would starve.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// Polls (blocking) until `condition` holds or `seconds` pass.
+func waitUntil(seconds: Int = 5, _ condition: () -> Bool) -> Bool {
+    for _ in 0..<(seconds * 100) {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
 }

@@ -12,6 +12,7 @@ import Testing
         ("retry:remove", .retry(.removeFinger)),
         ("retry:general", .retry(.general)),
         ("timeout", .timeout),
+        ("hold", .hold),
         ("unplug", .unplug),
         ("busy", .busy),
         ("error", .error),
@@ -20,6 +21,13 @@ import Testing
         let script = try SimulatedScript(parsing: text)
         #expect(script.touches == [touch])
         #expect(!script.readerAbsent)
+    }
+
+    @Test func holdWaitsItsWholeTimeoutThenTimesOut() async throws {
+        let source = ScriptedTouchSource([.hold])
+        let started = ContinuousClock.now
+        #expect(try await source.nextTouch(for: .verify(.rightIndex), timeout: .milliseconds(200)) == .timeout)
+        #expect(ContinuousClock.now - started >= .milliseconds(200))
     }
 
     @Test func everyFingerNameParses() throws {

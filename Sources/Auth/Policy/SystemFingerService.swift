@@ -1,0 +1,96 @@
+public import Crypto
+public import Fingerprint
+public import Foundation
+public import Vault
+
+/// The seam between the policy and fingerlockd's reader (system mode): the service scans, matches
+/// against the templates it keeps for the vault, and releases the key it holds after a passcode.
+/// Like `SystemSlotService` it lives below the wire protocol: the CLI adapts its Varlink client to
+/// it, tests hand in a fake. Failures are `SystemFingerError`s.
+public protocol SystemFingerService: Sendable {
+    /// One touch; the key the service held for `vault`, released because the finger matched.
+    /// Cancelling the task cancels the scan in the service.
+    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch
+    /// Shortens the life of the key the service holds for `vault` (never lengthens it).
+    func limitCachedKey(vault: UUID, lifetime: Duration) throws
+    /// Makes the service forget the key it holds for `vault`; returns whether it held one.
+    func lock(vault: UUID) throws -> Bool
+    /// Enrolls `finger` on the service's reader after the passcode proof; reports each step.
+    func enroll(
+        _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
+        progress: @escaping @Sendable (EnrollEvent) -> Void
+    ) async throws -> SystemEnrolledFinger
+    /// The fingers the service keeps for `vault`.
+    func fingers(vault: UUID) throws -> [SystemEnrolledFinger]
+    /// Forgets `finger` after the passcode proof.
+    func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws
+}
+
+/// What a matching touch released.
+public struct SystemTouch: Sendable {
+    public var key: SymmetricKey
+    public var finger: Finger
+    public var reader: ReaderIdentity
+
+    public init(key: SymmetricKey, finger: Finger, reader: ReaderIdentity) {
+        self.key = key
+        self.finger = finger
+        self.reader = reader
+    }
+}
+
+/// A finger the service keeps for a vault (its template never leaves the service).
+public struct SystemEnrolledFinger: Sendable, Equatable {
+    public var finger: Finger
+    public var reader: ReaderIdentity
+    public var enrolled: Date
+
+    public init(finger: Finger, reader: ReaderIdentity, enrolled: Date) {
+        self.finger = finger
+        self.reader = reader
+        self.enrolled = enrolled
+    }
+}
+
+/// Why the service's reader did not release a key or change the enrolled set.
+public struct SystemFingerError: Error, Sendable {
+    public enum Code: Sendable {
+        /// The service holds no key for the vault (`lockout`: it forgot it after failed touches).
+        case passcodeRequired(lockout: Bool)
+        case noFingerEnrolled(reader: String)
+        case fingerNotEnrolled(Finger)
+        /// Counted; `touchesLeft` 0: the service forgot the key.
+        case noMatch(failedTouches: Int, touchesLeft: Int)
+        case retry(RetryReason)
+        case timedOut
+        /// The reader cannot scan (no reader, busy, unplugged, …), as the reader would say it.
+        case reader(FingerprintError)
+        /// The passcode proof was refused, or the service is unreachable or failed.
+        case slot(SystemSlotError)
+    }
+
+    public var code: Code
+
+    public init(_ code: Code) { self.code = code }
+}
+
+/// For a vault with no service configured.
+public struct NoSystemFingerService: SystemFingerService {
+    public init() {}
+
+    private var unavailable: SystemFingerError {
+        SystemFingerError(.slot(SystemSlotError(.unreachable, "fingerlockd is not configured for this fingerlock.")))
+    }
+
+    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
+        throw unavailable
+    }
+    public func limitCachedKey(vault: UUID, lifetime: Duration) throws { throw unavailable }
+    public func lock(vault: UUID) throws -> Bool { throw unavailable }
+    public func enroll(
+        _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
+        progress: @escaping @Sendable (EnrollEvent) -> Void
+    ) async throws -> SystemEnrolledFinger { throw unavailable }
+    public func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { throw unavailable }
+    public func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws { throw unavailable }
+}

@@ -1,0 +1,186 @@
+public import Auth
+import Crypto
+public import Fingerprint
+import FingerlockProtocol
+public import Foundation
+public import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// fingerlockd's reader behind Auth's `SystemFingerService` seam, over the same connection rules as
+/// `ServiceSlotClient` (whose checks of who answers it reuses). A scan runs on a thread of its own
+/// with a blocking call; cancelling the task shuts the connection, which makes the service cancel
+/// the scan.
+public struct ServiceFingerClient: SystemFingerService {
+    let slots: ServiceSlotClient
+
+    public init(socketPath: String) {
+        slots = ServiceSlotClient(socketPath: socketPath)
+    }
+
+    /// A scan may take its whole timeout, plus a wait for the reader and the service's own work.
+    static func callTimeout(_ scan: Duration) -> Duration { scan * 2 + .seconds(5) }
+
+    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
+        let reply = try await scanning(timeout: timeout) { client throws(ServiceClientError) in
+            try client.unlockWithTouch(
+                .init(vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout)))
+        }
+        guard var bytes = Data(base64Encoded: reply.key), let finger = Finger(name: reply.finger),
+            let reader = ReaderIdentity(reply.reader)
+        else {
+            throw SystemFingerError(.slot(SystemSlotError(.failure, "fingerlockd sent a touch reply that is not what the interface says.")))
+        }
+        defer { bytes.resetBytes(in: bytes.indices) }
+        return SystemTouch(key: .init(data: bytes), finger: finger, reader: reader)
+    }
+
+    public func limitCachedKey(vault: UUID, lifetime: Duration) throws {
+        let seconds = Int(min(lifetime.components.seconds, Int64(ServiceInterface.maximumCacheSeconds)))
+        _ = try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in
+            try client.limitCachedKey(.init(vault: Self.id(vault), seconds: seconds))
+        }
+    }
+
+    public func lock(vault: UUID) throws -> Bool {
+        try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in try client.lock(Self.id(vault)) }
+            .wasUnlocked
+    }
+
+    public func enroll(
+        _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
+        progress: @escaping @Sendable (EnrollEvent) -> Void
+    ) async throws -> SystemEnrolledFinger {
+        let enrolled = try await scanning(timeout: timeout) { client throws(ServiceClientError) in
+            try client.enrollFinger(
+                .init(proof: Self.proof(proof), finger: finger.rawValue, timeoutSeconds: Self.seconds(timeout))
+            ) { stage in
+                switch stage.event {
+                case "opened": progress(.opened(stages: stage.total))
+                case "stage": progress(.stage(completed: stage.completed, total: stage.total))
+                default: progress(.retry(RetryReason(rawValue: stage.retry) ?? .general))
+                }
+            }
+        }
+        return try Self.finger(enrolled)
+    }
+
+    public func fingers(vault: UUID) throws -> [SystemEnrolledFinger] {
+        try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in
+            try client.listFingers(Self.id(vault))
+        }.map(Self.finger)
+    }
+
+    public func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws {
+        try await scanning(timeout: .seconds(30)) { client throws(ServiceClientError) in
+            try client.forgetFinger(.init(proof: Self.proof(proof), finger: finger.rawValue))
+        }
+    }
+
+    // MARK: - Calls
+
+    private func blocking<T>(timeout: Duration, _ body: (ServiceClient) throws(ServiceClientError) -> T) throws -> T {
+        let client = try connect(timeout: timeout)
+        do {
+            return try body(client)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// Runs a blocking call on its own thread (it may wait for a finger for long); task
+    /// cancellation (Ctrl-C, the passcode chosen at the prompt) shuts the connection.
+    private func scanning<T: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable (ServiceClient) throws(ServiceClientError) -> T
+    ) async throws -> T {
+        let client = try connect(timeout: Self.callTimeout(timeout))
+        let canceller = client.canceller
+        let box = ClientBox(client)
+        let outcome: Result<T, ServiceClientError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    let result = Result(catching: { () throws(ServiceClientError) in try body(box.client) })
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            canceller.cancel()
+        }
+        try Task.checkCancellation()
+        return try outcome.mapError(map).get()
+    }
+
+    private func connect(timeout: Duration) throws(SystemFingerError) -> ServiceClient {
+        do {
+            return try slots.connect(timeout: timeout)
+        } catch {
+            throw SystemFingerError(.slot(error))
+        }
+    }
+
+    private func map(_ error: ServiceClientError) -> SystemFingerError {
+        guard case .service(let failure) = error else { return SystemFingerError(.slot(slots.map(error))) }
+        typealias Name = ServiceInterface.ErrorName
+        func string(_ key: String) -> String {
+            if case .string(let text) = failure.parameters[key] { text } else { "" }
+        }
+        switch failure.name {
+        case Name.passcodeRequired.qualifiedName:
+            return SystemFingerError(.passcodeRequired(lockout: string("reason") == "lockout"))
+        case Name.noFingerEnrolled.qualifiedName:
+            return SystemFingerError(.noFingerEnrolled(reader: string("reader")))
+        case Name.fingerNotEnrolled.qualifiedName:
+            return SystemFingerError(.fingerNotEnrolled(Finger(name: string("finger")) ?? .rightIndex))
+        case Name.noMatch.qualifiedName:
+            return SystemFingerError(
+                .noMatch(failedTouches: failure.int("failedTouches") ?? 0, touchesLeft: failure.int("touchesLeft") ?? 0))
+        case Name.scanRetry.qualifiedName:
+            return SystemFingerError(.retry(RetryReason(rawValue: string("reason")) ?? .general))
+        case Name.scanTimedOut.qualifiedName:
+            return SystemFingerError(.timedOut)
+        case Name.readerUnavailable.qualifiedName:
+            let code: FingerprintError.Code =
+                switch string("problem") {
+                case "noReader": .noReader
+                case "busy": .busy
+                case "unplugged": .unplugged
+                case "noPermission": .permissionDenied
+                default: .deviceError
+                }
+            return SystemFingerError(.reader(FingerprintError(code, "fingerlockd: " + string("message"))))
+        default:
+            return SystemFingerError(.slot(slots.map(error)))
+        }
+    }
+
+    // MARK: - Values
+
+    static func id(_ vault: UUID) -> String { vault.uuidString.lowercased() }
+
+    static func seconds(_ duration: Duration) -> Int {
+        Int(min(max(duration.components.seconds, 1), Int64(ServiceInterface.maximumScanSeconds)))
+    }
+
+    static func proof(_ proof: SystemPasscodeProof) -> VarlinkParameters.PasscodeProof {
+        .init(
+            vault: id(proof.vault), stretched: ServiceSlotClient.base64(proof.stretched),
+            sealedSlot: proof.sealedSlot.base64EncodedString(),
+            associatedData: Data(proof.associatedData).base64EncodedString())
+    }
+
+    static func finger(_ finger: VarlinkParameters.EnrolledFinger) throws -> SystemEnrolledFinger {
+        guard let name = Finger(name: finger.finger), let reader = ReaderIdentity(finger.reader) else {
+            throw SystemFingerError(.slot(SystemSlotError(.failure, "fingerlockd named a finger the interface does not know.")))
+        }
+        return SystemEnrolledFinger(
+            finger: name, reader: reader, enrolled: Date(timeIntervalSince1970: TimeInterval(finger.enrolled)))
+    }
+}
+
+/// Hands the (non-Sendable) client to the one thread that uses it while the call runs.
+private final class ClientBox: @unchecked Sendable {
+    let client: ServiceClient
+    init(_ client: ServiceClient) { self.client = client }
+}

@@ -1,0 +1,119 @@
+/// The parameters and replies of the fingerprint methods (UnlockWithTouch, EnrollFinger,
+/// ListFingers, ForgetFinger).
+extension VarlinkParameters {
+    public struct UnlockWithTouch: Codable, Sendable, Equatable {
+        public var vault: String
+        public var finger: String?
+        public var timeoutSeconds: Int
+        public init(vault: String, finger: String? = nil, timeoutSeconds: Int) {
+            self.vault = vault
+            self.finger = finger
+            self.timeoutSeconds = timeoutSeconds
+        }
+    }
+
+    public struct UnlockWithTouchReply: Codable, Sendable, Equatable {
+        public var key: String
+        public var finger: String
+        public var reader: String
+        public init(key: String, finger: String, reader: String) {
+            self.key = key
+            self.finger = finger
+            self.reader = reader
+        }
+    }
+
+    public struct EnrolledFinger: Codable, Sendable, Equatable {
+        public var finger: String
+        public var reader: String
+        public var enrolled: Int
+        public init(finger: String, reader: String, enrolled: Int) {
+            self.finger = finger
+            self.reader = reader
+            self.enrolled = enrolled
+        }
+    }
+
+    public struct EnrollFinger: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var sealedSlot: String
+        public var associatedData: String
+        public var finger: String
+        public var timeoutSeconds: Int
+        public init(proof: PasscodeProof, finger: String, timeoutSeconds: Int) {
+            self.vault = proof.vault
+            self.stretched = proof.stretched
+            self.sealedSlot = proof.sealedSlot
+            self.associatedData = proof.associatedData
+            self.finger = finger
+            self.timeoutSeconds = timeoutSeconds
+        }
+
+        public var proof: PasscodeProof {
+            PasscodeProof(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData)
+        }
+    }
+
+    public struct EnrollStage: Codable, Sendable, Equatable {
+        public var event: String
+        public var completed: Int
+        public var total: Int
+        public var retry: String
+        public init(event: String, completed: Int, total: Int, retry: String) {
+            self.event = event
+            self.completed = completed
+            self.total = total
+            self.retry = retry
+        }
+    }
+
+    public struct EnrollFingerReply: Codable, Sendable, Equatable {
+        public var stage: EnrollStage?
+        public var enrolled: EnrolledFinger?
+        public init(stage: EnrollStage? = nil, enrolled: EnrolledFinger? = nil) {
+            self.stage = stage
+            self.enrolled = enrolled
+        }
+    }
+
+    public struct ListFingersReply: Codable, Sendable, Equatable {
+        public var fingers: [EnrolledFinger]
+        public init(fingers: [EnrolledFinger]) { self.fingers = fingers }
+    }
+
+    public struct ForgetFinger: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var sealedSlot: String
+        public var associatedData: String
+        public var finger: String
+        public init(proof: PasscodeProof, finger: String) {
+            self.vault = proof.vault
+            self.stretched = proof.stretched
+            self.sealedSlot = proof.sealedSlot
+            self.associatedData = proof.associatedData
+            self.finger = finger
+        }
+
+        public var proof: PasscodeProof {
+            PasscodeProof(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData)
+        }
+    }
+}
+
+extension VarlinkParameters {
+    public struct LimitCachedKey: Codable, Sendable, Equatable {
+        public var vault: String
+        public var seconds: Int
+        public init(vault: String, seconds: Int) {
+            self.vault = vault
+            self.seconds = seconds
+        }
+    }
+
+    public struct LimitCachedKeyReply: Codable, Sendable, Equatable {
+        public var cachedSeconds: Int
+        public init(cachedSeconds: Int) { self.cachedSeconds = cachedSeconds }
+    }
+}

@@ -1,0 +1,184 @@
+import Auth
+import Crypto
+public import FingerlockProtocol
+import Fingerprint
+import Foundation
+import Logging
+
+/// Fingerprint unlock through the service: a touch releases only a key the service already holds
+/// (the passcode came first, as on a phone after a restart), matched against this vault's own
+/// templates, counted before the scan, forgotten after too many failures.
+extension ServiceCore {
+    func longCall(_ method: ServiceInterface.Method, _ call: VarlinkCall, peer: PeerCredentials, name: String)
+        -> LongCall
+    {
+        LongCall { [self] emit in
+            do {
+                let reply: Data
+                switch method {
+                case .unlockWithTouch:
+                    reply = VarlinkReply.encode(
+                        try await unlockWithTouch(call.parameters(VarlinkParameters.UnlockWithTouch.self), peer: peer))
+                case .enrollFinger:
+                    guard call.more else { throw VarlinkError(name: "org.varlink.service.ExpectedMore") }
+                    let parameters = try call.parameters(VarlinkParameters.EnrollFinger.self)
+                    reply = VarlinkReply.encode(
+                        try await enrollFinger(parameters, peer: peer) { stage in
+                            emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
+                        })
+                case .forgetFinger:
+                    try await forgetFinger(call.parameters(VarlinkParameters.ForgetFinger.self), peer: peer)
+                    reply = VarlinkReply.encode(VarlinkParameters.Empty())
+                default:
+                    throw VarlinkError.methodNotFound(method.qualifiedName)
+                }
+                logger.info("call", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(name)"])
+                return reply
+            } catch is CancellationError {
+                logger.info("call cancelled", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(name)"])
+                return nil
+            } catch {
+                let failure = varlinkError(error)
+                logger.info(
+                    "call failed",
+                    metadata: [
+                        "uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(name)", "error": "\(failure.name)",
+                    ])
+                return VarlinkReply.encode(failure)
+            }
+        }
+    }
+
+    /// `UnlockWithTouch`. Throws `VarlinkError`s, or `CancellationError` when the scan was cancelled.
+    public func unlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch, peer: PeerCredentials) async throws
+        -> VarlinkParameters.UnlockWithTouchReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let timeout = try Self.scanTimeout(parameters.timeoutSeconds)
+        let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
+        let secret = try registeredSecret(owner)
+        let attempts = try state { try dependencies.attempts(owner) }
+        // No key held, no scan: the touch could release nothing.
+        guard try holdsKey(owner) else { throw Self.passcodeRequired("locked") }
+        let lockout = ServiceInterface.touchLockout
+        if try state({ try attempts.read() }).failedTouches >= lockout {
+            forgetKey(owner)
+            throw Self.passcodeRequired("lockout")
+        }
+        let reader = try await currentReader(timeout: timeout)
+        var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
+            .filter { $0.reader == reader.identity }
+        guard !prints.isEmpty else {
+            throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.identity.description)])
+        }
+        if let wanted {
+            prints = prints.filter { $0.finger == wanted }
+            guard !prints.isEmpty else { throw VarlinkError(.fingerNotEnrolled, ["finger": .string(wanted.rawValue)]) }
+        }
+        if prints.count > 1 && !reader.info.canIdentify { prints = [prints[0]] }
+        // Counted before the scan, so a client killed mid-scan (or the service) cannot skip it.
+        let failures = try state {
+            try attempts.update { state -> Int in
+                state.failedTouches += 1
+                return state.failedTouches
+            }
+        }
+        guard failures <= lockout else {
+            uncountTouch(attempts)
+            forgetKey(owner)
+            throw Self.passcodeRequired("lockout")
+        }
+        let result: ScanResult
+        do {
+            result = try await scans.run(waitingAtMost: timeout) { [prints] in
+                try await reader.match(prints, timeout: timeout)
+            }
+        } catch {
+            uncountTouch(attempts)
+            throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
+        }
+        switch result {
+        case .match(let print) where prints.contains(print):
+            try state { try attempts.update { $0.failedTouches = 0 } }
+            // Locked, expired or forgotten while the finger was on the reader: nothing to release.
+            guard let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) }) else {
+                throw Self.passcodeRequired("locked")
+            }
+            logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+            return .init(
+                key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
+                reader: reader.identity.description)
+        case .match, .noMatch, .notInReaderStorage:
+            if failures >= lockout { forgetKey(owner) }
+            logger.notice(
+                "touch did not match",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
+            throw VarlinkError(
+                .noMatch, ["failedTouches": .int(failures), "touchesLeft": .int(max(0, lockout - failures))])
+        case .retry(let reason):
+            uncountTouch(attempts)
+            throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
+        }
+    }
+
+    func holdsKey(_ owner: VaultOwner) throws(VarlinkError) -> Bool {
+        try state { try dependencies.keyCache.load(name: owner.cacheName) } != nil
+    }
+
+    func forgetKey(_ owner: VaultOwner) {
+        if (try? dependencies.keyCache.invalidate(name: owner.cacheName)) == true {
+            logger.notice("cached key forgotten after failed touches", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+        }
+    }
+
+    private func uncountTouch(_ attempts: any AttemptStore) {
+        _ = try? attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+    }
+
+    /// The reader in effect; a missing or unusable one is a `ReaderUnavailable`.
+    func currentReader(timeout: Duration) async throws -> any FingerprintReader {
+        do {
+            return try await dependencies.readers.current()
+        } catch {
+            throw varlinkError(error, timeout: timeout)
+        }
+    }
+
+    static func passcodeRequired(_ reason: String) -> VarlinkError {
+        VarlinkError(.passcodeRequired, ["reason": .string(reason)])
+    }
+
+    static func scanTimeout(_ seconds: Int) throws(VarlinkError) -> Duration {
+        guard (1...ServiceInterface.maximumScanSeconds).contains(seconds) else { throw .invalidParameter("timeoutSeconds") }
+        return .seconds(seconds)
+    }
+
+    static func finger(_ name: String) throws(VarlinkError) -> Finger {
+        guard name.utf8.count <= 64, let finger = Finger(name: name) else { throw .invalidParameter("finger") }
+        return finger
+    }
+
+    /// What a client is told about a failure: Varlink errors pass, reader errors say what the reader
+    /// did (never a template), anything else is logged and reported as a `ServiceFailure`.
+    func varlinkError(_ error: any Error, timeout: Duration? = nil) -> VarlinkError {
+        switch error {
+        case let error as VarlinkError:
+            return error
+        case let error as FingerprintError:
+            let problem: String
+            switch error.code {
+            case .timedOut:
+                return VarlinkError(.scanTimedOut, ["seconds": .int(Int(timeout?.components.seconds ?? 0))])
+            case .noReader: problem = "noReader"
+            case .busy: problem = "busy"
+            case .unplugged: problem = "unplugged"
+            case .permissionDenied: problem = "noPermission"
+            default: problem = "deviceError"
+            }
+            return VarlinkError(.readerUnavailable, ["problem": .string(problem), "message": .string(error.message)])
+        default:
+            logger.error("failure", metadata: ["error": "\(error)"])
+            return VarlinkError(.serviceFailure, ["reason": .string("the service failed; see its log")])
+        }
+    }
+}

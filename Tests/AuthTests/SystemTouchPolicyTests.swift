@@ -1,0 +1,178 @@
+import Crypto
+import Fingerprint
+import Foundation
+import Synchronization
+import Testing
+import Vault
+
+@testable import Auth
+
+/// A vault that says it is in system mode (its slots are user-mode: the passcode path is not what
+/// these tests are about), so the policy takes fingerlockd's path.
+struct SystemModeRepository: PasscodeRepository {
+    let base: VaultPasscodeRepository
+    var hasPasscode: Bool { base.hasPasscode }
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
+        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
+    }
+    func open(with credential: VaultCredential) throws(VaultError) -> Vault { try base.open(with: credential) }
+    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
+        try base.replacePasscode(of: vault, with: passcode)
+    }
+    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
+        try base.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
+    }
+    func storeID() throws(VaultError) -> UUID { try base.storeID() }
+    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
+        try base.stageRestore(from: backupPath, using: credential)
+    }
+    func mode() throws(VaultError) -> VaultMode { .system }
+    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        throw VaultError(.invalidInput, "not used here")
+    }
+}
+
+/// fingerlockd's reader, scripted: each touch's outcome in turn; records the calls.
+final class FakeSystemFingers: SystemFingerService {
+    enum Touch: Sendable {
+        case match(Finger)
+        case fail(SystemFingerError.Code)
+    }
+
+    let key: SymmetricKey
+    private let touches: Mutex<[Touch]>
+    let calls = Mutex<[String]>([])
+
+    init(key: SymmetricKey, touches: [Touch]) {
+        self.key = key
+        self.touches = Mutex(touches)
+    }
+
+    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
+        calls.withLock { $0.append("touch") }
+        guard let next = touches.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+            throw SystemFingerError(.timedOut)
+        }
+        switch next {
+        case .match(let finger):
+            return SystemTouch(key: key, finger: finger, reader: ReaderIdentity(driver: "simulated", deviceID: "0"))
+        case .fail(let code):
+            throw SystemFingerError(code)
+        }
+    }
+
+    func limitCachedKey(vault: UUID, lifetime: Duration) throws {
+        calls.withLock { $0.append("limit \(lifetime.components.seconds)") }
+    }
+
+    func lock(vault: UUID) throws -> Bool {
+        calls.withLock { $0.append("lock") }
+        return true
+    }
+
+    func enroll(
+        _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
+        progress: @escaping @Sendable (EnrollEvent) -> Void
+    ) async throws -> SystemEnrolledFinger {
+        throw SystemFingerError(.timedOut)
+    }
+
+    func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { [] }
+
+    func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws {}
+}
+
+/// The policy for a system-mode vault's touches: the vault opens only with the key the service
+/// released, after the tries, hints and lockout the service reports.
+@Suite(.timeLimit(.minutes(1))) struct SystemTouchPolicyTests {
+    let install = Installation()
+
+    func context(_ fingers: FakeSystemFingers, interaction: ScriptedInteraction) -> AuthContext {
+        AuthContext(
+            .init(
+                passcodes: SystemModeRepository(base: install.passcodes), readerLookup: .found(nil),
+                keyCache: install.cache, attempts: install.attempts, interaction: interaction,
+                remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
+    }
+
+    /// The vault's real master key, for the fake service to release.
+    func masterKey() throws -> SymmetricKey {
+        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
+        defer { vault.close() }
+        return try vault.exportMasterKey()
+    }
+
+    @Test func aMatchOpensTheVaultWithTheReleasedKeyAfterANoMatchAndAHint() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(
+            key: try masterKey(),
+            touches: [.fail(.noMatch(failedTouches: 1, touchesLeft: 4)), .fail(.retry(.tooShort)), .match(.rightIndex)])
+        // The user-mode set-up cached the key in the user's keyring: gone, the touch path needs none.
+        _ = try install.cache.invalidateAll()
+        let interaction = ScriptedInteraction(secrets: [])
+        let vault = try await context(fingers, interaction: interaction).openNotes()
+        vault.close()
+        #expect(fingers.calls.withLock { $0 } == ["touch", "touch", "touch"])
+        #expect(interaction.notices.contains("No match. Try again."))
+        #expect(interaction.notices.contains(RetryReason.tooShort.hint))
+        // Nothing went into the user's keyring.
+        #expect(try install.cache.load(name: install.passcodes.storeID().uuidString) == nil)
+    }
+
+    @Test func aKeyThatDoesNotOpenTheVaultIsRefused() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: SymmetricKey(size: .bits256), touches: [.match(.rightIndex)])
+        await #expect(throws: AuthError.self) {
+            _ = try await context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false))
+                .verifyTouch(finger: nil)
+        }
+    }
+
+    @Test func noCachedKeyInTheServiceFallsBackToThePasscodeAndShortensTheCache() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let vault = try await context(fingers, interaction: interaction).openNotes()
+        vault.close()
+        #expect(interaction.notices.contains { $0.contains("The passcode is needed first") })
+        #expect(interaction.prompts.count == 1)
+    }
+
+    @Test func theLastFailedTouchSaysTheServiceForgotTheKey() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(
+            key: try masterKey(), touches: [.fail(.noMatch(failedTouches: 5, touchesLeft: 0))])
+        do {
+            _ = try await context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false))
+                .verifyTouch(finger: nil)
+            Issue.record("a no-match verified")
+        } catch let error as AuthError {
+            #expect(error.code == .authenticationFailed)
+            #expect(error.message.contains("forgot the key"))
+        }
+    }
+
+    @Test func serviceErrorsBecomeTheUsualAuthErrors() {
+        let cases: [(SystemFingerError.Code, AuthError.Code)] = [
+            (.passcodeRequired(lockout: true), .biometryLockout),
+            (.passcodeRequired(lockout: false), .biometryNotAvailable),
+            (.noFingerEnrolled(reader: "simulated:0"), .biometryNotEnrolled),
+            (.fingerNotEnrolled(.leftThumb), .notFound),
+            (.timedOut, .timeout),
+            (.reader(FingerprintError(.busy, "busy")), .biometryNotAvailable),
+            (.slot(SystemSlotError(.unreachable, "gone")), .serviceUnavailable),
+            (.slot(SystemSlotError(.wrongPasscode(failedPasscodes: 1, delaySeconds: 0), "Wrong passcode.")), .authenticationFailed),
+            (.slot(SystemSlotError(.delayed(secondsLeft: 30, failedPasscodes: 5), "Delayed.")), .passcodeDelay),
+        ]
+        for (code, expected) in cases {
+            #expect(AuthContext.authError(systemFinger: SystemFingerError(code)).code == expected, "\(code)")
+        }
+    }
+
+    @Test func lockAsksTheServiceToForgetTheKey() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        #expect(try context(fingers, interaction: ScriptedInteraction(secrets: [])).lock().forgotten == 1)
+        #expect(fingers.calls.withLock { $0 } == ["lock"])
+    }
+}

@@ -1,0 +1,118 @@
+import FingerlockProtocol
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The built `fingerlockd` with its simulated reader scripted by its own environment: enrollment
+/// and a touch over the socket, and a service killed or stopped in the middle of a scan. The
+/// blocking waits run off the cooperative pool, which the in-process servers of other suites need.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct DaemonTouchTests {
+    struct Running {
+        let daemon: DaemonProcess
+        let socket: String
+        let vault = ClientVault()
+        let client: VarlinkTestClient
+
+        init(touches: String, state: String? = nil) throws {
+            let directory = try TemporaryDirectory.make()
+            socket = directory + "/socket"
+            daemon = try DaemonProcess(
+                socket: socket, stateDirectory: state ?? directory + "/state", extraArguments: ["--reader", "simulated"],
+                environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches, "FINGERLOCK_SIMULATED_STAGES": "1"])
+            client = try VarlinkTestClient(path: socket)
+        }
+
+        var proof: [String: Any] {
+            get throws {
+                _ = try client.call("io.fingerlock.Service.RegisterVault", ["vault": vault.id])
+                let slot = try client.call(
+                    "io.fingerlock.Service.SealPasscodeSlot",
+                    [
+                        "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
+                        "key": vault.key.base64EncodedString(),
+                        "associatedData": vault.associatedData.base64EncodedString(),
+                    ]
+                ).parameters["sealedSlot"] as? String
+                return [
+                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(), "sealedSlot": slot ?? "",
+                    "associatedData": vault.associatedData.base64EncodedString(),
+                ]
+            }
+        }
+
+        /// Enrolls the right index finger and caches the key for 10 minutes.
+        func enrollAndUnlock() throws {
+            let proof = try proof
+            let enrolled = try client.callMore(
+                "io.fingerlock.Service.EnrollFinger",
+                proof.merging(["finger": "right-index", "timeoutSeconds": 5]) { $1 })
+            #expect(enrolled.last?.errorName == nil, "\(enrolled) \(daemon.log)")
+            let unlocked = try client.call(
+                "io.fingerlock.Service.UnlockWithPasscode", proof.merging(["cacheSeconds": 600]) { $1 })
+            #expect(unlocked.errorName == nil)
+        }
+
+        func touch(_ client: VarlinkTestClient) throws {
+            try client.start("io.fingerlock.Service.UnlockWithTouch", ["vault": vault.id, "timeoutSeconds": 30])
+        }
+    }
+
+    @Test func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() async throws { try await offPool { try Self.aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() } }
+
+    static func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() throws {
+        let running = try Running(touches: "right-index,unknown,right-index")
+        defer { running.daemon.terminate() }
+        try running.enrollAndUnlock()
+        let touch = ["vault": running.vault.id, "timeoutSeconds": 5] as [String: Any]
+        #expect(try running.client.call("io.fingerlock.Service.UnlockWithTouch", touch).errorName == "io.fingerlock.Service.NoMatch")
+        let matched = try running.client.call("io.fingerlock.Service.UnlockWithTouch", touch)
+        #expect(matched.parameters["key"] as? String == running.vault.key.base64EncodedString())
+        // The log names calls, never the key or a template.
+        #expect(!running.daemon.log.contains(running.vault.key.base64EncodedString()))
+        #expect(running.daemon.log.contains("unlocked with a touch"))
+    }
+
+    @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() async throws { try await offPool { try Self.killingTheServiceMidScanClosesTheClientAndARestartServesAgain() } }
+
+    static func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() throws {
+        let directory = try TemporaryDirectory.make()
+        let state = directory + "/state"
+        let running = try Running(touches: "right-index,hold", state: state)
+        try running.enrollAndUnlock()
+        let scanning = try VarlinkTestClient(path: running.socket)
+        try running.touch(scanning)
+        usleep(300_000)
+        running.daemon.kill9()
+        #expect(scanning.closedByServer(timeout: 2))
+        // A restarted service holds no key: a touch asks for the passcode and scans nothing.
+        let restarted = try DaemonProcess(
+            socket: running.socket, stateDirectory: state, extraArguments: ["--reader", "simulated"],
+            environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-index"])
+        defer { restarted.terminate() }
+        let reply = try VarlinkTestClient(path: running.socket).call(
+            "io.fingerlock.Service.UnlockWithTouch", ["vault": running.vault.id, "timeoutSeconds": 5])
+        #expect(reply.errorName == "io.fingerlock.Service.PasscodeRequired")
+        let listed = try VarlinkTestClient(path: running.socket).call(
+            "io.fingerlock.Service.ListFingers", ["vault": running.vault.id])
+        #expect((listed.parameters["fingers"] as? [[String: Any]])?.count == 1)
+    }
+
+    @Test func sigtermMidScanCancelsItAndStopsPromptly() async throws { try await offPool { try Self.sigtermMidScanCancelsItAndStopsPromptly() } }
+
+    static func sigtermMidScanCancelsItAndStopsPromptly() throws {
+        let running = try Running(touches: "right-index,hold")
+        try running.enrollAndUnlock()
+        let scanning = try VarlinkTestClient(path: running.socket)
+        try running.touch(scanning)
+        usleep(300_000)
+        let started = Date()
+        #expect(running.daemon.terminate() == 0, "\(running.daemon.log)")
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(scanning.closedByServer(timeout: 2))
+        #expect(running.daemon.log.contains("call cancelled"))
+    }
+}
