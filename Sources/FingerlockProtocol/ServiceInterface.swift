@@ -74,7 +74,12 @@ public enum ServiceInterface {
           # Consecutive wrong passcodes since the last correct one.
           failedPasscodes: int,
           # Seconds before the next passcode attempt is allowed (0: now).
-          delaySeconds: int
+          delaySeconds: int,
+          # Failed touches in a row since the last match or correct passcode.
+          failedTouches: int,
+          # The failed touches reached the lockout: the key was forgotten and a touch
+          # unlocks nothing until the passcode is entered.
+          touchLockedOut: bool
         )
 
         # Creates the vault's secret if it has none yet. Calling it again changes nothing.

@@ -87,12 +87,19 @@ public enum VarlinkParameters {
         public var unlockedSeconds: Int
         public var failedPasscodes: Int
         public var delaySeconds: Int
-        public init(registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int) {
+        public var failedTouches: Int
+        public var touchLockedOut: Bool
+        public init(
+            registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int,
+            failedTouches: Int = 0, touchLockedOut: Bool = false
+        ) {
             self.registered = registered
             self.unlocked = unlocked
             self.unlockedSeconds = unlockedSeconds
             self.failedPasscodes = failedPasscodes
             self.delaySeconds = delaySeconds
+            self.failedTouches = failedTouches
+            self.touchLockedOut = touchLockedOut
         }
     }
 

@@ -97,7 +97,9 @@ extension ServiceCore {
         return .init(
             status: .init(
                 registered: true, unlocked: unlocked, unlockedSeconds: seconds,
-                failedPasscodes: attempts.failedPasscodes, delaySeconds: Int(delay)))
+                failedPasscodes: attempts.failedPasscodes, delaySeconds: Int(delay),
+                failedTouches: attempts.failedTouches,
+                touchLockedOut: attempts.failedTouches >= ServiceInterface.touchLockout))
     }
 
     public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {

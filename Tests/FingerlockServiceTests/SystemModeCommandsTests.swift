@@ -161,6 +161,25 @@ struct SystemModeCommandsTests {
         #expect(service["failedPasscodes"] is NSNull)
     }
 
+    /// The service caches the key at the longest life it allows (the vault's cache-expiry is sealed
+    /// in the vault); every passcode proven to it, not only an unlock, must then shorten that.
+    @Test func everyPasscodeThroughTheServiceLeavesTheKeyThereNoLongerThanCacheExpiry() throws {
+        let alice = try AliceVault()
+        let configured = try alice.run(["config", "set", "cache-expiry", "2m", "--passcode-fd", "3"], [Self.passcode])
+        #expect(configured.status == 0, "\(configured)")
+        #expect(try alice.run(["lock"]).status == 0)
+        #expect(try alice.serviceStatus()["unlocked"] as? Bool == false)
+
+        let newPasscode = "another passcode 7"
+        let change = try alice.run(
+            ["passcode", "change", "--passcode-fd", "3"], [Self.passcode, newPasscode, newPasscode])
+        #expect(change.status == 0, "\(change)")
+        let status = try alice.serviceStatus()
+        #expect(status["unlocked"] as? Bool == true, "\(status)")
+        let seconds = try #require(status["unlockedSeconds"] as? Int)
+        #expect(seconds > 0 && seconds <= 120, "the service keeps the key for \(seconds) s")
+    }
+
     @Test func statusOfAUserModeVaultHasNoServiceObject() throws {
         try RealUsersTests.ensureUsers()
         let setup = try SystemModeRealUsersTests.Setup()

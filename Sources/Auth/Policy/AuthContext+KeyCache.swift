@@ -67,26 +67,27 @@ extension AuthContext {
         return vault
     }
 
+    /// fingerlockd cached the key for the longest life it allows, since the vault's cache-expiry is
+    /// sealed in it and unknown before the unlock; now the vault is open, the service shortens it.
+    func limitServiceCache(of vault: Vault) {
+        guard let storeID = try? vault.storeID else { return }
+        do {
+            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+            try systemFingers.limitCachedKey(vault: storeID, lifetime: settings.cacheExpiry)
+        } catch let error as SystemFingerError {
+            interaction.notify(
+                "fingerlockd keeps the key for up to 48 h, not cache-expiry: " + Self.authError(systemFinger: error).message)
+        } catch {
+            interaction.notify("fingerlockd keeps the key for up to 48 h, not cache-expiry: \(error)")
+        }
+    }
+
     /// Caches the key after a passcode or recovery-key unlock (or a restore) and starts the reuse
     /// window; without a keyring, says why once.
     func cacheKey(of vault: Vault) throws {
         let cache = dependencies.keyCache
         if (try? vault.mode) == .system {
             forgetUserKeyringEntries(of: vault)
-            // fingerlockd cached the key for the longest life it allows (the vault's setting is
-            // sealed in it, unknown before the unlock); now it is known, the service shortens it.
-            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
-            if let storeID = try? vault.storeID {
-                do {
-                    try systemFingers.limitCachedKey(vault: storeID, lifetime: settings.cacheExpiry)
-                } catch let error as SystemFingerError {
-                    interaction.notify(
-                        "fingerlockd keeps the key for up to 48 h, not cache-expiry: "
-                            + Self.authError(systemFinger: error).message)
-                } catch {
-                    interaction.notify("fingerlockd keeps the key for up to 48 h, not cache-expiry: \(error)")
-                }
-            }
             return
         }
         if let reason = cache.unavailableReason() {

@@ -12,9 +12,8 @@ enum StatusText {
         var lines: [String] = []
         let kind = status.kind.map { $0 == .test ? " (a test vault: simulated and virtual readers only)" : " (for real readers)" } ?? ""
         lines.append("vault: set up\(kind)")
-        if status.mode == "system" {
-            // No touch unlock through fingerlockd yet: every command asks the passcode.
-            lines.append("state: locked: system mode asks the passcode for every command (no fingerprint through fingerlockd yet)")
+        if case .unreachable = status.service {
+            lines.append("state: unknown: fingerlockd holds this vault's key and could not be asked")
         } else if let reason = status.keyCacheUnavailable {
             lines.append("state: locked; no key can be cached here, so every unlock needs the passcode (\(reason))")
         } else if status.unlocked {

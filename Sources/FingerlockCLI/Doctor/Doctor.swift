@@ -218,10 +218,9 @@ public struct Doctor: Sendable {
             }
             return "\(reload), or unplug and replug the reader"
         case .system:
-            // Fingerprint through fingerlockd is not built yet, so these rules only take the reader away.
-            return "\(rules.path) gives the reader to fingerlockd only (system-mode rules), and fingerprint "
-                + "unlock through fingerlockd is not available yet: sudo make install (in the fingerlock source) "
-                + "puts the uaccess rules back"
+            return "\(rules.path) gives the reader to fingerlockd only (system-mode rules): a system-mode vault "
+                + "touches through the service (`fingerlock system enable`); for user-mode vaults, sudo make install "
+                + "(in the fingerlock source) puts the uaccess rules back"
         }
     }
 

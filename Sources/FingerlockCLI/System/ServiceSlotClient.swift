@@ -124,7 +124,8 @@ public struct ServiceSlotClient: SystemSlotService {
         let reply = try call { client throws(ServiceClientError) in try client.status(vault.uuidString.lowercased()) }
         return SystemVaultStatus(
             registered: reply.registered, unlocked: reply.unlocked, unlockedSeconds: reply.unlockedSeconds,
-            failedPasscodes: reply.failedPasscodes, delaySeconds: reply.delaySeconds)
+            failedPasscodes: reply.failedPasscodes, delaySeconds: reply.delaySeconds,
+            failedTouches: reply.failedTouches, touchLockedOut: reply.touchLockedOut)
     }
 
     public func lock(vault: UUID) throws(SystemSlotError) {

@@ -37,13 +37,22 @@ public struct SystemVaultStatus: Sendable, Equatable {
     /// Wrong passcodes in a row, counted by the service, and the wait before the next try (0: none).
     public var failedPasscodes: Int
     public var delaySeconds: Int
+    /// Failed touches in a row, counted by the service, and whether they reached its lockout (the
+    /// key forgotten until the passcode).
+    public var failedTouches: Int
+    public var touchLockedOut: Bool
 
-    public init(registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int) {
+    public init(
+        registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int,
+        failedTouches: Int = 0, touchLockedOut: Bool = false
+    ) {
         self.registered = registered
         self.unlocked = unlocked
         self.unlockedSeconds = unlockedSeconds
         self.failedPasscodes = failedPasscodes
         self.delaySeconds = delaySeconds
+        self.failedTouches = failedTouches
+        self.touchLockedOut = touchLockedOut
     }
 }
 
