@@ -33,6 +33,9 @@ let package = Package(
             name: "CKeyutils",
             providers: [.apt(["libkeyutils-dev"])]
         ),
+        // Declarations of BoringSSL's AEAD context functions, which swift-crypto links in but does
+        // not export: one AES-GCM context per key for scans (see `AESGCMOpener`). No library of its own.
+        .systemLibrary(name: "CBoringSSLShim"),
 
         // Private files done right: 0700/0600, atomic durable writes, flock.
         .target(
@@ -52,7 +55,7 @@ let package = Package(
         .target(
             name: "Vault",
             dependencies: [
-                "SafeFiles",
+                "SafeFiles", "CBoringSSLShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -21,6 +21,17 @@ public enum FingerlockMain {
     public static func run(arguments: [String], dependencies: CLIDependencies) async -> Int32 {
         let console = dependencies.console
         let hoisted = hoistingGlobalOptions(arguments)
+        // The bare `--version` and `--help` skip `parseAsRoot`: its completion-script check and parse
+        // reflect every root option and look up their types (protocol conformance scans), more than
+        // the whole rest of the run after process start-up. Same text as ArgumentParser's answer.
+        if hoisted == ["--version"] {
+            console.print(FingerlockVersion.line)
+            return 0
+        }
+        if hoisted == ["--help"] || hoisted == ["-h"] {
+            console.print(Fingerlock.helpMessage())
+            return 0
+        }
         // The hot path for scripts: the usual `verify` command lines skip ArgumentParser (see `VerifyRequest`).
         if let verify = VerifyRequest(fastParsing: hoisted) {
             return await execute(json: false, console: console) { try await verify.run(with: dependencies) }

@@ -40,7 +40,7 @@ struct TextMatcher: Sendable {
         return data.withUnsafeBytes { matches(utf8: $0) }
     }
 
-    private func matches(utf8 buffer: UnsafeRawBufferPointer) -> Bool {
+    func matches(utf8 buffer: UnsafeRawBufferPointer) -> Bool {
         guard let needle = asciiQuery else { return unicodeMatch(buffer) }
         if buffer.count < needle.count { return false }
         // Immutable matcher, folding into a temporary buffer (on the stack for note-sized text):

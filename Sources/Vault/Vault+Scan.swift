@@ -19,7 +19,6 @@ extension Vault {
     ) throws(VaultError) -> [Kept] {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         return try read { db, keys, manifest in
-            let hasher = TallyHasher(key: keys.tallyKey)
             var tally = NoteSetTally()
             var kept: [Kept] = []
             let group = DispatchGroup()
@@ -36,11 +35,12 @@ extension Vault {
                         let start = worker * chunk
                         let end = min(start + chunk, rows.count)
                         guard start < end else { return }
+                        let mac = NoteTallyMAC(key: keys.tallyKey)
                         for index in start..<end {
                             let row = rows[index]
                             outcomes.set(
                                 index,
-                                open(row, keys).map { ScanOutcome(element: hasher.note(row.id, revision: row.revision), kept: $0) })
+                                open(row, keys).map { ScanOutcome(element: mac.note(row.id, revision: row.revision), kept: $0) })
                         }
                     }
                     group.leave()

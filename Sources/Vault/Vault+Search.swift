@@ -26,14 +26,15 @@ extension Vault {
             let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
             // Every body is authenticated, matched or not, as before filters existed: a search is
             // also a check of the whole set. A title-only search reads headers only, like `list`.
-            let body: Data? =
-                try scope.titlesOnly ? nil : NoteSealing.openBody(row.body, keys: keys, id: row.id, revision: row.revision)
-            guard scope.filter.keepsAll || scope.filter.admits(summary) else {
-                return .success(nil)
+            let wanted = scope.filter.keepsAll || scope.filter.admits(summary)
+            let titleHit = wanted && matcher.matches(summary.title)
+            var bodyHit = false
+            if !scope.titlesOnly {
+                bodyHit = try NoteSealing.withOpenedBody(row.body, keys: keys, id: row.id, revision: row.revision) { body in
+                    wanted && !titleHit && (summary.tags.contains(where: matcher.matches) || matcher.matches(utf8: body))
+                }
             }
-            let hit = matcher.matches(summary.title)
-                || body.map { summary.tags.contains(where: matcher.matches) || matcher.matches(utf8: $0) } == true
-            return .success(hit ? summary : nil)
+            return .success(titleHit || bodyHit ? summary : nil)
         } catch {
             return .failure(error)
         }

@@ -164,6 +164,39 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--populate", l
     }
 }
 
+// `vault-bench --scan DIR N list|search`: one list or one search of a vault of N notes kept in DIR
+// (made on first use, with a cheap passcode cost and its key beside it in DIR.key), for
+// instruction counts and profiles of the scan alone (valgrind --tool=callgrind, perf record).
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--scan", let count = Int(CommandLine.arguments[3]) {
+    do {
+        let directory = CommandLine.arguments[2]
+        let keyFile = directory + ".key"
+        if !FileManager.default.fileExists(atPath: keyFile) {
+            let (vault, _) = try Vault.create(
+                in: directory, passcode: "benchmark passcode", kind: .test, cost: .insecureForTestsOnly())
+            var generator = SplitMix(state: 42)
+            let stamp = Date()
+            var index = 0
+            while index < count {
+                let batch = min(10_000, count - index)
+                try vault.add((0..<batch).map { makeNote(index + $0, &generator, stamp: stamp) })
+                index += batch
+            }
+            try hex(try vault.exportMasterKey()).write(toFile: keyFile, atomically: true, encoding: .utf8)
+            vault.close()
+        }
+        let key = key(fromHex: try String(contentsOfFile: keyFile, encoding: .utf8))
+        let vault = try Vault.open(in: directory, using: .masterKey(key))
+        let found = CommandLine.arguments[4] == "search" ? try vault.search("Zebra-Not-There").count : try vault.list().count
+        print(found)
+        vault.close()
+        exit(0)
+    } catch {
+        print("vault-bench: \(error)")
+        exit(1)
+    }
+}
+
 let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let plan = sizes.isEmpty ? [1_000, 10_000, 100_000] : sizes
 let scratch = FileManager.default.temporaryDirectory.path + "/vault-bench-\(getpid())"

@@ -2,7 +2,7 @@ import Foundation
 @testable import FingerlockCLI
 import Testing
 
-/// `--version` and `doctor` show the one version written in `FingerlockVersion`.
+/// `--version` and `doctor` show the one version written in `FingerlockVersion`; the bare `--help`.
 @Suite(.timeLimit(.minutes(2))) struct VersionTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
@@ -20,6 +20,19 @@ import Testing
             let result = try await runner.run(arguments)
             #expect(result.status == 0, "\(arguments)")
             #expect(result.stdout == "fingerlock \(FingerlockVersion.current)\n", "\(arguments)")
+        }
+    }
+
+    @Test("the bare --help and -h (answered before ArgumentParser parses) print what its help command prints")
+    func bareHelpMatchesArgumentParser() async throws {
+        let reference = try await runner.run(["help"])
+        #expect(reference.status == 0)
+        #expect(reference.stdout.contains("USAGE: fingerlock"))
+        for arguments in [["--help"], ["-h"], ["--reader", "simulated", "--help"]] {
+            let result = try await runner.run(arguments)
+            #expect(result.status == 0, "\(arguments)")
+            #expect(result.stdout == reference.stdout, "\(arguments)")
+            #expect(result.stderr.isEmpty, "\(arguments)")
         }
     }
 

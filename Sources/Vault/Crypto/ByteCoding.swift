@@ -72,7 +72,13 @@ public struct ByteReader {
 
     public mutating func string() -> String? {
         guard let raw = field() else { return nil }
-        return String(validating: raw, as: UTF8.self)
+        // ASCII needs no validation, and `String(decoding:)` of a buffer takes a specialised path;
+        // `String(validating:)` runs generic code here (metadata lookups for every string: 8% of a
+        // listing's instructions for a title and two tags per note). Anything else is validated.
+        return raw.withUnsafeBufferPointer { buffer in
+            buffer.allSatisfy { $0 < 0x80 }
+                ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
+        }
     }
 
     public mutating func date() -> Date? {

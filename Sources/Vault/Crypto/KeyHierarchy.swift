@@ -21,6 +21,9 @@ struct KeyHierarchy: Sendable {
     /// The fixed start of note associated data, computed once rather than per row.
     let noteHeaderADPrefix: [UInt8]
     let noteBodyADPrefix: [UInt8]
+    /// One AES-GCM context per note key, shared by every row a scan opens.
+    let noteHeaderOpener: AESGCMOpener
+    let noteBodyOpener: AESGCMOpener
 
     init(master: SymmetricKey, storeID: UUID) {
         self.master = master
@@ -45,6 +48,8 @@ struct KeyHierarchy: Sendable {
         keyCheck = Data(HMAC<SHA256>.authenticationCode(for: check.bytes, using: derive("key-check")))
         noteHeaderADPrefix = Self.associatedData("note-header", storeID: storeID, [])
         noteBodyADPrefix = Self.associatedData("note-body", storeID: storeID, [])
+        noteHeaderOpener = AESGCMOpener(key: noteHeaderKey)
+        noteBodyOpener = AESGCMOpener(key: noteBodyKey)
     }
 
     static func randomMaster() -> SymmetricKey { SymmetricKey(size: .bits256) }

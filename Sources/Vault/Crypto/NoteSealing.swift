@@ -45,7 +45,7 @@ enum NoteSealing {
     {
         // The id string itself is bound into the AD, so only its parse is needed here.
         guard let sealed, let uuid = UUID(storageKey: id),
-            let plain = Sealer.open(sealed, key: keys.noteHeaderKey, ad: headerAD(keys, id: id, revision: revision))
+            let plain = keys.noteHeaderOpener.open(sealed, ad: headerAD(keys, id: id, revision: revision))
         else { throw .tampered("note \(id)") }
         var reader = ByteReader(plain)
         guard reader.u8() == 1, let title = reader.string(), let tagCount = reader.u32(), tagCount < 1 << 20 else {
@@ -63,9 +63,27 @@ enum NoteSealing {
     }
 
     static func openBody(_ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64) throws(VaultError) -> Data {
-        guard let sealed, let plain = Sealer.open(sealed, key: keys.noteBodyKey, ad: bodyAD(keys, id: id, revision: revision))
+        guard let sealed, let plain = keys.noteBodyOpener.open(sealed, ad: bodyAD(keys, id: id, revision: revision))
         else { throw .tampered("note \(id)") }
-        return plain
+        return Data(plain)
+    }
+
+    /// Opens a body into scratch memory for `look`, which must not keep the bytes: a search matches
+    /// every body and keeps none, so no body gets an allocation of its own.
+    static func withOpenedBody<Value>(
+        _ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64, _ look: (UnsafeRawBufferPointer) -> Value
+    ) throws(VaultError) -> Value {
+        guard let sealed else { throw .tampered("note \(id)") }
+        let ad = bodyAD(keys, id: id, revision: revision)
+        let outcome: Value? = sealed.withUnsafeBytes { box in
+            withUnsafeTemporaryAllocation(byteCount: max(1, box.count), alignment: 8) { scratch in
+                guard let count = keys.noteBodyOpener.open(box, ad: ad, into: scratch) else { return nil }
+                let plain = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scratch)[..<count])
+                return look(plain)
+            }
+        }
+        guard let outcome else { throw .tampered("note \(id)") }
+        return outcome
     }
 
     static func bodyString(_ plain: Data, id: String) throws(VaultError) -> String {

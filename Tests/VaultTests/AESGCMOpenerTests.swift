@@ -1,0 +1,82 @@
+import Crypto
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Vault
+
+@Suite("AES-GCM opener (one BoringSSL context per key)")
+struct AESGCMOpenerTests {
+    let key = SymmetricKey(size: .bits256)
+    let ad: [UInt8] = Array("note-body id 7".utf8)
+
+    @Test("opens what Sealer seals, empty and note-sized plaintexts alike, as swift-crypto does")
+    func opensSealed() throws {
+        let opener = AESGCMOpener(key: key)
+        for plain in [[], Array("x".utf8), [UInt8](repeating: 0x61, count: 1000), (0..<4099).map { UInt8($0 & 0xff) }] {
+            let sealed = try Sealer.seal(plain, key: key, ad: ad)
+            #expect(opener.open(sealed, ad: ad) == plain)
+            #expect(Sealer.open(sealed, key: key, ad: ad).map(Array.init) == plain)
+            let opened = sealed.withUnsafeBytes { box in
+                withUnsafeTemporaryAllocation(byteCount: box.count, alignment: 8) { scratch in
+                    opener.open(box, ad: ad, into: scratch).map { Array(UnsafeRawBufferPointer(scratch)[..<$0]) }
+                }
+            }
+            #expect(opened == plain)
+        }
+    }
+
+    @Test("refuses another key, other associated data, any flipped byte and short blobs")
+    func refusesForgeries() throws {
+        let opener = AESGCMOpener(key: key)
+        let sealed = try Sealer.seal(Array("secret title".utf8), key: key, ad: ad)
+        #expect(AESGCMOpener(key: SymmetricKey(size: .bits256)).open(sealed, ad: ad) == nil)
+        #expect(opener.open(sealed, ad: ad + [0]) == nil)
+        #expect(opener.open(sealed, ad: []) == nil)
+        for index in sealed.indices {
+            var flipped = sealed
+            flipped[index] ^= 0x01
+            #expect(opener.open(flipped, ad: ad) == nil, "byte \(index)")
+        }
+        for count in [0, 1, 27] { #expect(opener.open(sealed.prefix(count), ad: ad) == nil) }
+        #expect(opener.open(sealed.dropLast(), ad: ad) == nil)
+        // An output buffer smaller than the plaintext is refused, never overrun.
+        sealed.withUnsafeBytes { box in
+            withUnsafeTemporaryAllocation(byteCount: 4, alignment: 8) { scratch in
+                #expect(opener.open(box, ad: ad, into: scratch) == nil)
+            }
+        }
+    }
+
+    @Test("one opener serves many threads at once")
+    func sharedAcrossThreads() throws {
+        let opener = AESGCMOpener(key: key)
+        let boxes = try (0..<64).map { try Sealer.seal(Array("note \($0)".utf8), key: key, ad: ad) }
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<200 {
+                let index = (worker * 7 + round) % boxes.count
+                if opener.open(boxes[index], ad: ad) != Array("note \(index)".utf8) { failures.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+    }
+}
+
+@Suite("Note tally MAC (one BoringSSL HMAC context per scan worker)")
+struct NoteTallyMACTests {
+    @Test("equals TallyHasher.note for every id length and revision, message after message")
+    func equalsTallyHasher() {
+        let key = SymmetricKey(size: .bits256)
+        let hasher = TallyHasher(key: key)
+        let mac = NoteTallyMAC(key: key)
+        let ids = ["", "a", UUID().uuidString.lowercased(), String(repeating: "x", count: 51), String(repeating: "é", count: 200)]
+        for id in ids {
+            for revision: UInt64 in [0, 1, 2, 1 << 40, .max] {
+                #expect(mac.note(id, revision: revision) == hasher.note(id, revision: revision), "\(id.count) \(revision)")
+            }
+        }
+        #expect(NoteTallyMAC(key: SymmetricKey(size: .bits256)).note("a", revision: 1) != hasher.note("a", revision: 1))
+    }
+}
