@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# System mode's speed (issue 14): a touch unlock through fingerlockd, side by side with the C floor
+# and with user mode, in one interleaved run; then the service's idle cost.
+#
+# Rows (one touch on libfprint's virtual_device each; whole-process wall time, fork to wait4, and the
+# child's peak RSS, from bench/runstat.c; median and min-max over ITERATIONS runs):
+#   verify-c        bench/verify-c.c: libfprint start-up, enumerate, open, verify one print, close
+#   system verify   `fingerlock verify` of a system-mode vault: the service, already running with its
+#                   libfprint context, scans and matches; the CLI only connects and waits   goal <= 0.7x verify-c
+#   user verify     `fingerlock verify` of a user-mode vault (the CLI does everything)
+# Then, with no client: fingerlockd's resident memory, and its CPU time and context switches (wake-ups)
+# over IDLE_SECONDS (default 10).
+#
+# Usage: sudo bench/service-bench.sh [ITERATIONS]      (default 20)
+#   Runs as root: the CLI talks only to a service that is root's or a system user's, never the
+#   caller's own (root may use its own). BENCH_NO_BUILD=1 uses the release binaries already built.
+# Needs cc, pkg-config, libfprint-2-dev (make deps installs them).
+set -euo pipefail
+
+ITERATIONS=${1:-20}
+IDLE_SECONDS=${IDLE_SECONDS:-10}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" = 0 ] || { echo "service-bench.sh: run as root (see the header)." >&2; exit 64; }
+WORK=$(mktemp -d /tmp/fl-service-bench.XXXXXX)
+DEVICE="$WORK/virtual_device.sock"
+SCAN_ID="FP1-20260101-7-00000001-bench"
+PASSCODE="bench secret 1"
+export FP_DRIVERS_WHITELIST=virtual_device FP_VIRTUAL_DEVICE="$DEVICE"
+export FINGERLOCK_KEYRING_NAMESPACE="service-bench-$$"
+SERVICE_PID=""
+cleanup() {
+    [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null
+    [ -x "${FINGERLOCK:-}" ] && setsid -w "$FINGERLOCK" --data-dir "$WORK/user" lock </dev/null >/dev/null 2>&1
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) at start"
+cc -O2 -Wall -o "$WORK/runstat" "$ROOT/bench/runstat.c"
+cc -O2 -Wall -o "$WORK/vfeed" "$ROOT/bench/vfeed.c"
+cc -O2 -Wall -o "$WORK/verify-c" "$ROOT/bench/verify-c.c" $(pkg-config --cflags --libs libfprint-2)
+if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
+    echo "building fingerlock and fingerlockd (release, static Swift stdlib, as make install ships them)…"
+    (cd "$ROOT" && nice -n 19 swift build -c release --static-swift-stdlib >"$WORK/build.log" 2>&1) || {
+        cat "$WORK/build.log"; exit 2; }
+fi
+FINGERLOCK="$ROOT/.build/release/fingerlock"
+FINGERLOCKD="$ROOT/.build/release/fingerlockd"
+
+feed() { "$WORK/vfeed" "$DEVICE" "SLEEP 0" "$@"; }
+scans() { local n=$1 out=(); while [ "$n" -gt 0 ]; do out+=("SCAN $SCAN_ID"); n=$((n - 1)); done; printf '%s\n' "${out[@]}"; }
+
+# --- the service, as make install runs it (here by hand): its own reader, its own state -------------
+mkdir -m 700 "$WORK/state"
+"$FINGERLOCKD" --socket "$WORK/socket" --state-dir "$WORK/state" --reader virtual_device 2>"$WORK/service.log" &
+SERVICE_PID=$!
+for _ in $(seq 100); do [ -S "$WORK/socket" ] && break; sleep 0.05; done
+[ -S "$WORK/socket" ] || { cat "$WORK/service.log"; exit 2; }
+SYSTEM=("$FINGERLOCK" --data-dir "$WORK/system" --socket "$WORK/socket")
+USER_MODE=("$FINGERLOCK" --data-dir "$WORK/user" --reader virtual_device)
+
+# --- set-up, not timed: a system-mode vault with a finger enrolled through the service and its key
+# held there (a passcode unlock), a user-mode vault the same, and the C program's print -------------
+for vault in system user; do
+    if [ "$vault" = system ]; then cli=("${SYSTEM[@]}"); else cli=("${USER_MODE[@]}"); fi
+    printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "${cli[@]}" passcode set --passcode-stdin >/dev/null
+    [ "$vault" = system ] && printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" system enable --passcode-stdin >/dev/null
+    mapfile -t five < <(scans 5)
+    feed "${five[@]}" &
+    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" enroll right-index-finger --passcode-stdin >/dev/null
+    wait
+    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" unlock --passcode-stdin >/dev/null
+done
+mapfile -t five < <(scans 5)
+feed "${five[@]}" &
+"$WORK/verify-c" enroll "$WORK/print.fp" </dev/null >/dev/null
+wait
+
+# run ROW COMMAND...: one timed run with one touch, appended to $WORK/rows/ROW.
+mkdir -p "$WORK/rows"
+run() {
+    local row=$1
+    shift
+    feed "SCAN $SCAN_ID" &
+    local feeder=$!
+    "$WORK/runstat" "$WORK/rows/$row" "$@" </dev/null >"$WORK/out" 2>"$WORK/err" || {
+        echo "run failed: $*" >&2; cat "$WORK/err" >&2; kill "$feeder" 2>/dev/null; exit 2; }
+    wait "$feeder" || { echo "the feeder failed: did $row open the device?" >&2; exit 2; }
+}
+iteration() {
+    run verify-c "$WORK/verify-c" verify "$WORK/print.fp"
+    run "system verify" "${SYSTEM[@]}" verify right-index-finger
+    run "user verify" "${USER_MODE[@]}" verify right-index-finger
+}
+iteration
+rm -f "$WORK"/rows/*
+echo "timing $ITERATIONS interleaved iterations…"
+for ((i = 0; i < ITERATIONS; i++)); do iteration; done
+
+stats() {  # FILE -> "median min max peak_rss_mb"
+    sort -n "$1" | awk '{ t[NR] = $1; if ($2 > rss) rss = $2 } END {
+        printf "%.2f %.2f %.2f %.1f", t[int((NR + 1) / 2)] / 1000, t[1] / 1000, t[NR] / 1000, rss / 1024 }'
+}
+read -r floor _ <<<"$(stats "$WORK/rows/verify-c")"
+echo
+echo "fingerlock $(git -C "$ROOT" describe --always --dirty 2>/dev/null), $ITERATIONS iterations, load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+printf '| %-14s | %9s | %-15s | %11s | %13s | %-10s |\n' row "median ms" "min-max ms" "peak RSS MB" "vs verify-c" goal
+printf '|%s|%s|%s|%s|%s|%s|\n' ---------------- ----------- ----------------- ------------- --------------- ------------
+for row in verify-c "system verify" "user verify"; do
+    read -r median low high rss <<<"$(stats "$WORK/rows/$row")"
+    goal=""
+    [ "$row" = "system verify" ] && goal="<= 0.7x"
+    printf '| %-14s | %9s | %-15s | %11s | %13s | %-10s |\n' "$row" "$median" "$low-$high" "$rss" \
+        "$(awk -v a="$median" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')" "$goal"
+done
+
+# --- the idle service ----------------------------------------------------------------------------------
+switches() { cat /proc/"$SERVICE_PID"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$SERVICE_PID"/stat; }
+sleep 1
+before_switches=$(switches) before_ticks=$(cpu_ticks)
+sleep "$IDLE_SECONDS"
+after_switches=$(switches) after_ticks=$(cpu_ticks)
+rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/"$SERVICE_PID"/status)
+threads=$(ls /proc/"$SERVICE_PID"/task | wc -l)
+echo
+echo "fingerlockd idle for ${IDLE_SECONDS} s (a key cached, a reader present): $((after_switches - before_switches)) context switches" \
+    "(wake-ups), $(((after_ticks - before_ticks) * 1000 / $(getconf CLK_TCK))) ms CPU; resident $((rss_kb / 1024)) MB, $threads threads"
