@@ -36,6 +36,7 @@ public enum ServiceInterface {
         case vaultNotRegistered = "VaultNotRegistered"
         case wrongPasscode = "WrongPasscode"
         case passcodeDelayed = "PasscodeDelayed"
+        case keyRequired = "KeyRequired"
         case tooManyVaults = "TooManyVaults"
         case tooManyConnections = "TooManyConnections"
         case messageTooLarge = "MessageTooLarge"
@@ -90,7 +91,10 @@ public enum ServiceInterface {
         # the vault id in lower case,
         # with AES-GCM, authenticating `associatedData`. `stretched` is the client's scrypt output
         # for the passcode (32 bytes). Returns the sealed slot (nonce || ciphertext || tag).
-        method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string) -> (sealedSlot: string)
+        # Once a slot was sealed for the vault, sealing another needs the vault's key: `key` itself, or
+        # `currentKey` when `key` is a new one (rekey); otherwise KeyRequired. Only the slot sealed
+        # last counts as a proof in the methods that take one (a copy of an older slot is a wrong passcode).
+        method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string, currentKey: ?string) -> (sealedSlot: string)
 
         # Counts the attempt durably before anything else (refused at once while a delay runs),
         # then opens the sealed slot. On success the counters are cleared, the key is kept in the
@@ -159,6 +163,9 @@ public enum ServiceInterface {
 
         # The passcode (or the slot, or its associated data) did not match; counted.
         error WrongPasscode (failedPasscodes: int, delaySeconds: int)
+
+        # Sealing a new slot needs the vault's current key (see SealPasscodeSlot).
+        error KeyRequired ()
 
         # A passcode delay is still running: try again in `secondsLeft` seconds. Not counted.
         error PasscodeDelayed (secondsLeft: int, failedPasscodes: int)

@@ -21,11 +21,14 @@ public enum VarlinkParameters {
         public var stretched: String
         public var key: String
         public var associatedData: String
-        public init(vault: String, stretched: String, key: String, associatedData: String) {
+        /// The vault's key now, when `key` is a new one (rekey); nil when `key` is the current key.
+        public var currentKey: String?
+        public init(vault: String, stretched: String, key: String, associatedData: String, currentKey: String? = nil) {
             self.vault = vault
             self.stretched = stretched
             self.key = key
             self.associatedData = associatedData
+            self.currentKey = currentKey
         }
     }
 

@@ -22,9 +22,19 @@ extension ServiceCore {
         let stretched = try Self.key(parameters.stretched, "stretched")
         let key = try Self.key(parameters.key, "key")
         let associatedData = try Self.bytes(parameters.associatedData, "associatedData", limit: 4096)
+        let currentKey = try parameters.currentKey.map { (text) throws(VarlinkError) in try Self.key(text, "currentKey") }
         let secret = try registeredSecret(owner)
+        let existing = try state { try dependencies.secrets.binding(owner) }
+        if let existing, !existing.authorizes(currentKey ?? key, secret: secret) {
+            logger.notice("seal refused: not the vault's key", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+            throw VarlinkError(.keyRequired)
+        }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         let sealed = try state { try SystemPasscodeSlot.seal(key, with: kek, authenticating: associatedData) }
+        let binding =
+            existing?.resealed(sealed, associatedData: associatedData, key: key, secret: secret)
+            ?? SlotBinding.first(sealed, associatedData: associatedData, key: key, secret: secret)
+        try state { try dependencies.secrets.setBinding(binding, for: owner) }
         return .init(sealedSlot: sealed.base64EncodedString())
     }
 
@@ -166,7 +176,11 @@ extension ServiceCore {
             }
         }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
-        guard let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
+        // Only the slot sealed last is a proof: a slot sealed for a passcode of someone's choosing, or
+        // an old copy from before a passcode change, is a wrong passcode (and counted as one).
+        let bound = try state { try dependencies.secrets.binding(owner) }?
+            .binds(sealed, associatedData: associatedData, secret: secret) ?? false
+        guard bound, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
             let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
             logger.notice(
                 "wrong passcode",

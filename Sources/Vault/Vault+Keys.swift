@@ -57,7 +57,8 @@ extension Vault {
         switch current.mode {
         case .user: passcodeSlot = try guarded { try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys) }
         case .system:
-            passcodeSlot = try KeySlot.makeSystemPasscode(passcode, cost: cost, keys: newKeys, service: service)
+            passcodeSlot = try KeySlot.makeSystemPasscode(
+                passcode, cost: cost, keys: newKeys, service: service, authorizedBy: master)
         }
         let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
         try writeChecked { db, oldKeys, meta in

@@ -29,7 +29,9 @@ final class FakeSystemSlots: SystemSlotService {
             outputByteCount: 32)
     }
 
-    func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+    func seal(
+        vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8], authorizedBy currentKey: SymmetricKey?
+    )
         throws(SystemSlotError) -> Data
     {
         let kek = try kek(vault, stretched)
@@ -271,7 +273,9 @@ struct SealFails: SystemSlotService {
     init(_ inner: FakeSystemSlots) { self.inner = inner }
 
     func register(vault: UUID) throws(SystemSlotError) { try inner.register(vault: vault) }
-    func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+    func seal(
+        vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8], authorizedBy currentKey: SymmetricKey?
+    )
         throws(SystemSlotError) -> Data
     { throw SystemSlotError(.unreachable, "fingerlockd went away") }
     func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])

@@ -59,6 +59,11 @@ public struct ServiceSlotClient: SystemSlotService {
                         secondsLeft: failure.int("secondsLeft") ?? 0,
                         failedPasscodes: failure.int("failedPasscodes") ?? 0),
                     "A passcode delay is running.")
+            case ServiceInterface.ErrorName.keyRequired.qualifiedName:
+                return SystemSlotError(
+                    .failure,
+                    "fingerlockd holds another key for this vault, so it will not seal a passcode slot for this one. "
+                        + "`fingerlock passcode reset` (with the recovery key) puts the vault back in user mode.")
             case ServiceInterface.ErrorName.vaultNotRegistered.qualifiedName:
                 return SystemSlotError(.notRegistered, "fingerlockd has no secret for this vault.")
             default:
@@ -84,14 +89,16 @@ public struct ServiceSlotClient: SystemSlotService {
         _ = try call { client throws(ServiceClientError) in try client.registerVault(vault.uuidString.lowercased()) }
     }
 
-    public func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+    public func seal(
+        vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8], authorizedBy currentKey: SymmetricKey?
+    )
         throws(SystemSlotError) -> Data
     {
         let reply = try call { client throws(ServiceClientError) in
             try client.sealPasscodeSlot(
                 .init(
                     vault: vault.uuidString.lowercased(), stretched: Self.base64(stretched), key: Self.base64(key),
-                    associatedData: Data(associatedData).base64EncodedString()))
+                    associatedData: Data(associatedData).base64EncodedString(), currentKey: currentKey.map(Self.base64)))
         }
         guard let sealed = Data(base64Encoded: reply.sealedSlot) else {
             throw SystemSlotError(.failure, "fingerlockd at \(socketPath) sent a sealed slot that is not base64.")

@@ -64,11 +64,33 @@ public final class FileVaultSecretStore: VaultSecretStore {
         return SymmetricKey(data: bytes)
     }
 
+    private func bindingPath(_ owner: VaultOwner) -> String { layout.vaultDirectory(owner) + "/slot-binding" }
+
+    public func binding(_ owner: VaultOwner) throws -> SlotBinding? {
+        let path = bindingPath(owner)
+        guard access(path, F_OK) == 0 else {
+            guard errno == ENOENT else { throw ServiceStateError(.io, "cannot inspect \(path) (errno \(errno))") }
+            return nil
+        }
+        try PrivateDirectory.checkFile(path)
+        guard let binding = SlotBinding(encoded: try AtomicFile.read(path)) else {
+            throw ServiceStateError(.damaged, "\(path) is not \(SlotBinding.encodedSize) bytes")
+        }
+        return binding
+    }
+
+    public func setBinding(_ binding: SlotBinding, for owner: VaultOwner) throws {
+        try changes.withLock { _ in
+            guard try existing(owner) else { throw ServiceStateError(.io, "the vault has no secret") }
+            try AtomicFile.write(binding.encoded, to: bindingPath(owner))
+        }
+    }
+
     public func forget(_ owner: VaultOwner) throws {
         try changes.withLock { _ in
             let directory = layout.vaultDirectory(owner)
             // The secret goes first: once it is gone the slot is dead, whatever is left behind.
-            for name in ["secret", "attempts", "attempts.json"] {
+            for name in ["secret", "slot-binding", "attempts", "attempts.json"] {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

@@ -9,6 +9,10 @@ public protocol VaultSecretStore: Sendable {
     func contains(_ owner: VaultOwner) throws -> Bool
     /// The vault's secret, or nil when it has none.
     func secret(_ owner: VaultOwner) throws -> SymmetricKey?
+    /// The binding of the slot last sealed for the vault (nil before the first seal).
+    func binding(_ owner: VaultOwner) throws -> SlotBinding?
+    /// Records the binding of a newly sealed slot, durably.
+    func setBinding(_ binding: SlotBinding, for owner: VaultOwner) throws
     /// Deletes the vault's secret and everything kept beside it (its attempt counters, its templates).
     func forget(_ owner: VaultOwner) throws
 }

@@ -16,7 +16,8 @@ extension KeySlot {
 
     /// Runs scrypt here (the service never sees the passcode) and asks the service to seal the SMK.
     static func makeSystemPasscode(
-        _ passcode: String, cost: KDFCost, keys: KeyHierarchy, service: any SystemSlotService
+        _ passcode: String, cost: KDFCost, keys: KeyHierarchy, service: any SystemSlotService,
+        authorizedBy currentKey: SymmetricKey? = nil
     ) throws(VaultError) -> KeySlot {
         let (parameters, stretched) = try guarded {
             try ScryptParameters.derive(try passcodeBytes(passcode), cost: cost)
@@ -25,7 +26,7 @@ extension KeySlot {
         let sealed = try serviceCall { () throws(SystemSlotError) -> Data in
             try service.seal(
                 vault: keys.storeID, stretched: stretched, key: keys.master,
-                associatedData: systemAssociatedData(parameters: encoded, storeID: keys.storeID))
+                associatedData: systemAssociatedData(parameters: encoded, storeID: keys.storeID), authorizedBy: currentKey)
         }
         return KeySlot(name: systemPasscode, parameters: encoded, wrapped: sealed)
     }

@@ -12,8 +12,12 @@ public protocol SystemSlotService: Sendable {
     /// Creates the vault's secret in the service if it has none yet.
     func register(vault: UUID) throws(SystemSlotError)
     /// Seals `key` under a key derived from `stretched` (the passcode's scrypt output) and the
-    /// service's secret for `vault`, authenticating `associatedData`.
-    func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+    /// service's secret for `vault`, authenticating `associatedData`. Once the service sealed a slot
+    /// for the vault, it seals another only for a caller holding the vault's key: `key` itself, or
+    /// `currentKey` when `key` is a new one (rekey).
+    func seal(
+        vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8], authorizedBy currentKey: SymmetricKey?
+    )
         throws(SystemSlotError) -> Data
     /// Opens a sealed slot: the service counts the attempt first and enforces passcode delays.
     func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
@@ -91,7 +95,9 @@ public struct NoSystemSlotService: SystemSlotService {
     }
 
     public func register(vault: UUID) throws(SystemSlotError) { throw unavailable }
-    public func seal(vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8])
+    public func seal(
+        vault: UUID, stretched: SymmetricKey, key: SymmetricKey, associatedData: [UInt8], authorizedBy currentKey: SymmetricKey?
+    )
         throws(SystemSlotError) -> Data
     { throw unavailable }
     public func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])

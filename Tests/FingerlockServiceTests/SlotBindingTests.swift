@@ -1,0 +1,93 @@
+import Crypto
+import FingerlockProtocol
+import Foundation
+import Testing
+
+@testable import FingerlockService
+
+/// A proof counts only for the slot the service sealed last, and sealing another slot needs the
+/// vault's key: otherwise any process of the user could have a slot sealed for a passcode of its own
+/// and "prove" it, to reset the counters, enroll its own finger or forget the vault.
+@Suite struct SlotBindingTests {
+    let harness: ServiceHarness
+    var core: ServiceCore { harness.core }
+    let alice = ServiceHarness.alice
+
+    init() throws { harness = try ServiceHarness() }
+
+    func registered() throws -> (ClientVault, String) {
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        return (vault, try vault.seal(core, as: alice))
+    }
+
+    func failedPasscodes(_ vault: ClientVault) throws -> Int {
+        try core.status(.init(vault: vault.id), peer: alice).status.failedPasscodes
+    }
+
+    @Test func aSlotForAPasscodeOfAnotherProcesssChoiceCannotBeSealed() throws {
+        let (vault, _) = try registered()
+        var forged = vault
+        forged.stretched = Data(repeating: 1, count: 32)
+        forged.key = Data(repeating: 2, count: 32)
+        let error = #expect(throws: VarlinkError.self) { try forged.seal(core, as: alice) }
+        #expect(error?.name == ServiceInterface.ErrorName.keyRequired.qualifiedName)
+        // Claiming the real key as "current" without holding it changes nothing.
+        let claimed = #expect(throws: VarlinkError.self) {
+            try core.sealPasscodeSlot(
+                .init(
+                    vault: vault.id, stretched: forged.stretched.base64EncodedString(),
+                    key: forged.key.base64EncodedString(), associatedData: vault.associatedData.base64EncodedString(),
+                    currentKey: Data(repeating: 3, count: 32).base64EncodedString()), peer: alice)
+        }
+        #expect(claimed?.name == ServiceInterface.ErrorName.keyRequired.qualifiedName)
+    }
+
+    @Test func aSlotSealedBeforeTheLastOneIsAWrongPasscodeAndCounted() throws {
+        let (vault, old) = try registered()
+        // A passcode change: the same key under a new stretched passcode.
+        var changed = vault
+        changed.stretched = Data(repeating: 9, count: 32)
+        let current = try changed.seal(core, as: alice)
+        let error = #expect(throws: VarlinkError.self) { try vault.unlock(core, slot: old, as: alice) }
+        #expect(error?.name == ServiceInterface.ErrorName.wrongPasscode.qualifiedName)
+        #expect(try failedPasscodes(vault) == 1)
+        #expect(throws: VarlinkError.self) { try core.forgetVault(vault.proof(slot: old), peer: alice) }
+        #expect(try failedPasscodes(vault) == 2)
+        #expect(try changed.unlock(core, slot: current, as: alice).key == changed.key.base64EncodedString())
+        #expect(try failedPasscodes(vault) == 0)
+    }
+
+    @Test func rekeyNeedsTheCurrentKeyAndTheKeyBeforeStaysUsableForACrashedRekey() throws {
+        let (vault, _) = try registered()
+        var rekeyed = vault
+        rekeyed.key = Data(repeating: 5, count: 32)
+        #expect(throws: VarlinkError.self) { try rekeyed.seal(core, as: alice) }
+        let sealedNew = try core.sealPasscodeSlot(
+            .init(
+                vault: vault.id, stretched: rekeyed.stretched.base64EncodedString(),
+                key: rekeyed.key.base64EncodedString(), associatedData: vault.associatedData.base64EncodedString(),
+                currentKey: vault.key.base64EncodedString()), peer: alice
+        ).sealedSlot
+        #expect(try rekeyed.unlock(core, slot: sealedNew, as: alice).key == rekeyed.key.base64EncodedString())
+        // The rekey's transaction did not commit: the vault still holds the old key, and resealing
+        // with it (passcode reset with the recovery key) is allowed.
+        let resealed = try vault.seal(core, as: alice)
+        #expect(try vault.unlock(core, slot: resealed, as: alice).key == vault.key.base64EncodedString())
+    }
+
+    @Test func theBindingIsTheServicesOwnPrivateFileAndGoesWithTheVault() throws {
+        let (vault, slot) = try registered()
+        let path = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/slot-binding"
+        var info = stat()
+        #expect(lstat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        try core.forgetVault(vault.proof(slot: slot), peer: alice)
+        #expect(lstat(path, &info) != 0)
+        // Registered again, the vault takes a first seal from anyone holding its key again.
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        var other = vault
+        other.key = Data(repeating: 4, count: 32)
+        _ = try other.seal(core, as: alice)
+    }
+}
