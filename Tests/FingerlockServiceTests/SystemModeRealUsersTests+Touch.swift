@@ -77,6 +77,14 @@ extension SystemModeRealUsersTests {
         #expect(direct["error"] as? String == "io.fingerlock.Service.NoMatch", "\(direct)")
         #expect((direct["parameters"] as? [String: Any])?["key"] == nil)
 
+        // Nor can it have the service seal a slot for a passcode of its own choosing, which it could
+        // then "prove" to enroll its own finger, reset the counters or forget the vault.
+        let chosen = Data(repeating: 0x41, count: 32).base64EncodedString()
+        let forged = try setup.rawCall(
+            as: alice, socket: setup.socket, "io.fingerlock.Service.SealPasscodeSlot",
+            "{\"vault\": \"\(vault)\", \"stretched\": \"\(chosen)\", \"key\": \"\(chosen)\", \"associatedData\": \"\"}")
+        #expect(forged["error"] as? String == "io.fingerlock.Service.KeyRequired", "\(forged)")
+
         // Bob can use neither Alice's vault (a copy of her data) nor her fingers.
         let bobCopy = try setup.copy(data, to: bob, named: "data")
         let bobTry = try run(bob, ["--data-dir", bobCopy, "--socket", setup.socket, "verify"])
