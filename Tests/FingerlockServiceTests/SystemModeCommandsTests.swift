@@ -239,6 +239,15 @@ struct SystemModeCommandsTests {
         #expect(healthy["fix"] is NSNull)
         let text = try alice.run(["doctor"]).stdout
         #expect(text.contains("[ok]      service: fingerlockd "), "\(text)")
+        // The reader and the fingers are the service's: none visible to Alice is not an error, and the
+        // fingers are asked of the service, not said to be sealed in a locked vault.
+        let findings = try #require(
+            try JSONSerialization.jsonObject(with: Data(try alice.run(["doctor", "--json"]).stdout.utf8))
+                as? [[String: Any]])
+        let readers = try #require(findings.first { $0["check"] as? String == "readers" })
+        #expect(readers["status"] as? String == "ok", "\(readers)")
+        let enrolled = try #require(findings.first { $0["check"] as? String == "enrolled" })
+        #expect((enrolled["message"] as? String)?.contains("No finger is enrolled") == true, "\(enrolled)")
 
         // Each way it can be wrong is an error, with its fix.
         func expectError(_ socket: String, _ says: String, fix: String, sourceLocation: SourceLocation = #_sourceLocation)

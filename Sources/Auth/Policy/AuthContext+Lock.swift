@@ -65,6 +65,14 @@ extension AuthContext {
     /// key is checked like any unlock's (a wrong one is removed, never used).
     public func inspectSetup() throws -> SetupStatus {
         guard passcodes.hasPasscode else { return SetupStatus(passcodeSet: false, enrolledFingers: []) }
+        if isSystemMode {
+            // fingerlockd keeps a system-mode vault's fingers and tells its owner without the passcode;
+            // an unreachable service is the service finding's to report.
+            guard let prints = try? systemEnrolledPrints() else {
+                return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true)
+            }
+            return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+        }
         let (vault, _) = try cachedVault()
         guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
         defer { vault.close() }

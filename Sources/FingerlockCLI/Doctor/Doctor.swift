@@ -1,5 +1,6 @@
 import Auth
 import Fingerprint
+import Vault
 import Foundation
 import SafeFiles
 
@@ -78,6 +79,11 @@ public struct Doctor: Sendable {
                     : "give yourself access to the reader (see the usb finding)")
         }
         guard !readers.isEmpty else {
+            // A system-mode vault touches through fingerlockd's reader, which the system-mode rules
+            // keep from the user: none visible here is how it should be (the service finding checks it).
+            if dependencies.service?.vaultMode() == .system {
+                return .ok("readers", "No reader is visible to you; in system mode fingerlockd scans with its own.")
+            }
             let fix =
                 if !usb.deniedDevices.isEmpty {
                     "give yourself access to the reader (see the usb finding)"
