@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 14: `system enable` moves the fingers enrolled in user mode to fingerlockd and `system
+/// disable` moves them back, with real users: no finger is enrolled twice. In the slice-2 suite,
+/// so the real-user tests run one by one.
+extension SystemModeRealUsersTests {
+    @Test func enableAndDisableMoveTheEnrolledFingers() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        // The service's reader sees one touch: `verify` after `system enable`.
+        let service = try setup.startService(touches: "right-index")
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let data = setup.base + "/\(alice)/data"
+        let common = ["--data-dir", data, "--socket", setup.socket, "--reader", "simulated"]
+        func run(_ arguments: [String], _ passcodes: [String] = [], touches: String? = nil) throws -> (
+            status: Int32, output: String
+        ) {
+            // The CLI's own simulated reader (user mode), scripted by Alice's environment.
+            let environment = touches.map { ["FINGERLOCK_SIMULATED_TOUCHES": $0, "FINGERLOCK_SIMULATED_STAGES": "2"] }
+            return try setup.fingerlock(
+                as: alice, common + arguments, passcodes: passcodes,
+                environment: environment ?? ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
+        }
+
+        let set = try run(["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let enrolled = try run(
+            ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index,right-index")
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+
+        let enabled = try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        #expect(enabled.status == 0, "\(enabled.output)")
+        #expect(enabled.output.contains("Fingers moved to fingerlockd: right-index-finger"), "\(enabled.output)")
+        #expect(!enabled.output.contains("enroll it again"), "\(enabled.output)")
+        let vault = try Self.storeID(data)
+        let listed = try setup.rawCall(
+            as: alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
+        let fingers = (listed["parameters"] as? [String: Any])?["fingers"] as? [[String: Any]] ?? []
+        #expect(fingers.map { $0["finger"] as? String } == ["right-index-finger"], "\(listed)")
+
+        // Not enrolled again: the passcode once, then a touch on the service's reader matches.
+        let unlocked = try run(["unlock", "--passcode-fd", "3"], [Self.passcode])
+        #expect(unlocked.status == 0, "\(unlocked.output)")
+        let verified = try run(["verify", "right-index"])
+        #expect(verified.status == 0 && verified.output.contains("right-index-finger"), "\(verified.output) \(service.log)")
+
+        let disabled = try run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
+        #expect(disabled.status == 0, "\(disabled.output)")
+        #expect(disabled.output.contains("Fingers moved back into the vault: right-index-finger"), "\(disabled.output)")
+        let forgotten = try setup.rawCall(
+            as: alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
+        #expect(forgotten["error"] as? String == "io.fingerlock.Service.VaultNotRegistered", "\(forgotten)")
+
+        // User mode again: the CLI's own reader matches the finger that came back.
+        let userTouch = try run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
+        #expect(userTouch.status == 0 && userTouch.output.contains("right-index-finger"), "\(userTouch.output)")
+    }
+}
