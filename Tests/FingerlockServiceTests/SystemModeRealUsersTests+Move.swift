@@ -64,4 +64,42 @@ extension SystemModeRealUsersTests {
         let userTouch = try run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
         #expect(userTouch.status == 0 && userTouch.output.contains("right-index-finger"), "\(userTouch.output)")
     }
+
+    @Test func aFingerTheServiceRefusesStaysInTheVaultAndIsNamed() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        // No simulated reader for the service: a template of the CLI's simulated reader cannot match there.
+        let service = try setup.startService()
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let data = setup.base + "/\(alice)/data"
+        let common = ["--data-dir", data, "--socket", setup.socket, "--reader", "simulated"]
+        func run(_ arguments: [String], _ passcodes: [String] = [], touches: String = "absent") throws -> (
+            status: Int32, output: String
+        ) {
+            try setup.fingerlock(
+                as: alice, common + arguments, passcodes: passcodes,
+                environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches, "FINGERLOCK_SIMULATED_STAGES": "2"])
+        }
+        try #require(try run(["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode]).status == 0)
+        let enrolled = try run(
+            ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index,right-index")
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+
+        let enabled = try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        #expect(enabled.status == 0, "\(enabled.output)")
+        let line = enabled.output.split(separator: "\n").filter { $0.contains("did not move") }
+        #expect(line.count == 1 && line[0].contains("right-index-finger") && line[0].contains("simulated:0"), "\(enabled.output)")
+        #expect(enabled.output.contains("fingerlock enroll right-index-finger"), "\(enabled.output)")
+        #expect(!enabled.output.contains("Fingers moved"), "\(enabled.output)")
+
+        // It stayed in the vault: back in user mode, it matches without enrolling again.
+        let disabled = try run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
+        #expect(disabled.status == 0, "\(disabled.output)")
+        let userTouch = try run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
+        #expect(userTouch.status == 0 && userTouch.output.contains("right-index-finger"), "\(userTouch.output)")
+    }
 }
