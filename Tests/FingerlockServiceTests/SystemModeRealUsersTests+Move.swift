@@ -18,50 +18,34 @@ extension SystemModeRealUsersTests {
             service.terminate()
             try? FileManager.default.removeItem(atPath: setup.base)
         }
-        let alice = RealUsersTests.alice
-        let data = setup.base + "/\(alice)/data"
-        let common = ["--data-dir", data, "--socket", setup.socket, "--reader", "simulated"]
-        func run(_ arguments: [String], _ passcodes: [String] = [], touches: String? = nil) throws -> (
-            status: Int32, output: String
-        ) {
-            // The CLI's own simulated reader (user mode), scripted by Alice's environment.
-            let environment = touches.map { ["FINGERLOCK_SIMULATED_TOUCHES": $0, "FINGERLOCK_SIMULATED_STAGES": "2"] }
-            return try setup.fingerlock(
-                as: alice, common + arguments, passcodes: passcodes,
-                environment: environment ?? ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
-        }
+        let data = setup.base + "/\(RealUsersTests.alice)/data"
+        let alice = try AliceInUserMode(setup, data: data)
 
-        let set = try run(["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
-        try #require(set.status == 0, "\(set.output)")
-        let enrolled = try run(
-            ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index,right-index")
-        try #require(enrolled.status == 0, "\(enrolled.output)")
-
-        let enabled = try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        let enabled = try alice.run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
         #expect(enabled.status == 0, "\(enabled.output)")
         #expect(enabled.output.contains("Fingers moved to fingerlockd: right-index-finger"), "\(enabled.output)")
         #expect(!enabled.output.contains("enroll it again"), "\(enabled.output)")
         let vault = try Self.storeID(data)
         let listed = try setup.rawCall(
-            as: alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
+            as: RealUsersTests.alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
         let fingers = (listed["parameters"] as? [String: Any])?["fingers"] as? [[String: Any]] ?? []
         #expect(fingers.map { $0["finger"] as? String } == ["right-index-finger"], "\(listed)")
 
         // Not enrolled again: the passcode once, then a touch on the service's reader matches.
-        let unlocked = try run(["unlock", "--passcode-fd", "3"], [Self.passcode])
+        let unlocked = try alice.run(["unlock", "--passcode-fd", "3"], [Self.passcode])
         #expect(unlocked.status == 0, "\(unlocked.output)")
-        let verified = try run(["verify", "right-index"])
+        let verified = try alice.run(["verify", "right-index"])
         #expect(verified.status == 0 && verified.output.contains("right-index-finger"), "\(verified.output) \(service.log)")
 
-        let disabled = try run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
+        let disabled = try alice.run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
         #expect(disabled.status == 0, "\(disabled.output)")
         #expect(disabled.output.contains("Fingers moved back into the vault: right-index-finger"), "\(disabled.output)")
         let forgotten = try setup.rawCall(
-            as: alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
+            as: RealUsersTests.alice, socket: setup.socket, "io.fingerlock.Service.ListFingers", "{\"vault\": \"\(vault)\"}")
         #expect(forgotten["error"] as? String == "io.fingerlock.Service.VaultNotRegistered", "\(forgotten)")
 
         // User mode again: the CLI's own reader matches the finger that came back.
-        let userTouch = try run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
+        let userTouch = try alice.run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
         #expect(userTouch.status == 0 && userTouch.output.contains("right-index-finger"), "\(userTouch.output)")
     }
 
@@ -74,22 +58,10 @@ extension SystemModeRealUsersTests {
             service.terminate()
             try? FileManager.default.removeItem(atPath: setup.base)
         }
-        let alice = RealUsersTests.alice
-        let data = setup.base + "/\(alice)/data"
-        let common = ["--data-dir", data, "--socket", setup.socket, "--reader", "simulated"]
-        func run(_ arguments: [String], _ passcodes: [String] = [], touches: String = "absent") throws -> (
-            status: Int32, output: String
-        ) {
-            try setup.fingerlock(
-                as: alice, common + arguments, passcodes: passcodes,
-                environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches, "FINGERLOCK_SIMULATED_STAGES": "2"])
-        }
-        try #require(try run(["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode]).status == 0)
-        let enrolled = try run(
-            ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index,right-index")
-        try #require(enrolled.status == 0, "\(enrolled.output)")
+        let data = setup.base + "/\(RealUsersTests.alice)/data"
+        let alice = try AliceInUserMode(setup, data: data)
 
-        let enabled = try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        let enabled = try alice.run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
         #expect(enabled.status == 0, "\(enabled.output)")
         let line = enabled.output.split(separator: "\n").filter { $0.contains("did not move") }
         #expect(line.count == 1 && line[0].contains("right-index-finger") && line[0].contains("simulated:0"), "\(enabled.output)")
@@ -97,9 +69,34 @@ extension SystemModeRealUsersTests {
         #expect(!enabled.output.contains("Fingers moved"), "\(enabled.output)")
 
         // It stayed in the vault: back in user mode, it matches without enrolling again.
-        let disabled = try run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
+        let disabled = try alice.run(["system", "disable", "--passcode-fd", "3"], [Self.passcode])
         #expect(disabled.status == 0, "\(disabled.output)")
-        let userTouch = try run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
+        let userTouch = try alice.run(["verify", "right-index", "--passcode-fd", "3"], [Self.passcode], touches: "right-index")
         #expect(userTouch.status == 0 && userTouch.output.contains("right-index-finger"), "\(userTouch.output)")
+    }
+}
+
+/// Alice's `fingerlock` with the CLI's own simulated reader, scripted by her environment
+/// (`touches`; "absent": no reader): her vault is made and right-index enrolled in user mode.
+private struct AliceInUserMode {
+    let setup: SystemModeRealUsersTests.Setup
+    let common: [String]
+
+    init(_ setup: SystemModeRealUsersTests.Setup, data: String) throws {
+        self.setup = setup
+        common = ["--data-dir", data, "--socket", setup.socket, "--reader", "simulated"]
+        let passcode = SystemModeRealUsersTests.passcode
+        let set = try run(["passcode", "set", "--passcode-fd", "3"], [passcode, passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let enrolled = try run(["enroll", "right-index", "--passcode-fd", "3"], [passcode], touches: "right-index,right-index")
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+    }
+
+    func run(_ arguments: [String], _ passcodes: [String] = [], touches: String = "absent") throws -> (
+        status: Int32, output: String
+    ) {
+        try setup.fingerlock(
+            as: RealUsersTests.alice, common + arguments, passcodes: passcodes,
+            environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches, "FINGERLOCK_SIMULATED_STAGES": "2"])
     }
 }
