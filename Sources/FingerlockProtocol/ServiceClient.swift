@@ -127,6 +127,20 @@ public final class ServiceClient {
         let _: VarlinkParameters.Empty = try call(.forgetFinger, parameters)
     }
 
+    public func importFinger(_ parameters: VarlinkParameters.ImportFinger) throws(ServiceClientError)
+        -> VarlinkParameters.EnrolledFinger
+    {
+        let reply: VarlinkParameters.ImportFingerReply = try call(.importFinger, parameters)
+        return reply.enrolled
+    }
+
+    public func exportFinger(_ parameters: VarlinkParameters.ExportFinger) throws(ServiceClientError)
+        -> VarlinkParameters.FingerTemplate
+    {
+        let reply: VarlinkParameters.ExportFingerReply = try call(.exportFinger, parameters)
+        return reply.print
+    }
+
     /// Ends a call under way from another thread: the connection is shut down, the waiting call
     /// fails as unreachable and the service, seeing the hang-up, cancels its scan. Valid while the
     /// client lives.

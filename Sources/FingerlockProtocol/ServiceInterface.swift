@@ -15,6 +15,9 @@ public enum ServiceInterface {
     public static let maximumScanSeconds = 300
     /// Consecutive failed touches after which the cached key is forgotten (the passcode is needed).
     public static let touchLockout = 5
+    /// The largest template ImportFinger takes (and so ExportFinger returns): a libfprint template
+    /// is a few KiB, an image-based one some tens; in base64 with the rest it fits one message.
+    public static let maximumTemplateSize = 40 * 1024
 
     public enum Method: String, Sendable, CaseIterable {
         case registerVault = "RegisterVault"
@@ -28,6 +31,8 @@ public enum ServiceInterface {
         case listFingers = "ListFingers"
         case forgetFinger = "ForgetFinger"
         case limitCachedKey = "LimitCachedKey"
+        case importFinger = "ImportFinger"
+        case exportFinger = "ExportFinger"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -48,6 +53,7 @@ public enum ServiceInterface {
         case scanRetry = "ScanRetry"
         case scanTimedOut = "ScanTimedOut"
         case readerUnavailable = "ReaderUnavailable"
+        case readerMismatch = "ReaderMismatch"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -158,6 +164,26 @@ public enum ServiceInterface {
         # proof (and counting) as UnlockWithPasscode.
         method ForgetFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string) -> ()
 
+        # One finger with its template, as `system enable` and `system disable` move it.
+        type FingerTemplate (
+          finger: string,
+          # DRIVER:DEVICE-ID of the reader that made the template.
+          reader: string,
+          # The template (base64), at most 40960 bytes.
+          template: string,
+          enrolled: int
+        )
+
+        # Keeps a template enrolled elsewhere (in user mode) for this vault, sealed as an enrolled
+        # one, after the same proof (and counting) as UnlockWithPasscode. A template made by another
+        # reader than the service's could never match there: it is refused with ReaderMismatch
+        # (before the passcode is counted). A finger already enrolled for the vault is replaced.
+        method ImportFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, print: FingerTemplate) -> (enrolled: EnrolledFinger)
+
+        # Returns one of the vault's templates to its owner (`system disable` seals it back into the
+        # vault), after the same proof (and counting) as UnlockWithPasscode.
+        method ExportFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string) -> (print: FingerTemplate)
+
         # The caller has no vault with this id here.
         error VaultNotRegistered (vault: string)
 
@@ -205,6 +231,10 @@ public enum ServiceInterface {
         # The service's reader cannot scan: `problem` is noReader, busy, unplugged, noPermission
         # or deviceError; `message` says it for a person.
         error ReaderUnavailable (problem: string, message: string)
+
+        # ImportFinger: the template was made on `reader`, the service's reader is `serviceReader`
+        # (empty when it has none).
+        error ReaderMismatch (reader: string, serviceReader: string)
 
         """
 }

@@ -29,6 +29,9 @@ extension ServiceCore {
                 case .forgetFinger:
                     try await forgetFinger(call.parameters(VarlinkParameters.ForgetFinger.self), peer: peer)
                     reply = VarlinkReply.encode(VarlinkParameters.Empty())
+                case .importFinger:
+                    reply = VarlinkReply.encode(
+                        try await importFinger(call.parameters(VarlinkParameters.ImportFinger.self), peer: peer))
                 default:
                     throw VarlinkError.methodNotFound(method.qualifiedName)
                 }

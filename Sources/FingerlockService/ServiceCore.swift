@@ -51,7 +51,9 @@ public final class ServiceCore: Sendable {
     }
 
     /// The methods that wait for the reader.
-    static let longMethods: Set<ServiceInterface.Method> = [.unlockWithTouch, .enrollFinger, .forgetFinger]
+    static let longMethods: Set<ServiceInterface.Method> = [
+        .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger,
+    ]
 
     /// Logs the outcome of a call and encodes its error; nil for a oneway call.
     func respond(_ call: VarlinkCall, peer: PeerCredentials, method: String, _ body: () throws(VarlinkError) -> Data)
@@ -135,7 +137,9 @@ public final class ServiceCore: Sendable {
                 try limitCachedKey(call.parameters(VarlinkParameters.LimitCachedKey.self), peer: peer))
         case .listFingers:
             return VarlinkReply.encode(try listFingers(call.parameters(VarlinkParameters.Vault.self), peer: peer))
-        case .unlockWithTouch, .enrollFinger, .forgetFinger:
+        case .exportFinger:
+            return VarlinkReply.encode(try exportFinger(call.parameters(VarlinkParameters.ExportFinger.self), peer: peer))
+        case .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger:
             // Reached only through `start`, which runs them as long calls.
             throw .methodNotFound(method.qualifiedName)
         }

@@ -80,6 +80,10 @@ final class FakeSystemFingers: SystemFingerService {
     func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { [] }
 
     func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws {}
+    func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws {}
+    func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint {
+        throw SystemFingerError(.fingerNotEnrolled(finger))
+    }
 }
 
 /// The policy for a system-mode vault's touches: the vault opens only with the key the service

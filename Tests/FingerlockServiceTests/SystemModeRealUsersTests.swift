@@ -63,15 +63,18 @@ struct SystemModeRealUsersTests {
         /// `fingerlock ARGS` as `user`, with `passcodes` on fd 3 and `body` on stdin; status and
         /// stdout + stderr.
         func fingerlock(
-            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = ""
+            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = "",
+            environment: [String: String] = [:]
         ) throws -> (status: Int32, output: String) {
-            let ran = try fingerlockSeparately(as: user, arguments, passcodes: passcodes, body: body)
+            let ran = try fingerlockSeparately(
+                as: user, arguments, passcodes: passcodes, body: body, environment: environment)
             return (ran.status, ran.stdout + ran.stderr)
         }
 
         /// The same, with stdout and stderr apart.
         func fingerlockSeparately(
-            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = ""
+            as user: String, _ arguments: [String], passcodes: [String] = [], body: String = "",
+            environment: [String: String] = [:]
         ) throws -> CommandOutput {
             let id = UUID().uuidString
             let passFile = base + "/\(user)/pass-\(id)"
@@ -86,7 +89,7 @@ struct SystemModeRealUsersTests {
             return try runCommandSeparately(
                 "/usr/sbin/runuser",
                 ["-u", user, "--", "/bin/sh", "-c", "p=$1; b=$2; shift 2; exec \"$@\" 3<\"$p\" <\"$b\"", "sh", passFile,
-                    bodyFile, cli] + arguments,
+                    bodyFile, "/usr/bin/env"] + environment.sorted(by: <).map { "\($0.key)=\($0.value)" } + [cli] + arguments,
                 timeout: 90)
         }
 

@@ -31,11 +31,11 @@ extension AuthContext {
 
     /// `system enable`: the current passcode, then fingerlockd registers the vault and seals the new
     /// passcode slot; the user-mode slot is destroyed in the same transaction. Whatever this vault
-    /// left in the user's keyring is removed. Returns the fingers enrolled in user mode: their
-    /// templates stay in the vault (for user mode) and are not moved to the service, so they are
-    /// enrolled again through it.
+    /// left in the user's keyring is removed. Then each finger enrolled in user mode moves to the
+    /// service (proven with the new slot) and leaves the vault; one the service refuses stays in
+    /// the vault (for user mode) and is reported, to be enrolled again through the service.
     @discardableResult
-    public func enableSystemMode() async throws -> [Finger] {
+    public func enableSystemMode() async throws -> SystemModeFingers {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard vaultMode == .user else { throw AuthError(.invalidInput, "This vault is already in system mode.") }
         try requirePasscodeSource()
@@ -45,21 +45,85 @@ extension AuthContext {
         recordedMode.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
-        let fingers = (try? VaultPrintStore(vault: vault).allPrints().map(\.finger)) ?? []
-        return Array(Set(fingers)).sorted()
+        return await moveFingersToService(from: vault, passcode: passcode)
     }
 
-    /// `system disable`: the passcode through fingerlockd, then a user-mode slot for it, then the
-    /// service forgets the vault. Returns a warning when the service could not forget it (the vault
-    /// is in user mode all the same).
-    public func disableSystemMode() async throws -> String? {
+    /// Never throws: the vault is in system mode already; what did not move is reported.
+    private func moveFingersToService(from vault: Vault, passcode: String) async -> SystemModeFingers {
+        let store = VaultPrintStore(vault: vault)
+        var result = SystemModeFingers()
+        let prints: [EnrolledPrint]
+        do {
+            prints = try store.allPrints()
+        } catch {
+            result.notMoved = [.init(finger: nil, reason: Self.authError(error).message)]
+            return result
+        }
+        guard !prints.isEmpty else { return result }
+        let proof: SystemPasscodeProof
+        do {
+            proof = try Self.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
+        } catch {
+            result.notMoved = prints.map { .init(finger: $0.finger, reason: Self.authError(error).message) }
+            return result
+        }
+        for print in prints {
+            do {
+                try await systemFingers.importPrint(print, proof: proof)
+            } catch let error as SystemFingerError {
+                result.notMoved.append(.init(finger: print.finger, reason: Self.authError(systemFinger: error).message))
+                continue
+            } catch {
+                result.notMoved.append(.init(finger: print.finger, reason: Self.authError(error).message))
+                continue
+            }
+            // The service keeps it now; a copy left in the vault would only serve user mode again.
+            _ = try? store.delete(print.finger, on: print.reader)
+            result.moved.append(print.finger)
+        }
+        return result
+    }
+
+    /// `system disable`: the passcode through fingerlockd, then the fingers it keeps come back
+    /// sealed into the vault, then a user-mode slot for the passcode, then the service forgets the
+    /// vault. A finger that cannot come back stops it before anything changed.
+    public func disableSystemMode() async throws -> SystemModeFingers {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         guard vaultMode == .system else { throw AuthError(.invalidInput, "This vault is not in system mode.") }
         try requirePasscodeSource()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault back to user mode", typedAhead: "")
         defer { vault.close() }
         recordedMode.withLock { $0 = nil }
+        var result = SystemModeFingers()
+        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let kept = try systemCall { try systemFingers.fingers(vault: storeID) }
+        if !kept.isEmpty {
+            let proof = try Self.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
+            let prints = try kept.map { finger in try systemCall { try systemFingers.exportPrint(finger.finger, proof: proof) } }
+            let store = VaultPrintStore(vault: vault)
+            for print in prints {
+                try Self.vaultCall { try store.save(print) }
+                result.moved.append(print.finger)
+            }
+        }
         let leftover = try Self.vaultCall { try passcodes.disableSystemMode(of: vault, passcode: passcode) }
-        return leftover.map { "The vault is in user mode, but fingerlockd could not forget it: \($0.message)" }
+        result.warning = leftover.map { "The vault is in user mode, but fingerlockd could not forget it: \($0.message)" }
+        return result
     }
+}
+
+/// What `system enable` or `system disable` did with the enrolled fingers.
+public struct SystemModeFingers: Sendable, Equatable {
+    /// A finger that stayed where it was (nil: the vault's fingers could not even be read).
+    public struct NotMoved: Sendable, Equatable {
+        public var finger: Finger?
+        public var reason: String
+    }
+
+    public var moved: [Finger] = []
+    public var notMoved: [NotMoved] = []
+    /// `disable`: the service could not forget the vault (it is in user mode all the same).
+    public var warning: String?
+
+    public init() {}
 }

@@ -139,7 +139,7 @@ extension AuthContext {
         throw AuthError(.authenticationFailed, "Wrong passcode.")
     }
 
-    private func systemCall<T>(_ body: () throws -> T) throws -> T {
+    func systemCall<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let error as SystemFingerError {
@@ -183,6 +183,9 @@ extension AuthContext {
             return AuthError(.timeout, "No finger touched fingerlockd's reader in time.")
         case .reader(let error):
             return authError(error)
+        case .readerMismatch(let reader, let serviceReader):
+            let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
+            return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")
         case .slot(let error):
             let vaultError = VaultError.fromService(error)
             if case .wrongPasscode = error.code { return AuthError(.authenticationFailed, vaultError.message) }

@@ -24,6 +24,11 @@ public protocol SystemFingerService: Sendable {
     func fingers(vault: UUID) throws -> [SystemEnrolledFinger]
     /// Forgets `finger` after the passcode proof.
     func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws
+    /// Hands a template enrolled in user mode to the service after the passcode proof
+    /// (`system enable`); the service refuses one of another reader than its own.
+    func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws
+    /// The template the service keeps for `finger`, after the passcode proof (`system disable`).
+    func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint
 }
 
 /// What a matching touch released.
@@ -65,6 +70,9 @@ public struct SystemFingerError: Error, Sendable {
         case timedOut
         /// The reader cannot scan (no reader, busy, unplugged, …), as the reader would say it.
         case reader(FingerprintError)
+        /// A template made on `reader` cannot match on the service's reader (`serviceReader`,
+        /// empty when it has none).
+        case readerMismatch(reader: String, serviceReader: String)
         /// The passcode proof was refused, or the service is unreachable or failed.
         case slot(SystemSlotError)
     }
@@ -93,4 +101,6 @@ public struct NoSystemFingerService: SystemFingerService {
     ) async throws -> SystemEnrolledFinger { throw unavailable }
     public func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { throw unavailable }
     public func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws { throw unavailable }
+    public func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws { throw unavailable }
+    public func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint { throw unavailable }
 }

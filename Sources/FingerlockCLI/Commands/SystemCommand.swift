@@ -35,14 +35,21 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let userModeFingers = try await session.context.enableSystemMode()
+            let fingers = try await session.context.enableSystemMode()
             dependencies.console.print(
                 "System mode: the passcode now opens this vault only through fingerlockd.")
-            if !userModeFingers.isEmpty {
-                let names = userModeFingers.map(\.rawValue).joined(separator: ", ")
-                dependencies.console.print(
-                    "Fingers enrolled in user mode (\(names)) do not move to fingerlockd: enroll them again with "
-                        + "`fingerlock enroll FINGER` (they stay in the vault for user mode).")
+            if !fingers.moved.isEmpty {
+                let names = fingers.moved.map(\.rawValue).joined(separator: ", ")
+                dependencies.console.print("Fingers moved to fingerlockd: \(names).")
+            }
+            for left in fingers.notMoved {
+                guard let finger = left.finger else {
+                    dependencies.console.warn("The fingers enrolled in user mode did not move: \(left.reason)")
+                    continue
+                }
+                dependencies.console.warn(
+                    "\(finger) did not move to fingerlockd (\(left.reason)); enroll it again with "
+                        + "`fingerlock enroll \(finger.rawValue)`.")
             }
         }
     }
@@ -57,13 +64,15 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            if let warning = try await session.context.disableSystemMode() {
+            let fingers = try await session.context.disableSystemMode()
+            if let warning = fingers.warning {
                 dependencies.console.warn(warning)
             }
             dependencies.console.print("User mode: the passcode opens this vault without fingerlockd.")
-            dependencies.console.print(
-                "Fingers enrolled through fingerlockd were forgotten with it; those enrolled in user mode before "
-                    + "unlock again (`fingerlock fingers` lists them).")
+            if !fingers.moved.isEmpty {
+                let names = fingers.moved.map(\.rawValue).joined(separator: ", ")
+                dependencies.console.print("Fingers moved back into the vault: \(names).")
+            }
         }
     }
 

@@ -79,6 +79,29 @@ public struct ServiceFingerClient: SystemFingerService {
         }
     }
 
+    public func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws {
+        let template = VarlinkParameters.FingerTemplate(
+            finger: print.finger.rawValue, reader: print.reader.description,
+            template: print.template.base64EncodedString(), enrolled: Int(print.enrolled.timeIntervalSince1970))
+        _ = try await scanning(timeout: .seconds(30)) { client throws(ServiceClientError) in
+            try client.importFinger(.init(proof: Self.proof(proof), print: template))
+        }
+    }
+
+    public func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint {
+        let print = try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in
+            try client.exportFinger(.init(proof: Self.proof(proof), finger: finger.rawValue))
+        }
+        guard let name = Finger(name: print.finger), name == finger, let reader = ReaderIdentity(print.reader),
+            let template = Data(base64Encoded: print.template)
+        else {
+            throw SystemFingerError(.slot(SystemSlotError(.failure, "fingerlockd sent a finger the interface does not know.")))
+        }
+        return EnrolledPrint(
+            finger: name, reader: reader, template: template,
+            enrolled: Date(timeIntervalSince1970: TimeInterval(print.enrolled)))
+    }
+
     // MARK: - Calls
 
     private func blocking<T>(timeout: Duration, _ body: (ServiceClient) throws(ServiceClientError) -> T) throws -> T {
@@ -138,6 +161,8 @@ public struct ServiceFingerClient: SystemFingerService {
                 .noMatch(failedTouches: failure.int("failedTouches") ?? 0, touchesLeft: failure.int("touchesLeft") ?? 0))
         case Name.scanRetry.qualifiedName:
             return SystemFingerError(.retry(RetryReason(rawValue: string("reason")) ?? .general))
+        case Name.readerMismatch.qualifiedName:
+            return SystemFingerError(.readerMismatch(reader: string("reader"), serviceReader: string("serviceReader")))
         case Name.scanTimedOut.qualifiedName:
             return SystemFingerError(.timedOut)
         case Name.readerUnavailable.qualifiedName:
