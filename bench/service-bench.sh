@@ -67,14 +67,17 @@ for vault in system user; do
     [ "$vault" = system ] && printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" system enable --passcode-stdin >/dev/null
     mapfile -t five < <(scans 5)
     feed "${five[@]}" &
-    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" enroll right-index-finger --passcode-stdin >/dev/null
-    wait
+    feeder=$!
+    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" enroll right-index-finger --passcode-stdin >"$WORK/enroll.log" 2>&1 ||
+        { cat "$WORK/enroll.log"; exit 2; }
+    wait "$feeder"   # not a bare wait: fingerlockd is a background job too
     printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" unlock --passcode-stdin >/dev/null
 done
 mapfile -t five < <(scans 5)
 feed "${five[@]}" &
+feeder=$!
 "$WORK/verify-c" enroll "$WORK/print.fp" </dev/null >/dev/null
-wait
+wait "$feeder"
 
 # run ROW COMMAND...: one timed run with one touch, appended to $WORK/rows/ROW.
 mkdir -p "$WORK/rows"
