@@ -96,10 +96,10 @@ public final class ServiceClient {
         try call(.unlockWithTouch, parameters)
     }
 
-    public func limitCachedKey(_ parameters: VarlinkParameters.LimitCachedKey) throws(ServiceClientError)
-        -> VarlinkParameters.LimitCachedKeyReply
+    public func setVaultPolicy(_ parameters: VarlinkParameters.SetVaultPolicy) throws(ServiceClientError)
+        -> VarlinkParameters.SetVaultPolicyReply
     {
-        try call(.limitCachedKey, parameters)
+        try call(.setVaultPolicy, parameters)
     }
 
     /// Enrolls with "more": each stage goes to `stage` as it arrives (each within the timeout).

@@ -18,6 +18,15 @@ public enum ServiceInterface {
     /// The largest template ImportFinger takes (and so ExportFinger returns): a libfprint template
     /// is a few KiB, an image-based one some tens; in base64 with the rest it fits one message.
     public static let maximumTemplateSize = 40 * 1024
+    /// The highest count SetVaultPolicy takes for a counter kept elsewhere.
+    public static let maximumCarriedCount = 1000
+    /// The wire values of PasscodeRequired's `reason`.
+    public enum PasscodeRequiredReason: String, Sendable {
+        /// No key held (after a restart, Lock or expiry).
+        case locked
+        /// The key was forgotten after `touchLockout` failed touches; until the passcode is entered.
+        case lockout
+    }
 
     public enum Method: String, Sendable, CaseIterable {
         case registerVault = "RegisterVault"
@@ -30,7 +39,7 @@ public enum ServiceInterface {
         case enrollFinger = "EnrollFinger"
         case listFingers = "ListFingers"
         case forgetFinger = "ForgetFinger"
-        case limitCachedKey = "LimitCachedKey"
+        case setVaultPolicy = "SetVaultPolicy"
         case importFinger = "ImportFinger"
         case exportFinger = "ExportFinger"
 
@@ -54,6 +63,7 @@ public enum ServiceInterface {
         case scanTimedOut = "ScanTimedOut"
         case readerUnavailable = "ReaderUnavailable"
         case readerMismatch = "ReaderMismatch"
+        case wrongReaderKind = "WrongReaderKind"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -86,7 +96,27 @@ public enum ServiceInterface {
           failedTouches: int,
           # The failed touches reached the lockout: the key was forgotten and a touch
           # unlocks nothing until the passcode is entered.
-          touchLockedOut: bool
+          touchLockedOut: bool,
+          # The policy the vault's owner set (SetVaultPolicy); null before, when the defaults apply.
+          policy: ?VaultPolicy,
+          # Seconds left of the reuse window: a touch unlock now releases the key without a scan
+          # (null: the vault has no reuse window).
+          reuseSeconds: ?int
+        )
+
+        # The vault's own settings, sealed in the vault (the service cannot read them), as its owner
+        # last told the service. Before that, the defaults apply: 28800, 0, 3, 30 and no kind check.
+        type VaultPolicy (
+          # How long a passcode unlock keeps the key here (60 to 172800).
+          cacheExpirySeconds: int,
+          # After an unlock, a touch unlock within this many seconds needs no scan (0 to 300).
+          reuseWindowSeconds: int,
+          # Touches a client offers per unlock before asking for the passcode (1 to 10).
+          maxTries: int,
+          # How long one touch scan waits for a finger (5 to 120); it replaces a call's timeoutSeconds.
+          scanTimeoutSeconds: int,
+          # "test" (simulated and virtual_* readers only) or "hardware" (real readers only).
+          kind: string
         )
 
         # Creates the vault's secret if it has none yet. Calling it again changes nothing.
@@ -104,16 +134,22 @@ public enum ServiceInterface {
 
         # Counts the attempt durably before anything else (refused at once while a delay runs),
         # then opens the sealed slot. On success the counters are cleared, the key is kept in the
-        # service's memory for `cacheSeconds` (0 to 172800; 0 keeps nothing) and returned.
+        # service's memory for the vault's cacheExpirySeconds (28800 before SetVaultPolicy), or for
+        # `cacheSeconds` when that is shorter (0 to 172800; 0 keeps nothing), and returned;
+        # `cachedSeconds` says how long it is kept. It starts the reuse window.
         method UnlockWithPasscode(vault: string, stretched: string, sealedSlot: string, associatedData: string, cacheSeconds: int) -> (key: string, cachedSeconds: int)
 
         # Forgets the vault's cached key.
         method Lock(vault: string) -> (wasUnlocked: bool)
 
-        # Shortens the life of the vault's cached key to at most `seconds` from now (never
-        # lengthens it): a client caches for the longest life, then limits it to the vault's own
-        # setting once the unlock has shown it. Returns the seconds left (0: no key is cached).
-        method LimitCachedKey(vault: string, seconds: int) -> (cachedSeconds: int)
+        # Tells the service the vault's policy, which only the open vault knows. Only the vault's owner
+        # can, and only with the vault's key (`key`, checked against the key of the slot sealed last, or
+        # the one before a rekey; otherwise KeyRequired). Every value is checked against its bounds
+        # (InvalidParameter). A cached key is shortened to the new cacheExpirySeconds (never
+        # lengthened). `failedTouches` and `failedPasscodes` (0 to 1000) raise the service's counters
+        # to at least these counts (kept elsewhere, in user mode), never lower them; a raised passcode
+        # count restarts its delay. Returns the seconds the cached key has left (0: none).
+        method SetVaultPolicy(vault: string, key: string, policy: VaultPolicy, failedTouches: ?int, failedPasscodes: ?int) -> (cachedSeconds: int)
 
         # The vault's state, without any secret.
         method Status(vault: string) -> (status: VaultStatus)
@@ -147,14 +183,19 @@ public enum ServiceInterface {
         # none cached (after a restart, Lock, expiry or a lockout) it fails with PasscodeRequired
         # and scans nothing. The touch is counted before the scan; a match clears the count and
         # returns the cached key; after 5 failed touches in a row the service forgets the key.
-        # `timeoutSeconds` (1 to 300) bounds the wait for the reader and for the finger. Closing
-        # the connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int) -> (key: string, finger: string, reader: string)
+        # `timeoutSeconds` (1 to 300) bounds the wait for the reader and for the finger; the vault's
+        # scanTimeoutSeconds replaces it once SetVaultPolicy was called. A reader of the wrong kind
+        # for the vault (see VaultPolicy) is refused with WrongReaderKind before anything is counted.
+        # With `reuse` true, within the reuse window of the last passcode unlock or matching touch the
+        # key is released without a scan (`reused` true, `finger` and `reader` empty). Closing the
+        # connection cancels the scan.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool)
 
         # Enrolls `finger` on the service's reader for this vault, after the same passcode proof
         # (and counting) as UnlockWithPasscode. Call it with "more": each step is a reply with
         # `stage` that continues; the last reply has `enrolled`. A finger already enrolled for the
-        # vault is replaced. Closing the connection cancels it; nothing is kept then.
+        # vault is replaced. Closing the connection cancels it; nothing is kept then. The vault's
+        # scanTimeoutSeconds and reader kind apply as in UnlockWithTouch.
         method EnrollFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string, timeoutSeconds: int) -> (stage: ?EnrollStage, enrolled: ?EnrolledFinger)
 
         # The fingers enrolled for the vault (no template leaves the service).
@@ -208,8 +249,9 @@ public enum ServiceInterface {
         # The service could not read or write its state; it says what, never a secret.
         error ServiceFailure (reason: string)
 
-        # A touch cannot unlock now: the service holds no key for the vault (`reason` "locked":
-        # after a restart, Lock or expiry) or it forgot it after 5 failed touches ("lockout").
+        # A touch cannot unlock now: the service forgot the vault's key after 5 failed touches
+        # (`reason` "lockout", as long as the failed touches stand: until the passcode is entered), or
+        # it holds no key for another reason ("locked": after a restart, Lock or expiry).
         error PasscodeRequired (reason: string)
 
         # No finger is enrolled for the vault on the service's reader `reader`.
@@ -235,6 +277,10 @@ public enum ServiceInterface {
         # ImportFinger: the template was made on `reader`, the service's reader is `serviceReader`
         # (empty when it has none).
         error ReaderMismatch (reader: string, serviceReader: string)
+
+        # The service's reader `reader` is of the wrong kind for this vault: a "hardware" vault refuses
+        # the simulated and virtual_* readers, a "test" vault refuses every other (VaultPolicy.kind).
+        error WrongReaderKind (reader: string, kind: string)
 
         """
 }

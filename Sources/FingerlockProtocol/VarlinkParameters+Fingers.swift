@@ -5,10 +5,13 @@ extension VarlinkParameters {
         public var vault: String
         public var finger: String?
         public var timeoutSeconds: Int
-        public init(vault: String, finger: String? = nil, timeoutSeconds: Int) {
+        /// Whether an unlock within the vault's reuse window may be released without a scan.
+        public var reuse: Bool?
+        public init(vault: String, finger: String? = nil, timeoutSeconds: Int, reuse: Bool? = nil) {
             self.vault = vault
             self.finger = finger
             self.timeoutSeconds = timeoutSeconds
+            self.reuse = reuse
         }
     }
 
@@ -16,10 +19,13 @@ extension VarlinkParameters {
         public var key: String
         public var finger: String
         public var reader: String
-        public init(key: String, finger: String, reader: String) {
+        /// Released within the reuse window, without a scan (`finger` and `reader` are then empty).
+        public var reused: Bool?
+        public init(key: String, finger: String, reader: String, reused: Bool? = nil) {
             self.key = key
             self.finger = finger
             self.reader = reader
+            self.reused = reused
         }
     }
 
@@ -103,17 +109,4 @@ extension VarlinkParameters {
 }
 
 extension VarlinkParameters {
-    public struct LimitCachedKey: Codable, Sendable, Equatable {
-        public var vault: String
-        public var seconds: Int
-        public init(vault: String, seconds: Int) {
-            self.vault = vault
-            self.seconds = seconds
-        }
-    }
-
-    public struct LimitCachedKeyReply: Codable, Sendable, Equatable {
-        public var cachedSeconds: Int
-        public init(cachedSeconds: Int) { self.cachedSeconds = cachedSeconds }
-    }
 }

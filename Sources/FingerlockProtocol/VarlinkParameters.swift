@@ -92,9 +92,13 @@ public enum VarlinkParameters {
         public var delaySeconds: Int
         public var failedTouches: Int
         public var touchLockedOut: Bool
+        /// The policy the vault's owner told the service (nil: never told; the defaults apply).
+        public var policy: VaultPolicy?
+        /// Seconds left of the reuse window (0: a touch needs a scan; nil: the vault has none).
+        public var reuseSeconds: Int?
         public init(
             registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int,
-            failedTouches: Int = 0, touchLockedOut: Bool = false
+            failedTouches: Int = 0, touchLockedOut: Bool = false, policy: VaultPolicy? = nil, reuseSeconds: Int? = nil
         ) {
             self.registered = registered
             self.unlocked = unlocked
@@ -103,6 +107,8 @@ public enum VarlinkParameters {
             self.delaySeconds = delaySeconds
             self.failedTouches = failedTouches
             self.touchLockedOut = touchLockedOut
+            self.policy = policy
+            self.reuseSeconds = reuseSeconds
         }
     }
 

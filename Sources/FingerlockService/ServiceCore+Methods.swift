@@ -45,17 +45,9 @@ extension ServiceCore {
             throw .invalidParameter("cacheSeconds")
         }
         let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
-        if parameters.cacheSeconds > 0 {
-            try state {
-                try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(parameters.cacheSeconds))
-            }
-            forgetWhenExpired(owner)
-        } else {
-            _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
-        }
+        let cached = try cacheAfterPasscode(key, owner, requested: parameters.cacheSeconds)
         logger.info("unlocked with the passcode", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
-        return .init(
-            key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: parameters.cacheSeconds)
+        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: cached)
     }
 
     public func lock(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
@@ -63,30 +55,8 @@ extension ServiceCore {
     {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
         let was = try state { try dependencies.keyCache.invalidate(name: owner.cacheName) }
+        endReuseWindow(owner)
         return .init(wasUnlocked: was)
-    }
-
-    public func limitCachedKey(_ parameters: VarlinkParameters.LimitCachedKey, peer: PeerCredentials)
-        throws(VarlinkError) -> VarlinkParameters.LimitCachedKeyReply
-    {
-        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
-        guard (0...ServiceInterface.maximumCacheSeconds).contains(parameters.seconds) else {
-            throw .invalidParameter("seconds")
-        }
-        let cache = dependencies.keyCache
-        let left = try state { () throws -> Duration in
-            guard let key = try cache.load(name: owner.cacheName), let remaining = cache.remainingLifetime(name: owner.cacheName)
-            else { return .zero }
-            let limit = Duration.seconds(parameters.seconds)
-            guard limit < remaining else { return remaining }
-            if limit == .zero {
-                _ = try cache.invalidate(name: owner.cacheName)
-                return .zero
-            }
-            try cache.store(key, name: owner.cacheName, lifetime: limit)
-            return limit
-        }
-        return .init(cachedSeconds: Int(left.components.seconds))
     }
 
     public func status(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
@@ -104,12 +74,16 @@ extension ServiceCore {
         let seconds =
             unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
         let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
+        let told = try state { try dependencies.secrets.policy(owner) }
+        let lockedOut = attempts.failedTouches >= ServiceInterface.touchLockout
+        let window = (told ?? .defaults).reuseWindowSeconds
+        let reuse = unlocked && !lockedOut ? reuseLeft(owner, told ?? .defaults) : nil
         return .init(
             status: .init(
                 registered: true, unlocked: unlocked, unlockedSeconds: seconds,
                 failedPasscodes: attempts.failedPasscodes, delaySeconds: Int(delay),
-                failedTouches: attempts.failedTouches,
-                touchLockedOut: attempts.failedTouches >= ServiceInterface.touchLockout))
+                failedTouches: attempts.failedTouches, touchLockedOut: lockedOut, policy: told?.wire,
+                reuseSeconds: window > 0 ? Int(reuse?.components.seconds ?? 0) : nil))
     }
 
     public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {
@@ -122,7 +96,7 @@ extension ServiceCore {
     /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again.
     /// One timer per cached vault at most (a user unlocking in a loop cannot pile up tasks), asleep
     /// until the entry's expiry rather than a periodic sweep, so an idle service never wakes up.
-    private func forgetWhenExpired(_ owner: VaultOwner) {
+    func forgetWhenExpired(_ owner: VaultOwner) {
         let name = owner.cacheName
         guard expiryTimers.withLock({ $0.insert(name).inserted }) else { return }
         let cache = dependencies.keyCache

@@ -57,18 +57,21 @@ extension ServiceCore {
         -> VarlinkParameters.UnlockWithTouchReply
     {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
-        let timeout = try Self.scanTimeout(parameters.timeoutSeconds)
+        let timeout = try touchTimeout(parameters.timeoutSeconds, owner)
         let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
         let secret = try registeredSecret(owner)
         let attempts = try state { try dependencies.attempts(owner) }
-        // No key held, no scan: the touch could release nothing.
-        guard try holdsKey(owner) else { throw Self.passcodeRequired("locked") }
+        // The lockout first: it also forgot the key, and is what the user must be told.
         let lockout = ServiceInterface.touchLockout
         if try state({ try attempts.read() }).failedTouches >= lockout {
             forgetKey(owner)
-            throw Self.passcodeRequired("lockout")
+            throw Self.passcodeRequired(.lockout)
         }
+        // No key held, no scan: the touch could release nothing.
+        guard try holdsKey(owner) else { throw Self.passcodeRequired(.locked) }
+        if parameters.reuse == true, let reply = try reusedUnlock(owner) { return reply }
         let reader = try await currentReader(timeout: timeout)
+        try checkReaderKind(reader, owner)
         var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
             .filter { $0.reader == reader.identity }
         guard !prints.isEmpty else {
@@ -89,7 +92,7 @@ extension ServiceCore {
         guard failures <= lockout else {
             uncountTouch(attempts)
             forgetKey(owner)
-            throw Self.passcodeRequired("lockout")
+            throw Self.passcodeRequired(.lockout)
         }
         let result: ScanResult
         do {
@@ -105,8 +108,9 @@ extension ServiceCore {
             try state { try attempts.update { $0.failedTouches = 0 } }
             // Locked, expired or forgotten while the finger was on the reader: nothing to release.
             guard let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) }) else {
-                throw Self.passcodeRequired("locked")
+                throw Self.passcodeRequired(.locked)
             }
+            startReuseWindow(owner)
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
@@ -147,8 +151,8 @@ extension ServiceCore {
         }
     }
 
-    static func passcodeRequired(_ reason: String) -> VarlinkError {
-        VarlinkError(.passcodeRequired, ["reason": .string(reason)])
+    static func passcodeRequired(_ reason: ServiceInterface.PasscodeRequiredReason) -> VarlinkError {
+        VarlinkError(.passcodeRequired, ["reason": .string(reason.rawValue)])
     }
 
     static func scanTimeout(_ seconds: Int) throws(VarlinkError) -> Duration {

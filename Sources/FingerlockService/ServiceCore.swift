@@ -19,6 +19,9 @@ public final class ServiceCore: Sendable {
     let expiryTimers = Mutex<Set<String>>([])
     /// One scan at a time on the reader, in arrival order.
     let scans = ScanQueue()
+    /// When each cached vault was last unlocked by its passcode or a matching touch: the start of
+    /// its reuse window. Memory only, like the keys.
+    let lastUnlocks = Mutex<[String: Date]>([:])
 
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies
@@ -132,9 +135,9 @@ public final class ServiceCore: Sendable {
         case .forgetVault:
             try forgetVault(call.parameters(VarlinkParameters.PasscodeProof.self), peer: peer)
             return VarlinkReply.encode(VarlinkParameters.Empty())
-        case .limitCachedKey:
+        case .setVaultPolicy:
             return VarlinkReply.encode(
-                try limitCachedKey(call.parameters(VarlinkParameters.LimitCachedKey.self), peer: peer))
+                try setVaultPolicy(call.parameters(VarlinkParameters.SetVaultPolicy.self), peer: peer))
         case .listFingers:
             return VarlinkReply.encode(try listFingers(call.parameters(VarlinkParameters.Vault.self), peer: peer))
         case .exportFinger:

@@ -42,14 +42,23 @@ final class FakeSystemFingers: SystemFingerService {
     let key: SymmetricKey
     private let touches: Mutex<[Touch]>
     let calls = Mutex<[String]>([])
+    /// What the service was told (SetVaultPolicy), and what it answers for the policy.
+    let told = Mutex<[(policy: SystemVaultPolicy, counts: AttemptState?)]>([])
+    let answeredPolicy: SystemVaultPolicy?
+    /// Runs at each imported print (`system enable`), as a parallel run could.
+    let onImport: @Sendable () -> Void
 
-    init(key: SymmetricKey, touches: [Touch]) {
+    init(
+        key: SymmetricKey, touches: [Touch], policy: SystemVaultPolicy? = nil, onImport: @escaping @Sendable () -> Void = {}
+    ) {
         self.key = key
         self.touches = Mutex(touches)
+        self.answeredPolicy = policy
+        self.onImport = onImport
     }
 
-    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
-        calls.withLock { $0.append("touch") }
+    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
+        calls.withLock { $0.append("touch \(timeout.components.seconds)s" + (reuse ? " reuse" : "")) }
         guard let next = touches.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
             throw SystemFingerError(.timedOut)
         }
@@ -61,9 +70,12 @@ final class FakeSystemFingers: SystemFingerService {
         }
     }
 
-    func limitCachedKey(vault: UUID, lifetime: Duration) throws {
-        calls.withLock { $0.append("limit \(lifetime.components.seconds)") }
+    func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws {
+        calls.withLock { $0.append("policy") }
+        told.withLock { $0.append((policy, counts)) }
     }
+
+    func policy(vault: UUID) throws -> SystemVaultPolicy? { answeredPolicy }
 
     func lock(vault: UUID) throws -> Bool {
         calls.withLock { $0.append("lock") }
@@ -80,7 +92,7 @@ final class FakeSystemFingers: SystemFingerService {
     func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { [] }
 
     func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws {}
-    func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws {}
+    func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws { onImport() }
     func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint {
         throw SystemFingerError(.fingerNotEnrolled(finger))
     }
@@ -116,7 +128,8 @@ final class FakeSystemFingers: SystemFingerService {
         let interaction = ScriptedInteraction(secrets: [])
         let vault = try await context(fingers, interaction: interaction).openNotes()
         vault.close()
-        #expect(fingers.calls.withLock { $0 } == ["touch", "touch", "touch"])
+        // Never told a policy: the defaults' scan timeout, then the vault's settings once it opened.
+        #expect(fingers.calls.withLock { $0 } == ["touch 30s reuse", "touch 30s reuse", "touch 30s reuse", "policy"])
         #expect(interaction.notices.contains("No match. Try again."))
         #expect(interaction.notices.contains(RetryReason.tooShort.hint))
         // Nothing went into the user's keyring.

@@ -161,8 +161,8 @@ struct SystemModeCommandsTests {
         #expect(service["failedPasscodes"] is NSNull)
     }
 
-    /// The service caches the key at the longest life it allows (the vault's cache-expiry is sealed
-    /// in the vault); every passcode proven to it, not only an unlock, must then shorten that.
+    /// The service caches the key for the cache-expiry the vault last told it; every passcode proven
+    /// to it, not only an unlock, keeps to that.
     @Test func everyPasscodeThroughTheServiceLeavesTheKeyThereNoLongerThanCacheExpiry() throws {
         let alice = try AliceVault()
         let configured = try alice.run(["config", "set", "cache-expiry", "2m", "--passcode-fd", "3"], [Self.passcode])
@@ -178,6 +178,25 @@ struct SystemModeCommandsTests {
         #expect(status["unlocked"] as? Bool == true, "\(status)")
         let seconds = try #require(status["unlockedSeconds"] as? Int)
         #expect(seconds > 0 && seconds <= 120, "the service keeps the key for \(seconds) s")
+    }
+
+    /// The settings sealed in the vault reach the service whenever a command holds the vault key:
+    /// `system enable` tells it the vault's settings and kind, `config set` the changed ones.
+    @Test func theVaultsSettingsReachTheServiceWithTheKey() throws {
+        let alice = try AliceVault()
+        var policy = try #require(try alice.serviceStatus()["policy"] as? [String: Any])
+        #expect(policy["kind"] as? String == "test", "\(policy)")
+        #expect(policy["cacheExpirySeconds"] as? Int == 8 * 3600)
+        #expect(policy["scanTimeoutSeconds"] as? Int == 30)
+        let configured = try alice.run(["config", "set", "scan-timeout", "5s", "--passcode-fd", "3"], [Self.passcode])
+        #expect(configured.status == 0, "\(configured)")
+        let reuse = try alice.run(["config", "set", "reuse-window", "1m", "--passcode-fd", "3"], [Self.passcode])
+        #expect(reuse.status == 0, "\(reuse)")
+        policy = try #require(try alice.serviceStatus()["policy"] as? [String: Any])
+        #expect(policy["scanTimeoutSeconds"] as? Int == 5)
+        #expect(policy["reuseWindowSeconds"] as? Int == 60)
+        // The passcode just entered started the window.
+        #expect((try alice.serviceStatus()["reuseSeconds"] as? Int ?? 0) > 0)
     }
 
     @Test func statusOfAUserModeVaultHasNoServiceObject() throws {

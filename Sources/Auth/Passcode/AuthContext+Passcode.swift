@@ -93,9 +93,9 @@ extension AuthContext {
         for credential in attempts {
             do {
                 let vault = try passcodes.open(with: credential)
-                // Whatever the passcode was for (an unlock, a change, rekey, restore), fingerlockd
-                // now holds the key: for no longer than the vault's cache-expiry.
-                if systemMode, case .passcode = credential { limitServiceCache(of: vault) }
+                // Whatever the passcode was for (an unlock, a change, rekey, restore), the vault is
+                // open: fingerlockd learns its settings (the cache-expiry it already capped the key to).
+                if systemMode, case .passcode = credential { tellServicePolicy(of: vault) }
                 try dependencies.attempts.update { $0 = AttemptState() }
                 return .opened(vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {

@@ -67,20 +67,26 @@ extension AuthContext {
         return vault
     }
 
-    /// fingerlockd cached the key for the longest life it allows, since the vault's cache-expiry is
-    /// sealed in it and unknown before the unlock; now the vault is open, the service shortens it.
-    func limitServiceCache(of vault: Vault) {
-        guard let storeID = try? vault.storeID else { return }
+    /// Tells fingerlockd this vault's settings (sealed in it, so only an open vault knows them),
+    /// proven with the vault's key: it caches for the vault's cache-expiry and applies the reuse
+    /// window, scan timeout and reader kind. `counts` (user mode's) only raise its counters. A
+    /// failure is said, not fatal: the service keeps what it was told before (or the defaults).
+    func tellServicePolicy(of vault: Vault, counts: AttemptState? = nil) {
         do {
+            let storeID = try Self.vaultCall { try vault.storeID }
             let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
-            try systemFingers.limitCachedKey(vault: storeID, lifetime: settings.cacheExpiry)
+            let kind = try Self.vaultCall { try vault.kind }
+            let key = try Self.vaultCall { try vault.exportMasterKey() }
+            try systemFingers.setPolicy(
+                vault: storeID, key: key, policy: SystemVaultPolicy(settings, kind: kind), counts: counts)
         } catch let error as SystemFingerError {
-            interaction.notify(
-                "fingerlockd keeps the key for up to 48 h, not cache-expiry: " + Self.authError(systemFinger: error).message)
+            interaction.notify(Self.policyNotTold + Self.authError(systemFinger: error).message)
         } catch {
-            interaction.notify("fingerlockd keeps the key for up to 48 h, not cache-expiry: \(error)")
+            interaction.notify(Self.policyNotTold + Self.authError(error).message)
         }
     }
+
+    static let policyNotTold = "fingerlockd could not take this vault's settings (it keeps the ones it had, or the defaults): "
 
     /// Caches the key after a passcode or recovery-key unlock (or a restore) and starts the reuse
     /// window; without a keyring, says why once.

@@ -20,5 +20,7 @@ extension AuthContext {
         }
         forgetCachedKey(of: vault)
         try cacheKey(of: vault)
+        // Proven with the new key: the service now knows it as the vault's.
+        if isSystemMode { tellServicePolicy(of: vault) }
     }
 }

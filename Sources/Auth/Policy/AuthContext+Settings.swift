@@ -19,8 +19,12 @@ extension AuthContext {
         var settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         try settings.set(key, to: value)
         try Self.vaultCall { try settings.save(key, to: vault) }
-        // The key was cached for the old expiry a moment ago.
-        if key == .cacheExpiry || key == .reuseWindow { try cacheKey(of: vault) }
+        // The key was cached for the old expiry a moment ago; in system mode fingerlockd applies them.
+        if isSystemMode {
+            tellServicePolicy(of: vault)
+        } else if key == .cacheExpiry || key == .reuseWindow {
+            try cacheKey(of: vault)
+        }
         return settings
     }
 }

@@ -45,7 +45,12 @@ extension AuthContext {
         recordedMode.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
-        return await moveFingersToService(from: vault, passcode: passcode)
+        let moved = await moveFingersToService(from: vault, passcode: passcode)
+        // Last, after the moves' passcode proofs (which clear the service's counters): the settings,
+        // and the counts user mode has now (parallel runs may have added to them since the
+        // passcode), which the service's may never be below.
+        tellServicePolicy(of: vault, counts: try? dependencies.attempts.read())
+        return moved
     }
 
     /// Never throws: the vault is in system mode already; what did not move is reported.

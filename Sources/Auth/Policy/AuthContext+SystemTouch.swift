@@ -9,12 +9,19 @@ import Vault
 extension AuthContext {
     var systemFingers: any SystemFingerService { dependencies.systemFingers }
 
-    /// Up to `tries` touches through the service. The passcode is needed first (the service holds
-    /// the key only after one); the service counts, matches and forgets the key after a lockout.
-    func systemTouchUnlock(finger: Finger?, tries: Int, offerPasscode: Bool) async throws -> (vault: Vault, touch: SystemTouch) {
+    /// Up to `tries` touches through the service (nil: the vault's max-tries). The passcode is
+    /// needed first (the service holds the key only after one); the service counts, matches,
+    /// forgets the key after a lockout, and with `reuse` releases it without a scan within the
+    /// vault's reuse window.
+    func systemTouchUnlock(finger: Finger?, tries: Int?, offerPasscode: Bool, reuse: Bool) async throws
+        -> (vault: Vault, touch: SystemTouch)
+    {
         let storeID = try Self.vaultCall { try passcodes.storeID() }
-        // The vault's own settings are sealed in it: before the touch opens it, the defaults apply.
-        let timeout = SecuritySettings().scanTimeout
+        // The vault's settings are sealed in it: the service applies what the owner told it.
+        let told = try systemCall { try systemFingers.policy(vault: storeID) }
+        let defaults = SecuritySettings()
+        let tries = tries ?? told?.maxTries ?? defaults.maxTries
+        let timeout = told?.scanTimeout ?? defaults.scanTimeout
         var noMatches = 0
         var hints = 0
         while true {
@@ -23,10 +30,14 @@ extension AuthContext {
             do {
                 let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
                 outcome = try await interaction.scan(prompt: prompt) { [systemFingers] in
-                    let touch = try await systemFingers.unlockWithTouch(vault: storeID, finger: finger, timeout: timeout)
+                    let touch = try await systemFingers.unlockWithTouch(
+                        vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
                     released.withLock { $0 = touch }
                     // Only a stand-in for the interaction: the match was decided by the service.
-                    return .match(EnrolledPrint(finger: touch.finger, reader: touch.reader, template: Data(), enrolled: Date()))
+                    return .match(
+                        EnrolledPrint(
+                            finger: touch.finger ?? .rightIndex, reader: touch.reader ?? Self.serviceReader,
+                            template: Data(), enrolled: Date()))
                 }
             } catch let error as SystemFingerError {
                 switch error.code {
@@ -55,13 +66,15 @@ extension AuthContext {
             }
             switch outcome {
             case .passcodeRequested(let typed):
-                throw AuthError(.userFallback, "The passcode was chosen.", detail: .userFallbackTyped(typed))
+                throw Self.scanLeft(typed: typed, offerPasscode: offerPasscode)
             case .scanned:
                 guard let touch = released.withLock({ $0 }) else {
                     throw AuthError(.dataError, "fingerlockd answered without a key.")
                 }
                 // The released key must open this vault, as any key does: it is checked, never trusted.
                 let vault = try Self.vaultCall { try passcodes.open(with: .masterKey(touch.key)) }
+                // A vault moved before fingerlockd took settings: it learns them now, the vault open.
+                if told == nil { tellServicePolicy(of: vault) }
                 return (vault, touch)
             }
         }
@@ -76,7 +89,7 @@ extension AuthContext {
         let storeID = try Self.vaultCall { try passcodes.storeID() }
         let existing = try systemCall { try systemFingers.fingers(vault: storeID) }.first { $0.finger == finger }
         try requirePasscodeSource()
-        let timeout = SecuritySettings().scanTimeout
+        let timeout = try systemCall { try systemFingers.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
         return try await withSystemPasscodeProof(reason: "enroll a finger") { proof in
             if let existing, try await !confirmReplacing(Self.print(existing)) {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
@@ -147,6 +160,9 @@ extension AuthContext {
         }
     }
 
+    /// Stands for the reader of a key released without a scan (reuse window).
+    static let serviceReader = ReaderIdentity(driver: "fingerlockd", deviceID: "0")
+
     /// Stands for the service's reader in enrollment's first update: its details stay in the service.
     static let serviceReaderInfo = ReaderInfo(
         name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,
@@ -183,6 +199,8 @@ extension AuthContext {
             return AuthError(.timeout, "No finger touched fingerlockd's reader in time.")
         case .reader(let error):
             return authError(error)
+        case .wrongReaderKind(let reader, let kind):
+            return wrongReaderKind(reader, vaultKind: kind)
         case .readerMismatch(let reader, let serviceReader):
             let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
             return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")

@@ -11,10 +11,14 @@ extension AuthContext {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         try refuseRemoteSession()
         if isSystemMode {
-            let (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false)
+            let (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
             vault.close()
-            let print = EnrolledPrint(finger: touch.finger, reader: touch.reader, template: Data(), enrolled: Date())
-            return (print, touch.reader, true)
+            // Without reuse every key comes from a scan, which names its finger and reader.
+            guard let matched = touch.finger, let reader = touch.reader else {
+                throw AuthError(.dataError, "fingerlockd released the key without naming the finger that matched.")
+            }
+            let print = EnrolledPrint(finger: matched, reader: reader, template: Data(), enrolled: Date())
+            return (print, reader, true)
         }
         // The cached key opens the vault while the reader may still be being found; the passcode is
         // asked for only once the reader is known to be there. So a vault that cannot be opened is
@@ -52,7 +56,7 @@ extension AuthContext {
     func unlockWithFinger() async throws -> Vault {
         if isSystemMode {
             try refuseRemoteSession()
-            return try await systemTouchUnlock(finger: nil, tries: SecuritySettings().maxTries, offerPasscode: true).vault
+            return try await systemTouchUnlock(finger: nil, tries: nil, offerPasscode: true, reuse: true).vault
         }
         let reader = try await requireReader()
         let vault = try await vaultFromCache()
@@ -142,7 +146,7 @@ extension AuthContext {
                 interaction.notify(reason.hint)
             case .passcodeRequested(let typed):
                 try uncountTouch()
-                throw AuthError(.userFallback, "The passcode was chosen.", detail: .userFallbackTyped(typed))
+                throw Self.scanLeft(typed: typed, offerPasscode: offerPasscode)
             }
         }
         throw AuthError(
@@ -200,18 +204,24 @@ extension AuthContext {
     /// Refuses a test reader on a hardware vault and a hardware reader on a test vault.
     func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
         let kind = try Self.vaultCall { try vault.kind }
-        let isTest = reader.identity.isTestReader
-        if kind == .hardware && isTest {
-            throw AuthError(
-                .biometryNotAvailable,
-                "This vault was set up with real hardware; it does not accept the test reader \(reader.identity).",
-                unavailability: .wrongReaderKind)
+        if (kind == .hardware) == reader.identity.isTestReader {
+            throw Self.wrongReaderKind(reader.identity.description, vaultKind: kind)
         }
-        if kind == .test && !isTest {
-            throw AuthError(
-                .biometryNotAvailable,
-                "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader.identity).",
-                unavailability: .wrongReaderKind)
-        }
+    }
+
+    /// The one line for a reader of the wrong kind, in user mode and from fingerlockd alike.
+    static func wrongReaderKind(_ reader: String, vaultKind: VaultKind) -> AuthError {
+        let message =
+            vaultKind == .hardware
+            ? "This vault was set up with real hardware; it does not accept the test reader \(reader)."
+            : "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader)."
+        return AuthError(.biometryNotAvailable, message, unavailability: .wrongReaderKind)
+    }
+
+    /// What leaving a scan means: the passcode, where one is offered; otherwise (`verify`) the
+    /// command is cancelled — Enter, typing and Ctrl-C alike, since no passcode follows.
+    static func scanLeft(typed: String, offerPasscode: Bool) -> AuthError {
+        guard offerPasscode else { return AuthError(.userCancel, "Cancelled; no finger was checked.") }
+        return AuthError(.userFallback, "The passcode was chosen.", detail: .userFallbackTyped(typed))
     }
 }

@@ -26,7 +26,7 @@ public struct SecuritySettings: Equatable, Sendable {
         var isDuration: Bool { self != .maxTries }
 
         /// Allowed values, in seconds (or tries).
-        var range: ClosedRange<Int64> {
+        public var range: ClosedRange<Int64> {
             switch self {
             case .cacheExpiry: 60...(48 * 3600)
             case .reuseWindow: 0...300

@@ -8,11 +8,16 @@ public import Vault
 /// Like `SystemSlotService` it lives below the wire protocol: the CLI adapts its Varlink client to
 /// it, tests hand in a fake. Failures are `SystemFingerError`s.
 public protocol SystemFingerService: Sendable {
-    /// One touch; the key the service held for `vault`, released because the finger matched.
+    /// One touch; the key the service held for `vault`, released because the finger matched (or,
+    /// with `reuse`, because the vault's reuse window is still open: no scan then).
     /// Cancelling the task cancels the scan in the service.
-    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch
-    /// Shortens the life of the key the service holds for `vault` (never lengthens it).
-    func limitCachedKey(vault: UUID, lifetime: Duration) throws
+    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch
+    /// Tells the service the vault's settings (sealed in it), proven with its key; `counts` kept in
+    /// user mode only ever raise the service's counters. The service shortens a cached key to the
+    /// new cache-expiry.
+    func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws
+    /// The policy the service applies to `vault` (nil: never told, the defaults apply).
+    func policy(vault: UUID) throws -> SystemVaultPolicy?
     /// Makes the service forget the key it holds for `vault`; returns whether it held one.
     func lock(vault: UUID) throws -> Bool
     /// Enrolls `finger` on the service's reader after the passcode proof; reports each step.
@@ -31,13 +36,39 @@ public protocol SystemFingerService: Sendable {
     func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint
 }
 
+/// A vault's settings as fingerlockd applies them: the sealed `SecuritySettings` that concern a
+/// touch or the cached key, and the vault's kind.
+public struct SystemVaultPolicy: Sendable, Equatable {
+    public var cacheExpiry: Duration
+    public var reuseWindow: Duration
+    public var maxTries: Int
+    public var scanTimeout: Duration
+    public var kind: VaultKind
+
+    public init(cacheExpiry: Duration, reuseWindow: Duration, maxTries: Int, scanTimeout: Duration, kind: VaultKind) {
+        self.cacheExpiry = cacheExpiry
+        self.reuseWindow = reuseWindow
+        self.maxTries = maxTries
+        self.scanTimeout = scanTimeout
+        self.kind = kind
+    }
+
+    public init(_ settings: SecuritySettings, kind: VaultKind) {
+        self.init(
+            cacheExpiry: settings.cacheExpiry, reuseWindow: settings.reuseWindow, maxTries: settings.maxTries,
+            scanTimeout: settings.scanTimeout, kind: kind)
+    }
+}
+
 /// What a matching touch released.
 public struct SystemTouch: Sendable {
     public var key: SymmetricKey
-    public var finger: Finger
-    public var reader: ReaderIdentity
+    /// The finger that matched and its reader; nil when the key was released within the reuse
+    /// window, without a scan.
+    public var finger: Finger?
+    public var reader: ReaderIdentity?
 
-    public init(key: SymmetricKey, finger: Finger, reader: ReaderIdentity) {
+    public init(key: SymmetricKey, finger: Finger?, reader: ReaderIdentity?) {
         self.key = key
         self.finger = finger
         self.reader = reader
@@ -73,6 +104,8 @@ public struct SystemFingerError: Error, Sendable {
         /// A template made on `reader` cannot match on the service's reader (`serviceReader`,
         /// empty when it has none).
         case readerMismatch(reader: String, serviceReader: String)
+        /// The service's reader `reader` is of the wrong kind for this `kind` of vault.
+        case wrongReaderKind(reader: String, kind: VaultKind)
         /// The passcode proof was refused, or the service is unreachable or failed.
         case slot(SystemSlotError)
     }
@@ -90,10 +123,13 @@ public struct NoSystemFingerService: SystemFingerService {
         SystemFingerError(.slot(SystemSlotError(.unreachable, "fingerlockd is not configured for this fingerlock.")))
     }
 
-    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
+    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
         throw unavailable
     }
-    public func limitCachedKey(vault: UUID, lifetime: Duration) throws { throw unavailable }
+    public func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws {
+        throw unavailable
+    }
+    public func policy(vault: UUID) throws -> SystemVaultPolicy? { throw unavailable }
     public func lock(vault: UUID) throws -> Bool { throw unavailable }
     public func enroll(
         _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,

@@ -1,5 +1,5 @@
 public import Auth
-import Crypto
+public import Crypto
 public import Fingerprint
 import FingerlockProtocol
 public import Foundation
@@ -23,25 +23,52 @@ public struct ServiceFingerClient: SystemFingerService {
     /// A scan may take its whole timeout, plus a wait for the reader and the service's own work.
     static func callTimeout(_ scan: Duration) -> Duration { scan * 2 + .seconds(5) }
 
-    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration) async throws -> SystemTouch {
+    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
         let reply = try await scanning(timeout: timeout) { client throws(ServiceClientError) in
             try client.unlockWithTouch(
-                .init(vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout)))
+                .init(
+                    vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout),
+                    reuse: reuse ? true : nil))
         }
-        guard var bytes = Data(base64Encoded: reply.key), let finger = Finger(name: reply.finger),
-            let reader = ReaderIdentity(reply.reader)
-        else {
-            throw SystemFingerError(.slot(SystemSlotError(.failure, "fingerlockd sent a touch reply that is not what the interface says.")))
-        }
+        let reused = reply.reused == true
+        guard var bytes = Data(base64Encoded: reply.key) else { throw Self.badTouchReply }
         defer { bytes.resetBytes(in: bytes.indices) }
+        if reused { return SystemTouch(key: .init(data: bytes), finger: nil, reader: nil) }
+        guard let finger = Finger(name: reply.finger), let reader = ReaderIdentity(reply.reader) else {
+            throw Self.badTouchReply
+        }
         return SystemTouch(key: .init(data: bytes), finger: finger, reader: reader)
     }
 
-    public func limitCachedKey(vault: UUID, lifetime: Duration) throws {
-        let seconds = Int(min(lifetime.components.seconds, Int64(ServiceInterface.maximumCacheSeconds)))
+    static let badTouchReply = SystemFingerError(
+        .slot(SystemSlotError(.failure, "fingerlockd sent a touch reply that is not what the interface says.")))
+
+    public func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws {
+        let wire = VarlinkParameters.VaultPolicy(
+            cacheExpirySeconds: Int(policy.cacheExpiry.components.seconds),
+            reuseWindowSeconds: Int(policy.reuseWindow.components.seconds), maxTries: policy.maxTries,
+            scanTimeoutSeconds: Int(policy.scanTimeout.components.seconds), kind: policy.kind.rawValue)
+        let carried = ServiceInterface.maximumCarriedCount
         _ = try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in
-            try client.limitCachedKey(.init(vault: Self.id(vault), seconds: seconds))
+            try client.setVaultPolicy(
+                .init(
+                    vault: Self.id(vault), key: ServiceSlotClient.base64(key), policy: wire,
+                    failedTouches: counts.map { min($0.failedTouches, carried) },
+                    failedPasscodes: counts.map { min($0.failedPasscodes, carried) }))
         }
+    }
+
+    public func policy(vault: UUID) throws -> SystemVaultPolicy? {
+        let status = try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in
+            try client.status(Self.id(vault))
+        }
+        guard let policy = status.policy else { return nil }
+        guard let kind = VaultKind(rawValue: policy.kind) else {
+            throw SystemFingerError(.slot(SystemSlotError(.failure, "fingerlockd named a vault kind the interface does not know.")))
+        }
+        return SystemVaultPolicy(
+            cacheExpiry: .seconds(policy.cacheExpirySeconds), reuseWindow: .seconds(policy.reuseWindowSeconds),
+            maxTries: policy.maxTries, scanTimeout: .seconds(policy.scanTimeoutSeconds), kind: kind)
     }
 
     public func lock(vault: UUID) throws -> Bool {
@@ -151,7 +178,11 @@ public struct ServiceFingerClient: SystemFingerService {
         }
         switch failure.name {
         case Name.passcodeRequired.qualifiedName:
-            return SystemFingerError(.passcodeRequired(lockout: string("reason") == "lockout"))
+            let reason = ServiceInterface.PasscodeRequiredReason(rawValue: string("reason"))
+            return SystemFingerError(.passcodeRequired(lockout: reason == .lockout))
+        case Name.wrongReaderKind.qualifiedName:
+            return SystemFingerError(
+                .wrongReaderKind(reader: string("reader"), kind: VaultKind(rawValue: string("kind")) ?? .hardware))
         case Name.noFingerEnrolled.qualifiedName:
             return SystemFingerError(.noFingerEnrolled(reader: string("reader")))
         case Name.fingerNotEnrolled.qualifiedName:

@@ -106,9 +106,8 @@ public struct ServiceSlotClient: SystemSlotService {
         return sealed
     }
 
-    /// The service keeps the key for a touch to release, for the longest life it allows: the vault's
-    /// own `cache-expiry` is sealed in the vault, so Auth shortens it (`LimitCachedKey`) once the
-    /// unlock has shown it.
+    /// The service keeps the key for a touch to release, for the vault's `cache-expiry` as the vault
+    /// last told it (the default before): the longest life is asked for, the service caps it.
     public func unlock(vault: UUID, stretched: SymmetricKey, sealedSlot: Data, associatedData: [UInt8])
         throws(SystemSlotError) -> SymmetricKey
     {

@@ -86,11 +86,39 @@ public final class FileVaultSecretStore: VaultSecretStore {
         }
     }
 
+    private func policyPath(_ owner: VaultOwner) -> String { layout.vaultDirectory(owner) + "/policy" }
+
+    public func policy(_ owner: VaultOwner) throws -> ServiceVaultPolicy? {
+        let path = policyPath(owner)
+        guard access(path, F_OK) == 0 else {
+            guard errno == ENOENT else { throw ServiceStateError(.io, "cannot inspect \(path) (errno \(errno))") }
+            return nil
+        }
+        try PrivateDirectory.checkFile(path)
+        let bytes = try AtomicFile.read(path)
+        guard bytes.count <= 4096, let policy = try? JSONDecoder().decode(ServiceVaultPolicy.self, from: Data(bytes)),
+            policy.isWithinBounds
+        else {
+            throw ServiceStateError(.damaged, "\(path) is not a policy within the settings' bounds")
+        }
+        return policy
+    }
+
+    public func setPolicy(_ policy: ServiceVaultPolicy, for owner: VaultOwner) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let bytes = [UInt8](try encoder.encode(policy))
+        try changes.withLock { _ in
+            guard try existing(owner) else { throw ServiceStateError(.io, "the vault has no secret") }
+            try AtomicFile.write(bytes, to: policyPath(owner))
+        }
+    }
+
     public func forget(_ owner: VaultOwner) throws {
         try changes.withLock { _ in
             let directory = layout.vaultDirectory(owner)
             // The secret goes first: once it is gone the slot is dead, whatever is left behind.
-            for name in ["secret", "slot-binding", "attempts", "attempts.json"] {
+            for name in ["secret", "slot-binding", "policy", "attempts", "attempts.json"] {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

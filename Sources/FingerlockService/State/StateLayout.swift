@@ -1,7 +1,7 @@
 import Foundation
 public import SafeFiles
 
-/// The service's state directory: `DIR/v1/UID/VAULT/{secret,attempts,print.FINGER}`, every directory 0700 and
+/// The service's state directory: `DIR/v1/UID/VAULT/{secret,slot-binding,policy,attempts,print.FINGER}`, every directory 0700 and
 /// every file 0600, owned by the service user (`PrivateDirectory` refuses anything else).
 public struct StateLayout: Sendable {
     public let root: PrivateDirectory

@@ -13,6 +13,10 @@ public protocol VaultSecretStore: Sendable {
     func binding(_ owner: VaultOwner) throws -> SlotBinding?
     /// Records the binding of a newly sealed slot, durably.
     func setBinding(_ binding: SlotBinding, for owner: VaultOwner) throws
-    /// Deletes the vault's secret and everything kept beside it (its attempt counters, its templates).
+    /// The policy the vault's owner set last (nil before the first SetVaultPolicy).
+    func policy(_ owner: VaultOwner) throws -> ServiceVaultPolicy?
+    /// Records the vault's policy, durably.
+    func setPolicy(_ policy: ServiceVaultPolicy, for owner: VaultOwner) throws
+    /// Deletes the vault's secret and everything kept beside it (its attempt counters, its policy, its templates).
     func forget(_ owner: VaultOwner) throws
 }

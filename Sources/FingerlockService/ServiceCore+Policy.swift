@@ -1,0 +1,140 @@
+import Auth
+import Crypto
+public import FingerlockProtocol
+import Fingerprint
+import Foundation
+import Logging
+import Synchronization
+
+/// The vault's own settings, applied by the service: the owner tells them (SetVaultPolicy) with the
+/// vault's key as proof, since they are sealed in the vault; until then the design's defaults apply.
+extension ServiceCore {
+    public func setVaultPolicy(_ parameters: VarlinkParameters.SetVaultPolicy, peer: PeerCredentials)
+        throws(VarlinkError) -> VarlinkParameters.SetVaultPolicyReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let policy = try ServiceVaultPolicy(parameters.policy)
+        let carried = ServiceInterface.maximumCarriedCount
+        if let touches = parameters.failedTouches, !(0...carried).contains(touches) {
+            throw .invalidParameter("failedTouches")
+        }
+        if let passcodes = parameters.failedPasscodes, !(0...carried).contains(passcodes) {
+            throw .invalidParameter("failedPasscodes")
+        }
+        let key = try Self.key(parameters.key, "key")
+        let secret = try registeredSecret(owner)
+        // The key of the slot sealed last (or the one before a rekey) is the proof of an open vault;
+        // before any slot there is no vault key here to compare with.
+        guard let binding = try state({ try dependencies.secrets.binding(owner) }), binding.authorizes(key, secret: secret)
+        else {
+            logger.notice("policy refused: not the vault's key", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+            throw VarlinkError(.keyRequired)
+        }
+        try state { try dependencies.secrets.setPolicy(policy, for: owner) }
+        if parameters.failedTouches != nil || parameters.failedPasscodes != nil {
+            try raiseCounters(owner, touches: parameters.failedTouches ?? 0, passcodes: parameters.failedPasscodes ?? 0)
+        }
+        let left = try limitCachedKey(owner, to: .seconds(policy.cacheExpirySeconds))
+        logger.info("policy set", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+        return .init(cachedSeconds: Int(left.components.seconds))
+    }
+
+    /// The vault's policy: as its owner set it, else the defaults.
+    func policy(_ owner: VaultOwner) throws(VarlinkError) -> ServiceVaultPolicy {
+        try state { try dependencies.secrets.policy(owner) } ?? .defaults
+    }
+
+    /// Counts kept elsewhere only ever raise the service's: a client cannot wipe a count with them.
+    private func raiseCounters(_ owner: VaultOwner, touches: Int, passcodes: Int) throws(VarlinkError) {
+        let attempts = try state { try dependencies.attempts(owner) }
+        let now = dependencies.now()
+        let lockedOut = try state {
+            try attempts.update { state -> Bool in
+                state.failedTouches = max(state.failedTouches, touches)
+                if passcodes > state.failedPasscodes {
+                    state.failedPasscodes = passcodes
+                    // When they were counted is not known here: the delay they earn starts now.
+                    state.lastPasscodeFailure = now
+                }
+                return state.failedTouches >= ServiceInterface.touchLockout
+            }
+        }
+        if lockedOut { forgetKey(owner) }
+    }
+
+    /// Caches the key a passcode proof released, for the vault's cache-expiry (or `requested` when
+    /// shorter; 0 keeps nothing), and starts the reuse window. Returns the seconds it is kept.
+    func cacheAfterPasscode(_ key: SymmetricKey, _ owner: VaultOwner, requested: Int) throws(VarlinkError) -> Int {
+        let seconds = min(requested, try policy(owner).cacheExpirySeconds)
+        guard seconds > 0 else {
+            _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
+            return 0
+        }
+        try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(seconds)) }
+        forgetWhenExpired(owner)
+        startReuseWindow(owner)
+        return seconds
+    }
+
+    /// Shortens the life of the vault's cached key to at most `limit` (never lengthens it); returns
+    /// what is left.
+    func limitCachedKey(_ owner: VaultOwner, to limit: Duration) throws(VarlinkError) -> Duration {
+        let cache = dependencies.keyCache
+        return try state { () throws -> Duration in
+            guard let key = try cache.load(name: owner.cacheName), let remaining = cache.remainingLifetime(name: owner.cacheName)
+            else { return .zero }
+            guard limit < remaining else { return remaining }
+            if limit == .zero {
+                _ = try cache.invalidate(name: owner.cacheName)
+                return .zero
+            }
+            try cache.store(key, name: owner.cacheName, lifetime: limit)
+            return limit
+        }
+    }
+
+    func startReuseWindow(_ owner: VaultOwner) {
+        let now = dependencies.now()
+        lastUnlocks.withLock { $0[owner.cacheName] = now }
+    }
+
+    func endReuseWindow(_ owner: VaultOwner) {
+        _ = lastUnlocks.withLock { $0.removeValue(forKey: owner.cacheName) }
+    }
+
+    /// What is left of the reuse window (nil: none), measured from the last passcode unlock or
+    /// matching touch, with the window the policy says now.
+    func reuseLeft(_ owner: VaultOwner, _ policy: ServiceVaultPolicy) -> Duration? {
+        guard policy.reuseWindowSeconds > 0, let last = lastUnlocks.withLock({ $0[owner.cacheName] }) else { return nil }
+        let elapsed = dependencies.now().timeIntervalSince(last)
+        let left = Double(policy.reuseWindowSeconds) - elapsed
+        guard elapsed >= 0, left > 0 else { return nil }
+        return .milliseconds(Int64(left * 1000))
+    }
+
+    /// The scan timeout of one touch: the vault's own once its owner set it, else the caller's.
+    func touchTimeout(_ requested: Int, _ owner: VaultOwner) throws(VarlinkError) -> Duration {
+        let asked = try Self.scanTimeout(requested)
+        guard let set = try state({ try dependencies.secrets.policy(owner) }) else { return asked }
+        return .seconds(set.scanTimeoutSeconds)
+    }
+
+    /// A reader of the wrong kind for the vault never scans for it.
+    func checkReaderKind(_ reader: any FingerprintReader, _ owner: VaultOwner) throws(VarlinkError) {
+        let policy = try policy(owner)
+        guard policy.accepts(reader.identity) else {
+            throw VarlinkError(
+                .wrongReaderKind,
+                ["reader": .string(reader.identity.description), "kind": .string(policy.kind?.rawValue ?? "")])
+        }
+    }
+
+    /// The key released without a scan, within the reuse window (nil: a touch is needed).
+    func reusedUnlock(_ owner: VaultOwner) throws(VarlinkError) -> VarlinkParameters.UnlockWithTouchReply? {
+        guard reuseLeft(owner, try policy(owner)) != nil,
+            let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
+        else { return nil }
+        logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: "", reader: "", reused: true)
+    }
+}

@@ -1,0 +1,73 @@
+import Auth
+public import FingerlockProtocol
+import Fingerprint
+import Foundation
+
+/// A vault's own settings as its owner told the service (SetVaultPolicy), kept beside its secret:
+/// the service cannot read them in the vault. Every value is within the bounds `SecuritySettings`
+/// allows; a stored file that is not is damage, not a looser policy.
+public struct ServiceVaultPolicy: Codable, Equatable, Sendable {
+    public var cacheExpirySeconds: Int
+    public var reuseWindowSeconds: Int
+    public var maxTries: Int
+    public var scanTimeoutSeconds: Int
+    /// Nil before the owner said (no kind check then).
+    public var kind: VaultKind?
+
+    public enum VaultKind: String, Codable, Sendable {
+        case test, hardware
+    }
+
+    /// What applies before the owner told the service anything: the design's defaults.
+    public static let defaults: ServiceVaultPolicy = {
+        let settings = SecuritySettings()
+        return ServiceVaultPolicy(
+            cacheExpirySeconds: Int(settings.cacheExpiry.components.seconds),
+            reuseWindowSeconds: Int(settings.reuseWindow.components.seconds), maxTries: settings.maxTries,
+            scanTimeoutSeconds: Int(settings.scanTimeout.components.seconds), kind: nil)
+    }()
+
+    init(cacheExpirySeconds: Int, reuseWindowSeconds: Int, maxTries: Int, scanTimeoutSeconds: Int, kind: VaultKind?) {
+        self.cacheExpirySeconds = cacheExpirySeconds
+        self.reuseWindowSeconds = reuseWindowSeconds
+        self.maxTries = maxTries
+        self.scanTimeoutSeconds = scanTimeoutSeconds
+        self.kind = kind
+    }
+
+    /// The policy a client sent, each value checked exactly as `config set` checks it.
+    public init(_ wire: VarlinkParameters.VaultPolicy) throws(VarlinkError) {
+        func checked(_ value: Int, _ key: SecuritySettings.Key, _ name: String) throws(VarlinkError) -> Int {
+            guard key.range.contains(Int64(value)) else { throw .invalidParameter("policy." + name) }
+            return value
+        }
+        guard let kind = VaultKind(rawValue: wire.kind) else { throw .invalidParameter("policy.kind") }
+        self.init(
+            cacheExpirySeconds: try checked(wire.cacheExpirySeconds, .cacheExpiry, "cacheExpirySeconds"),
+            reuseWindowSeconds: try checked(wire.reuseWindowSeconds, .reuseWindow, "reuseWindowSeconds"),
+            maxTries: try checked(wire.maxTries, .maxTries, "maxTries"),
+            scanTimeoutSeconds: try checked(wire.scanTimeoutSeconds, .scanTimeout, "scanTimeoutSeconds"), kind: kind)
+    }
+
+    /// Whether a stored policy is one SetVaultPolicy could have accepted.
+    var isWithinBounds: Bool {
+        guard let kind else { return false }
+        return (try? ServiceVaultPolicy(wire)) == self && kind == self.kind
+    }
+
+    public var wire: VarlinkParameters.VaultPolicy {
+        .init(
+            cacheExpirySeconds: cacheExpirySeconds, reuseWindowSeconds: reuseWindowSeconds, maxTries: maxTries,
+            scanTimeoutSeconds: scanTimeoutSeconds, kind: kind?.rawValue ?? "")
+    }
+
+    /// Whether `reader` may scan for this vault: a hardware vault refuses the test readers and a
+    /// test vault every other, as in user mode.
+    func accepts(_ reader: ReaderIdentity) -> Bool {
+        switch kind {
+        case nil: true
+        case .hardware: !reader.isTestReader
+        case .test: reader.isTestReader
+        }
+    }
+}

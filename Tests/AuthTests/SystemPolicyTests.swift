@@ -1,0 +1,152 @@
+import Crypto
+import Fingerprint
+import Foundation
+import Synchronization
+import Testing
+import Vault
+
+@testable import Auth
+
+/// A user-mode vault that `system enable` moves by flipping its recorded mode (its slots stay
+/// user-mode: the service's sealing is not what these tests are about); `onEnable` runs in between,
+/// as a parallel run could.
+final class EnablingRepository: PasscodeRepository {
+    let base: VaultPasscodeRepository
+    let recorded = Mutex<VaultMode>(.user)
+    let onEnable: @Sendable () -> Void
+
+    init(base: VaultPasscodeRepository, onEnable: @escaping @Sendable () -> Void) {
+        self.base = base
+        self.onEnable = onEnable
+    }
+    var hasPasscode: Bool { base.hasPasscode }
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
+        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
+    }
+    func open(with credential: VaultCredential) throws(VaultError) -> Vault { try base.open(with: credential) }
+    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
+        try base.replacePasscode(of: vault, with: passcode)
+    }
+    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
+        try base.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
+    }
+    func storeID() throws(VaultError) -> UUID { try base.storeID() }
+    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
+        try base.stageRestore(from: backupPath, using: credential)
+    }
+    func mode() throws(VaultError) -> VaultMode { recorded.withLock { $0 } }
+    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
+        onEnable()
+        recorded.withLock { $0 = .system }
+    }
+    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
+        throw VaultError(.invalidInput, "not used here")
+    }
+}
+
+/// What the client tells fingerlockd about a system-mode vault (its sealed settings, its kind, the
+/// user-mode counts at `system enable`) and what it takes from it (tries, scan timeout); what a
+/// scan left without a passcode says.
+@Suite(.timeLimit(.minutes(1))) struct SystemPolicyTests {
+    let install = Installation()
+
+    func context(_ passcodes: any PasscodeRepository, _ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction)
+        -> AuthContext
+    {
+        AuthContext(
+            .init(
+                passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
+    }
+
+    func systemContext(_ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction) -> AuthContext {
+        context(SystemModeRepository(base: install.passcodes), fingers, interaction)
+    }
+
+    func masterKey() throws -> SymmetricKey {
+        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
+        defer { vault.close() }
+        return try vault.exportMasterKey()
+    }
+
+    @Test func theServicesPolicyGivesTheTriesAndTheScanTimeout() async throws {
+        try await install.setUp(fingers: [])
+        let told = SystemVaultPolicy(
+            cacheExpiry: .seconds(600), reuseWindow: .zero, maxTries: 1, scanTimeout: .seconds(7), kind: .test)
+        let fingers = FakeSystemFingers(
+            key: try masterKey(), touches: [.fail(.noMatch(failedTouches: 1, touchesLeft: 4))], policy: told)
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let vault = try await systemContext(fingers, interaction).openNotes()
+        vault.close()
+        // One try (the vault's max-tries), with its scan timeout; then the passcode, which tells
+        // the service the vault's settings again.
+        #expect(fingers.calls.withLock { $0 } == ["touch 7s reuse", "policy"])
+        #expect(interaction.prompts.count == 1)
+    }
+
+    @Test func changingASettingTellsTheServiceTheVaultsSettingsAndKind() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        _ = try await systemContext(fingers, interaction).changeSetting(.scanTimeout, to: "45s")
+        let last = try #require(fingers.told.withLock { $0.last })
+        #expect(last.policy.scanTimeout == .seconds(45))
+        #expect(last.policy.cacheExpiry == SecuritySettings().cacheExpiry)
+        #expect(last.policy.kind == .test)
+        #expect(last.counts == nil)
+    }
+
+    @Test func enablingCarriesTheUserModeCountsToTheService() async throws {
+        try await install.setUp(fingers: [])
+        let attempts = install.attempts
+        // Failures a parallel run counts in user mode after the passcode opened the vault.
+        let passcodes = EnablingRepository(base: install.passcodes) {
+            try? attempts.update {
+                $0.failedTouches = 3
+                $0.failedPasscodes = 2
+            }
+        }
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        try await context(passcodes, fingers, ScriptedInteraction(secrets: [Installation.passcode])).enableSystemMode()
+        let told = try #require(fingers.told.withLock { $0.last })
+        #expect(told.counts?.failedTouches == 3)
+        #expect(told.counts?.failedPasscodes == 2)
+        #expect(told.policy.kind == .test)
+    }
+
+    @Test func leavingAVerifyScanCancelsItInSystemMode() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex)])
+        let interaction = ScriptedInteraction(secrets: [], scanActions: [.askPasscode(typed: "")])
+        do {
+            _ = try await systemContext(fingers, interaction).verifyTouch(finger: nil)
+            Issue.record("a cancelled verify matched")
+        } catch let error as AuthError {
+            #expect(error.code == .userCancel)
+            #expect(error.message == "Cancelled; no finger was checked.")
+        }
+    }
+
+    @Test func leavingAVerifyScanCancelsItInUserModeUncounted() async throws {
+        try await install.setUp(fingers: [.rightIndex])
+        let interaction = ScriptedInteraction(secrets: [], scanActions: [.askPasscode(typed: "")])
+        let context = install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+        do {
+            _ = try await context.verifyTouch(finger: nil)
+            Issue.record("a cancelled verify matched")
+        } catch let error as AuthError {
+            #expect(error.code == .userCancel)
+            #expect(error.message == "Cancelled; no finger was checked.")
+        }
+        #expect(try install.attempts.read().failedTouches == 0)
+    }
+
+    @Test func theServicesWrongReaderKindReadsAsUserModesOwn() {
+        let hardware = AuthContext.authError(
+            systemFinger: SystemFingerError(.wrongReaderKind(reader: "simulated:0", kind: .hardware)))
+        #expect(hardware.code == .biometryNotAvailable && hardware.unavailability == .wrongReaderKind)
+        #expect(hardware.message == "This vault was set up with real hardware; it does not accept the test reader simulated:0.")
+        let test = AuthContext.authError(systemFinger: SystemFingerError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
+        #expect(test.message == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1.")
+    }
+}
