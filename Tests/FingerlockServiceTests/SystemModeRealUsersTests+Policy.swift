@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 14 (pol14), through the built binaries with real users: the test-vault rule is the
+/// service's to apply, since its reader is the one that scans.
+extension SystemModeRealUsersTests {
+    @Test func aHardwareVaultRefusesTheServicesSimulatedReaderWithUserModesLine() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        let service = try setup.startService(touches: "right-index,right-index,right-index")
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let data = setup.base + "/\(alice)/data"
+        let common = ["--data-dir", data, "--socket", setup.socket]
+        func run(_ arguments: [String], _ passcodes: [String] = []) throws -> (status: Int32, output: String) {
+            try setup.fingerlock(as: alice, common + arguments, passcodes: passcodes)
+        }
+        // No reader for the CLI: a hardware vault.
+        let set = try run(["--reader", "auto", "passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let enabled = try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode])
+        try #require(enabled.status == 0, "\(enabled.output)")
+        let vault = try Self.storeID(data)
+        #expect(
+            (try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["policy"] as? [String: Any])?["kind"]
+                as? String == "hardware")
+
+        let line = "This vault was set up with real hardware; it does not accept the test reader simulated:0."
+        // Enrolling on the service's simulated reader is refused before the passcode is counted.
+        let enroll = try run(["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
+        #expect(enroll.status == 4 && enroll.output.contains(line), "\(enroll.output)")
+        // With the key held by the service, a touch is refused the same way, and nothing is counted.
+        #expect(try run(["unlock", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        let verify = try run(["verify"])
+        #expect(verify.status == 4 && verify.output.contains(line), "\(verify.output)")
+        let status = try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)
+        #expect(status["failedTouches"] as? Int == 0 && status["failedPasscodes"] as? Int == 0, "\(status)")
+    }
+}
