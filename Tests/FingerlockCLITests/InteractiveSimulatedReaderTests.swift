@@ -99,6 +99,19 @@ import Testing
         await verify.expect("Enter for the passcode")
         verify.send("\n")
         #expect(await verify.waitForExit() == 2)
+        #expect(verify.output.contains("Cancelled; no finger was checked."), "\(verify.output)")
+        #expect(!verify.output.contains("passcode was chosen"))
+    }
+
+    @Test func ctrlCAtVerifysScanSaysItWasCancelled() async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let verify = try session(["verify"])
+        await verify.expect("Enter for the passcode")
+        verify.send("\u{03}")
+        #expect(await verify.waitForExit() == 2)
+        #expect(verify.output.contains("Cancelled; no finger was checked."), "\(verify.output)")
+        #expect(!verify.output.contains("passcode was chosen"))
     }
 
     @Test func ctrlCDuringEnrollmentSavesNothing() async throws {

@@ -104,7 +104,11 @@ extension AuthContext {
                 }
             } catch {
                 try uncountTouch()
-                throw Self.authError(error)
+                let failure = Self.authError(error)
+                // A reader that reads the terminal itself (the interactive simulated one) reports
+                // Enter as its own fallback: the same as leaving the scan at the prompt.
+                if failure.code == .userFallback { throw Self.scanLeft(typed: "", offerPasscode: offerPasscode) }
+                throw failure
             }
             switch outcome {
             case .scanned(.match(let print)):
