@@ -195,8 +195,10 @@ struct SystemModeCommandsTests {
         policy = try #require(try alice.serviceStatus()["policy"] as? [String: Any])
         #expect(policy["scanTimeoutSeconds"] as? Int == 5)
         #expect(policy["reuseWindowSeconds"] as? Int == 60)
-        // The passcode just entered started the window.
+        // The passcode just entered started the window; `status` shows the service's.
         #expect((try alice.serviceStatus()["reuseSeconds"] as? Int ?? 0) > 0)
+        let shown = try alice.json(["status"])
+        #expect((shown["reuseWindowSecondsLeft"] as? Int ?? 0) > 0, "\(shown)")
     }
 
     @Test func statusOfAUserModeVaultHasNoServiceObject() throws {

@@ -56,6 +56,8 @@ extension AuthContext {
             status.keyExpiresIn = known.unlocked ? .seconds(known.unlockedSeconds) : nil
             status.failedTouches = known.failedTouches
             status.lockedOut = known.touchLockedOut
+            // The window the service keeps; never the user's keyring's, which system mode ignores.
+            status.reuseWindowLeft = known.reuseSeconds.flatMap { $0 > 0 ? .seconds($0) : nil }
             status.failedPasscodes = known.failedPasscodes
             status.passcodeDelayLeft = known.delaySeconds > 0 ? .seconds(known.delaySeconds) : nil
             // The service tells its owner which fingers it keeps without the passcode.

@@ -131,7 +131,7 @@ public struct ServiceSlotClient: SystemSlotService {
         return SystemVaultStatus(
             registered: reply.registered, unlocked: reply.unlocked, unlockedSeconds: reply.unlockedSeconds,
             failedPasscodes: reply.failedPasscodes, delaySeconds: reply.delaySeconds,
-            failedTouches: reply.failedTouches, touchLockedOut: reply.touchLockedOut)
+            failedTouches: reply.failedTouches, touchLockedOut: reply.touchLockedOut, reuseSeconds: reply.reuseSeconds)
     }
 
     public func lock(vault: UUID) throws(SystemSlotError) {

@@ -45,10 +45,12 @@ public struct SystemVaultStatus: Sendable, Equatable {
     /// key forgotten until the passcode).
     public var failedTouches: Int
     public var touchLockedOut: Bool
+    /// Seconds left of the vault's reuse window in the service (nil: the vault has none).
+    public var reuseSeconds: Int?
 
     public init(
         registered: Bool, unlocked: Bool, unlockedSeconds: Int, failedPasscodes: Int, delaySeconds: Int,
-        failedTouches: Int = 0, touchLockedOut: Bool = false
+        failedTouches: Int = 0, touchLockedOut: Bool = false, reuseSeconds: Int? = nil
     ) {
         self.registered = registered
         self.unlocked = unlocked
@@ -57,6 +59,7 @@ public struct SystemVaultStatus: Sendable, Equatable {
         self.delaySeconds = delaySeconds
         self.failedTouches = failedTouches
         self.touchLockedOut = touchLockedOut
+        self.reuseSeconds = reuseSeconds
     }
 }
 
