@@ -7,43 +7,6 @@ import Vault
 
 @testable import Auth
 
-/// A user-mode vault that `system enable` moves by flipping its recorded mode (its slots stay
-/// user-mode: the service's sealing is not what these tests are about); `onEnable` runs in between,
-/// as a parallel run could.
-final class EnablingRepository: PasscodeRepository {
-    let base: VaultPasscodeRepository
-    let recorded = Mutex<VaultMode>(.user)
-    let onEnable: @Sendable () -> Void
-
-    init(base: VaultPasscodeRepository, onEnable: @escaping @Sendable () -> Void) {
-        self.base = base
-        self.onEnable = onEnable
-    }
-    var hasPasscode: Bool { base.hasPasscode }
-    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
-        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
-    }
-    func open(with credential: VaultCredential) throws(VaultError) -> Vault { try base.open(with: credential) }
-    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
-        try base.replacePasscode(of: vault, with: passcode)
-    }
-    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
-        try base.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
-    }
-    func storeID() throws(VaultError) -> UUID { try base.storeID() }
-    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
-        try base.stageRestore(from: backupPath, using: credential)
-    }
-    func mode() throws(VaultError) -> VaultMode { recorded.withLock { $0 } }
-    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
-        onEnable()
-        recorded.withLock { $0 = .system }
-    }
-    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
-        throw VaultError(.invalidInput, "not used here")
-    }
-}
-
 /// What the client tells fingerlockd about a system-mode vault (its sealed settings, its kind, the
 /// user-mode counts at `system enable`) and what it takes from it (tries, scan timeout); what a
 /// scan left without a passcode says.
@@ -100,7 +63,7 @@ final class EnablingRepository: PasscodeRepository {
         try await install.setUp(fingers: [])
         let attempts = install.attempts
         // Failures a parallel run counts in user mode after the passcode opened the vault.
-        let passcodes = EnablingRepository(base: install.passcodes) {
+        let passcodes = SystemModeRepository(base: install.passcodes, mode: .user) {
             try? attempts.update {
                 $0.failedTouches = 3
                 $0.failedPasscodes = 2

@@ -7,10 +7,20 @@ import Vault
 
 @testable import Auth
 
-/// A vault that says it is in system mode (its slots are user-mode: the passcode path is not what
-/// these tests are about), so the policy takes fingerlockd's path.
-struct SystemModeRepository: PasscodeRepository {
+/// A vault whose recorded mode the test sets (system by default; its slots stay user-mode: the
+/// passcode path is not what these tests are about), so the policy takes fingerlockd's path.
+/// `system enable` only flips the mode, after running `onEnable` (as a parallel run could).
+final class SystemModeRepository: PasscodeRepository {
     let base: VaultPasscodeRepository
+    let recorded: Mutex<VaultMode>
+    let onEnable: @Sendable () -> Void
+
+    init(base: VaultPasscodeRepository, mode: VaultMode = .system, onEnable: @escaping @Sendable () -> Void = {}) {
+        self.base = base
+        self.recorded = Mutex(mode)
+        self.onEnable = onEnable
+    }
+
     var hasPasscode: Bool { base.hasPasscode }
     func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
         try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
@@ -26,7 +36,11 @@ struct SystemModeRepository: PasscodeRepository {
     func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
         try base.stageRestore(from: backupPath, using: credential)
     }
-    func mode() throws(VaultError) -> VaultMode { .system }
+    func mode() throws(VaultError) -> VaultMode { recorded.withLock { $0 } }
+    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
+        onEnable()
+        recorded.withLock { $0 = .system }
+    }
     func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
         throw VaultError(.invalidInput, "not used here")
     }

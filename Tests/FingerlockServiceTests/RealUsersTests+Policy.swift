@@ -18,16 +18,7 @@ extension RealUsersTests {
             service.terminate()
             try? FileManager.default.removeItem(atPath: setup.base)
         }
-        var vault = Vault()
-        _ = try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id])
-        vault.slot = try #require(
-            try setup.call(
-                as: Self.alice, "SealPasscodeSlot",
-                [
-                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
-                    "key": vault.key.base64EncodedString(), "associatedData": vault.ad.base64EncodedString(),
-                ]
-            ).parameters["sealedSlot"] as? String)
+        let vault = try setup.sealedVault(as: Self.alice)
         func unlockedSeconds() throws -> Int {
             let status = try #require(
                 try setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"] as? [String: Any])
@@ -63,5 +54,22 @@ extension RealUsersTests {
         #expect(try !setup.can(Self.alice, "cat \(path)"))
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+    }
+}
+
+extension RealUsersTests.Setup {
+    /// A vault of `user`'s registered by a raw client, with a passcode slot sealed for its key.
+    func sealedVault(as user: String) throws -> RealUsersTests.Vault {
+        var vault = RealUsersTests.Vault()
+        #expect(try call(as: user, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
+        vault.slot = try #require(
+            try call(
+                as: user, "SealPasscodeSlot",
+                [
+                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
+                    "key": vault.key.base64EncodedString(), "associatedData": vault.ad.base64EncodedString(),
+                ]
+            ).parameters["sealedSlot"] as? String)
+        return vault
     }
 }

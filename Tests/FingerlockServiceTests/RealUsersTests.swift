@@ -132,17 +132,7 @@ struct RealUsersTests {
             try? FileManager.default.removeItem(atPath: setup.base)
         }
 
-        var vault = Vault()
-        #expect(
-            try setup.call(as: Self.alice, "RegisterVault", ["vault": vault.id]).parameters["created"] as? Bool == true)
-        vault.slot = try #require(
-            try setup.call(
-                as: Self.alice, "SealPasscodeSlot",
-                [
-                    "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
-                    "key": vault.key.base64EncodedString(), "associatedData": vault.ad.base64EncodedString(),
-                ]
-            ).parameters["sealedSlot"] as? String)
+        let vault = try setup.sealedVault(as: Self.alice)
         let unlocked = try setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock())
         #expect(unlocked.parameters["key"] as? String == vault.key.base64EncodedString())
 

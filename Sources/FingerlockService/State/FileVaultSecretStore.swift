@@ -66,14 +66,21 @@ public final class FileVaultSecretStore: VaultSecretStore {
 
     private func bindingPath(_ owner: VaultOwner) -> String { layout.vaultDirectory(owner) + "/slot-binding" }
 
-    public func binding(_ owner: VaultOwner) throws -> SlotBinding? {
-        let path = bindingPath(owner)
+    /// The contents of one of the vault's 0600 files, nil when it is missing; any error but
+    /// "missing" is a failure, not a "no".
+    private func readIfPresent(_ path: String) throws -> [UInt8]? {
         guard access(path, F_OK) == 0 else {
             guard errno == ENOENT else { throw ServiceStateError(.io, "cannot inspect \(path) (errno \(errno))") }
             return nil
         }
         try PrivateDirectory.checkFile(path)
-        guard let binding = SlotBinding(encoded: try AtomicFile.read(path)) else {
+        return try AtomicFile.read(path)
+    }
+
+    public func binding(_ owner: VaultOwner) throws -> SlotBinding? {
+        let path = bindingPath(owner)
+        guard let bytes = try readIfPresent(path) else { return nil }
+        guard let binding = SlotBinding(encoded: bytes) else {
             throw ServiceStateError(.damaged, "\(path) is not \(SlotBinding.encodedSize) bytes")
         }
         return binding
@@ -90,12 +97,7 @@ public final class FileVaultSecretStore: VaultSecretStore {
 
     public func policy(_ owner: VaultOwner) throws -> ServiceVaultPolicy? {
         let path = policyPath(owner)
-        guard access(path, F_OK) == 0 else {
-            guard errno == ENOENT else { throw ServiceStateError(.io, "cannot inspect \(path) (errno \(errno))") }
-            return nil
-        }
-        try PrivateDirectory.checkFile(path)
-        let bytes = try AtomicFile.read(path)
+        guard let bytes = try readIfPresent(path) else { return nil }
         guard bytes.count <= 4096, let policy = try? JSONDecoder().decode(ServiceVaultPolicy.self, from: Data(bytes)),
             policy.isWithinBounds
         else {
