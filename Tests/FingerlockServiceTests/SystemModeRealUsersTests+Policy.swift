@@ -43,4 +43,43 @@ extension SystemModeRealUsersTests {
         let status = try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)
         #expect(status["failedTouches"] as? Int == 0 && status["failedPasscodes"] as? Int == 0, "\(status)")
     }
+
+    /// `reuse-window`, applied by the service: right after the passcode, a command opens the notes
+    /// without a touch (and without a passcode source); `verify` still scans.
+    @Test func withinTheReuseWindowTheServiceReleasesTheKeyWithoutATouch() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        // Two touches enroll; the only other one is a finger that matches nothing.
+        let service = try setup.startService(touches: "right-index,right-index,unknown")
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let data = setup.base + "/\(alice)/data"
+        let common = ["--data-dir", data, "--socket", setup.socket]
+        func run(_ arguments: [String], _ passcodes: [String] = [], body: String = "") throws -> (
+            status: Int32, output: String
+        ) {
+            try setup.fingerlock(as: alice, common + arguments, passcodes: passcodes, body: body)
+        }
+        let set = try run(["--reader", "simulated", "passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
+        try #require(set.status == 0, "\(set.output)")
+        let added = try run(["notes", "add", "--title", "kept", "--passcode-fd", "3"], [Self.passcode], body: "body\n")
+        try #require(added.status == 0, "\(added.output)")
+        try #require(try run(["system", "enable", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+        let enrolled = try run(["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
+        try #require(enrolled.status == 0, "\(enrolled.output)")
+        let configured = try run(["config", "set", "reuse-window", "2m", "--passcode-fd", "3"], [Self.passcode])
+        try #require(configured.status == 0, "\(configured.output)")
+
+        let listed = try run(["notes", "list"])
+        #expect(listed.status == 0 && listed.output.contains("kept"), "\(listed.output) \(service.log)")
+        let vault = try Self.storeID(data)
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedTouches"] as? Int == 0)
+        // verify is a touch, never a reuse: the unknown finger is scanned, and does not match.
+        let verify = try run(["verify"])
+        #expect(verify.status == 1, "\(verify.output)")
+        #expect(try setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["failedTouches"] as? Int == 1)
+    }
 }
