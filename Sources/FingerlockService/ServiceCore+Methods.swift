@@ -89,6 +89,7 @@ extension ServiceCore {
     public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {
         let (owner, _) = try checkPasscode(parameters, peer: peer)
         _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
+        endReuseWindow(owner)
         try state { try dependencies.secrets.forget(owner) }
         logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
     }

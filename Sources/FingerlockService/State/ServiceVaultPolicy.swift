@@ -51,8 +51,7 @@ public struct ServiceVaultPolicy: Codable, Equatable, Sendable {
 
     /// Whether a stored policy is one SetVaultPolicy could have accepted.
     var isWithinBounds: Bool {
-        guard let kind else { return false }
-        return (try? ServiceVaultPolicy(wire)) == self && kind == self.kind
+        kind != nil && (try? ServiceVaultPolicy(wire)) == self
     }
 
     public var wire: VarlinkParameters.VaultPolicy {
