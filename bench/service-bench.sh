@@ -9,7 +9,9 @@
 #                   libfprint context, scans and matches; the CLI only connects and waits   goal <= 0.7x verify-c
 #   user verify     `fingerlock verify` of a user-mode vault (the CLI does everything)
 # Then, with no client: fingerlockd's resident memory, and its CPU time and context switches (wake-ups)
-# over IDLE_SECONDS (default 10).
+# over IDLE_SECONDS (default 10), IDLE_SETTLE seconds (default 65) after the last scan. One wake-up a
+# second remains: libdispatch's workqueue monitor (_dispatch_workq_monitor_pools), part of the Swift
+# runtime on Linux, in every process that uses Swift concurrency.
 #
 # Usage: sudo bench/service-bench.sh [ITERATIONS]      (default 20)
 #   Runs as root: the CLI talks only to a service that is root's or a system user's, never the
@@ -120,7 +122,9 @@ done
 # --- the idle service ----------------------------------------------------------------------------------
 switches() { cat /proc/"$SERVICE_PID"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$SERVICE_PID"/stat; }
-sleep 1
+# fingerlockd lets libfprint's context (and GUsb's thread, which wakes every 2 s) go 30-60 s after the
+# last scan: measure after that.
+sleep "${IDLE_SETTLE:-65}"
 before_switches=$(switches) before_ticks=$(cpu_ticks)
 sleep "$IDLE_SECONDS"
 after_switches=$(switches) after_ticks=$(cpu_ticks)

@@ -27,7 +27,7 @@ extension ServiceCore {
         let label = PrintLabel.username(user: "uid\(owner.uid)", storeID: UUID(uuidString: owner.vault)!)
         let print: EnrolledPrint
         do {
-            print = try await scans.run(waitingAtMost: timeout) { () async throws -> EnrolledPrint in
+            print = try await scans.run(for: owner.uid, waitingAtMost: timeout) { () async throws -> EnrolledPrint in
                 // An on-chip reader refuses a second copy of a print: the old one goes first.
                 if let old, reader.info.hasStorage { try? await reader.deleteStoredPrint(old) }
                 for try await event in reader.enroll(finger, username: label, timeout: timeout) {
@@ -79,7 +79,9 @@ extension ServiceCore {
             reader.info.features.contains(.storageDelete)
         {
             // Best effort: the template is what unlocks; a copy left on a chip matches nothing of ours.
-            try? await scans.run(waitingAtMost: .seconds(30)) { try await reader.deleteStoredPrint(print) }
+            try? await scans.run(for: owner.uid, waitingAtMost: .seconds(30)) {
+                try await reader.deleteStoredPrint(print)
+            }
         }
         _ = try state { try dependencies.templates.delete(finger, owner) }
         logger.info(

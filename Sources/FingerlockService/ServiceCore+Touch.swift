@@ -7,7 +7,7 @@ import Logging
 
 /// Fingerprint unlock through the service: a touch releases only a key the service already holds
 /// (the passcode came first, as on a phone after a restart), matched against this vault's own
-/// templates, counted before the scan, forgotten after too many failures.
+/// templates, counted once the reader has the finger, forgotten after too many failures.
 extension ServiceCore {
     func longCall(_ method: ServiceInterface.Method, _ call: VarlinkCall, peer: PeerCredentials, name: String)
         -> LongCall
@@ -61,15 +61,9 @@ extension ServiceCore {
         let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
         let secret = try registeredSecret(owner)
         let attempts = try state { try dependencies.attempts(owner) }
-        // The lockout first: it also forgot the key, and is what the user must be told.
-        let lockout = ServiceInterface.touchLockout
-        if try state({ try attempts.read() }).failedTouches >= lockout {
-            forgetKey(owner)
-            throw Self.passcodeRequired(.lockout)
-        }
-        // No key held, no scan: the touch could release nothing.
-        guard try holdsKey(owner) else { throw Self.passcodeRequired(.locked) }
+        try checkTouchCanUnlock(owner, attempts)
         if parameters.reuse == true, let reply = try reusedUnlock(owner) { return reply }
+        let lockout = ServiceInterface.touchLockout
         let reader = try await currentReader(timeout: timeout)
         try checkReaderKind(reader, owner)
         var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
@@ -82,25 +76,21 @@ extension ServiceCore {
             guard !prints.isEmpty else { throw VarlinkError(.fingerNotEnrolled, ["finger": .string(wanted.rawValue)]) }
         }
         if prints.count > 1 && !reader.info.canIdentify { prints = [prints[0]] }
-        // Counted before the scan, so a client killed mid-scan (or the service) cannot skip it.
-        let failures = try state {
-            try attempts.update { state -> Int in
-                state.failedTouches += 1
-                return state.failedTouches
-            }
-        }
-        guard failures <= lockout else {
-            uncountTouch(attempts)
-            forgetKey(owner)
-            throw Self.passcodeRequired(.lockout)
-        }
+        let count = TouchCount(attempts: attempts)
         let result: ScanResult
         do {
-            result = try await scans.run(waitingAtMost: timeout) { [prints] in
-                try await reader.match(prints, timeout: timeout)
+            result = try await scans.run(for: owner.uid, waitingAtMost: timeout) { [prints] in
+                // Touches that ran while this one waited may have locked the vault out.
+                try checkTouchCanUnlock(owner, attempts)
+                // Counted the moment the reader has a finger, before anyone learns the result: a
+                // client killed at a no-match cannot skip it, while a scan that only waited, or
+                // timed out without a finger, is not a touch.
+                return try await reader.match(prints, timeout: timeout) { count.fingerRead() }
             }
         } catch {
-            uncountTouch(attempts)
+            // A finger read before the scan failed or was cancelled stays counted, maybe as the
+            // last one allowed.
+            if let failures = count.made, failures >= lockout { forgetKey(owner) }
             throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
         }
         switch result {
@@ -116,6 +106,7 @@ extension ServiceCore {
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
                 reader: reader.identity.description)
         case .match, .noMatch, .notInReaderStorage:
+            let failures = try state { try count.failures() }
             if failures >= lockout { forgetKey(owner) }
             logger.notice(
                 "touch did not match",
@@ -123,9 +114,20 @@ extension ServiceCore {
             throw VarlinkError(
                 .noMatch, ["failedTouches": .int(failures), "touchesLeft": .int(max(0, lockout - failures))])
         case .retry(let reason):
-            uncountTouch(attempts)
+            try state { try count.undo() }
             throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
         }
+    }
+
+    /// Refuses a touch that could release nothing: locked out, or no key held.
+    private func checkTouchCanUnlock(_ owner: VaultOwner, _ attempts: any AttemptStore) throws(VarlinkError) {
+        // The lockout first: it also forgets the key, and is what the user must be told.
+        if try state({ try attempts.read() }).failedTouches >= ServiceInterface.touchLockout {
+            forgetKey(owner)
+            throw Self.passcodeRequired(.lockout)
+        }
+        // No key held, no scan: the touch could release nothing.
+        guard try holdsKey(owner) else { throw Self.passcodeRequired(.locked) }
     }
 
     func holdsKey(_ owner: VaultOwner) throws(VarlinkError) -> Bool {
@@ -136,10 +138,6 @@ extension ServiceCore {
         if (try? dependencies.keyCache.invalidate(name: owner.cacheName)) == true {
             logger.notice("cached key forgotten after failed touches", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
         }
-    }
-
-    private func uncountTouch(_ attempts: any AttemptStore) {
-        _ = try? attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
     }
 
     /// The reader in effect; a missing or unusable one is a `ReaderUnavailable`.

@@ -11,11 +11,17 @@ public protocol FingerprintReader: Sendable {
     /// `timeout` bounds the wait for each touch.
     func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error>
 
-    /// One touch checked against one print.
-    func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult
+    /// One touch checked against one print. `fingerRead` is called (at most once, on any thread)
+    /// when the reader has read a finger, before the result is returned: not for a scan that
+    /// timed out, ended in a retry hint, or failed or was cancelled before a finger was read. A
+    /// cancellation after it can still end the call with `CancellationError`.
+    func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
+        -> ScanResult
 
-    /// One touch checked against several prints (readers with ``ReaderFeatures/identify``).
-    func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult
+    /// One touch checked against several prints (readers with ``ReaderFeatures/identify``);
+    /// `fingerRead` as for ``verify(_:timeout:fingerRead:)``.
+    func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
 
     /// Every print kept on the reader's own storage, whoever enrolled it (readers with
     /// ``ReaderFeatures/storageList``); each stored print that is one of `known` says which.
@@ -30,6 +36,16 @@ public protocol FingerprintReader: Sendable {
 
 extension FingerprintReader {
     public var identity: ReaderIdentity { info.identity }
+
+    /// One touch checked against one print.
+    public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
+        try await verify(print, timeout: timeout, fingerRead: {})
+    }
+
+    /// One touch checked against several prints (readers with ``ReaderFeatures/identify``).
+    public func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+        try await identify(prints, timeout: timeout, fingerRead: {})
+    }
 
     /// Deletes the reader's own copy of an enrolled print.
     public func deleteStoredPrint(_ print: EnrolledPrint) async throws {
@@ -52,14 +68,17 @@ extension FingerprintReader {
         throw FingerprintError(.deviceError, "Enrollment ended without a print.")
     }
 
-    /// Verifies with `identify` where the reader can, otherwise against the first print.
-    public func match(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+    /// Verifies with `identify` where the reader can, otherwise against the first print;
+    /// `fingerRead` as for ``verify(_:timeout:fingerRead:)``.
+    public func match(
+        _ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void = {}
+    ) async throws -> ScanResult {
         guard let first = prints.first else {
             throw FingerprintError(.printNotFound, "No finger is enrolled on \(identity).")
         }
         if prints.count > 1 && info.canIdentify {
-            return try await identify(prints, timeout: timeout)
+            return try await identify(prints, timeout: timeout, fingerRead: fingerRead)
         }
-        return try await verify(first, timeout: timeout)
+        return try await verify(first, timeout: timeout, fingerRead: fingerRead)
     }
 }

@@ -76,6 +76,37 @@ struct DaemonTouchTests {
         #expect(running.daemon.log.contains("unlocked with a touch"))
     }
 
+    @Test func parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() async throws { try await offPool { try Self.parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() } }
+
+    /// Six touch commands at once (the old count, made before queueing, locked the vault out at
+    /// the sixth): one holds the reader, three time out without a finger, one reads an unknown
+    /// finger, the last the enrolled one.
+    static func parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() throws {
+        let running = try Running(touches: "right-index,hold,timeout,timeout,timeout,unknown,right-index")
+        defer { running.daemon.terminate() }
+        try running.enrollAndUnlock()
+        let holder = try VarlinkTestClient(path: running.socket)
+        try holder.start("io.fingerlock.Service.UnlockWithTouch", ["vault": running.vault.id, "timeoutSeconds": 3])
+        usleep(300_000)
+        let waiting = try (1...5).map { _ in
+            let client = try VarlinkTestClient(path: running.socket)
+            try running.touch(client)
+            return client
+        }
+        let replies = try ([holder] + waiting).map { try #require(try $0.receive(timeout: 30)) }
+        let outcomes = replies.map { $0.errorName ?? ($0.parameters["key"] != nil ? "key" : "?") }
+        #expect(
+            outcomes.sorted() == [
+                "io.fingerlock.Service.NoMatch", "io.fingerlock.Service.ScanTimedOut",
+                "io.fingerlock.Service.ScanTimedOut", "io.fingerlock.Service.ScanTimedOut",
+                "io.fingerlock.Service.ScanTimedOut", "key",
+            ], "\(outcomes) \(running.daemon.log)")
+        let status = try running.client.call("io.fingerlock.Service.Status", ["vault": running.vault.id])
+        let state = status.parameters["status"] as? [String: Any]
+        #expect(state?["unlocked"] as? Bool == true)
+        #expect(state?["failedTouches"] as? Int == 0)
+    }
+
     @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() async throws { try await offPool { try Self.killingTheServiceMidScanClosesTheClientAndARestartServesAgain() } }
 
     static func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() throws {

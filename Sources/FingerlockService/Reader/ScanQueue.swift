@@ -1,50 +1,90 @@
 import Fingerprint
 import Synchronization
 
-/// One scan at a time on the service's reader, in arrival order. A waiter gives up when its own
-/// timeout passes (the reader is reported busy) or its task is cancelled (its client went away),
-/// leaving the queue without holding anyone up.
+/// One scan at a time on the service's reader, fair between users: each uid's scans wait in
+/// arrival order behind one another, and the uids take turns, so a user who queues many scans
+/// holds up another user by at most the one scan running when that user arrives (and one per
+/// other waiting user). A user's second scan is not refused: it waits behind the first.
+///
+/// A waiter gives up when its own timeout passes (the reader is reported busy) or its task is
+/// cancelled (its client went away), leaving the queue without holding anyone up.
 final class ScanQueue: Sendable {
     private struct State {
-        var busy = false
+        /// Whose scan has the reader; nil while it is free.
+        var holder: UInt32?
         var nextID: UInt64 = 0
-        /// Waiting, in order.
-        var order: [UInt64] = []
+        /// Each uid's waiting scans, in arrival order (no empty lists).
+        var waiting: [UInt32: [UInt64]] = [:]
+        /// The uids with waiting scans, in the order they take their turns.
+        var turns: [UInt32] = []
         var continuations: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         /// Handed the reader before its continuation was registered.
         var granted: Set<UInt64> = []
         /// Gave up before its continuation was registered.
         var abandoned: [UInt64: any Error] = [:]
+
+        /// The next scan to hand the reader to: the first uid in turn other than the one whose scan
+        /// just ended (that one only when nobody else waits), which then goes to the back.
+        mutating func next(after previous: UInt32?) -> (uid: UInt32, id: UInt64)? {
+            guard let uid = turns.first(where: { $0 != previous }) ?? turns.first else { return nil }
+            turns.removeAll { $0 == uid }
+            var scans = waiting[uid] ?? []
+            let id = scans.removeFirst()
+            if scans.isEmpty {
+                waiting[uid] = nil
+            } else {
+                waiting[uid] = scans
+                turns.append(uid)
+            }
+            return (uid, id)
+        }
+
+        /// Takes a scan out of the line; false when it is not waiting (it has the reader).
+        mutating func remove(_ id: UInt64, of uid: UInt32) -> Bool {
+            guard var scans = waiting[uid], let index = scans.firstIndex(of: id) else { return false }
+            scans.remove(at: index)
+            if scans.isEmpty {
+                waiting[uid] = nil
+                turns.removeAll { $0 == uid }
+            } else {
+                waiting[uid] = scans
+            }
+            return true
+        }
     }
 
     private let state = Mutex(State())
 
-    /// Runs `body` once the reader is free, waiting at most `limit` for the turn.
-    func run<T: Sendable>(waitingAtMost limit: Duration, _ body: () async throws -> T) async throws -> T {
-        try await acquire(waitingAtMost: limit)
+    /// Runs `body` for `uid` once the reader is free and it is that uid's turn, waiting at most
+    /// `limit` for it.
+    func run<T: Sendable>(for uid: UInt32, waitingAtMost limit: Duration, _ body: () async throws -> T) async throws
+        -> T
+    {
+        try await acquire(for: uid, waitingAtMost: limit)
         defer { release() }
         try Task.checkCancellation()
         return try await body()
     }
 
     /// How many scans wait behind the running one (for tests).
-    var waiting: Int { state.withLock { $0.order.count } }
+    var waiting: Int { state.withLock { $0.waiting.values.reduce(0) { $0 + $1.count } } }
 
-    private func acquire(waitingAtMost limit: Duration) async throws {
+    private func acquire(for uid: UInt32, waitingAtMost limit: Duration) async throws {
         let id: UInt64? = state.withLock { state in
-            if !state.busy {
-                state.busy = true
+            if state.holder == nil {
+                state.holder = uid
                 return nil
             }
             state.nextID += 1
-            state.order.append(state.nextID)
+            if state.waiting[uid] == nil { state.turns.append(uid) }
+            state.waiting[uid, default: []].append(state.nextID)
             return state.nextID
         }
         guard let id else { return }
         let timer = Task { [self] in
             try await Task.sleep(for: limit)
             abandon(
-                id,
+                id, of: uid,
                 FingerprintError(
                     .busy, "The fingerprint reader stayed busy with other scans for \(limit.components.seconds) s."))
         }
@@ -60,15 +100,14 @@ final class ScanQueue: Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            abandon(id, CancellationError())
+            abandon(id, of: uid, CancellationError())
         }
     }
 
-    private func abandon(_ id: UInt64, _ error: any Error) {
+    private func abandon(_ id: UInt64, of uid: UInt32, _ error: any Error) {
         let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
             // Not waiting any more: it has the reader, and gives it back itself.
-            guard let index = state.order.firstIndex(of: id) else { return nil }
-            state.order.remove(at: index)
+            guard state.remove(id, of: uid) else { return nil }
             guard let continuation = state.continuations.removeValue(forKey: id) else {
                 state.abandoned[id] = error
                 return nil
@@ -80,11 +119,11 @@ final class ScanQueue: Sendable {
 
     private func release() {
         let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
-            guard !state.order.isEmpty else {
-                state.busy = false
+            guard let (uid, next) = state.next(after: state.holder) else {
+                state.holder = nil
                 return nil
             }
-            let next = state.order.removeFirst()
+            state.holder = uid
             guard let continuation = state.continuations.removeValue(forKey: next) else {
                 state.granted.insert(next)
                 return nil

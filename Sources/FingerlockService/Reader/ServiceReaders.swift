@@ -2,8 +2,8 @@ public import Fingerprint
 public import Foundation
 
 /// The reader the service scans with, looked up at each operation so a reader plugged in or
-/// removed while the service runs is followed (libfprint's context lives as long as the service;
-/// each operation opens the device and closes it after, so nothing stays claimed).
+/// removed while the service runs is followed (libfprint's context lives while scans use it; each
+/// operation opens the device and closes it after, so nothing stays claimed).
 public struct ServiceReaders: Sendable {
     /// The reader in effect now; throws ``FingerprintError/Code/noReader`` when there is none.
     public var current: @Sendable () async throws -> any FingerprintReader
@@ -22,9 +22,13 @@ public struct ServiceReaders: Sendable {
 
     /// The readers `selector` names: the simulated one scripted by `environment` (the service's
     /// own, set by whoever started it), or the first matching libfprint reader of `context`.
+    ///
+    /// libfprint's context is made at the first scan and kept until no scan has used it for
+    /// `keepContext`: while it lives, GUsb's event thread wakes every 2 s, and an idle service
+    /// must not wake. A new one costs a few milliseconds (libfprint's drivers, a udev enumeration).
     public static func resolve(
         _ selector: ReaderSelector, environment: [String: String], context: @escaping @Sendable () -> LibfprintContext,
-        now: @escaping @Sendable () -> Date
+        keepContext: Duration = .seconds(30), now: @escaping @Sendable () -> Date
     ) throws -> ServiceReaders {
         if selector == .simulated {
             // Nobody is at the service's terminal: an unscripted simulated reader times out.
@@ -39,9 +43,9 @@ public struct ServiceReaders: Sendable {
             }
             return .fixed(reader)
         }
-        let context = context()
+        let contexts = IdleReleased(keep: keepContext, make: context)
         return ServiceReaders {
-            let connected = try await context.readers()
+            let connected = try await contexts.current().readers()
             if let reader = connected.first(where: { selector.picks($0.identity) }) { return reader }
             if selector == .auto { throw FingerprintError.noReader() }
             throw FingerprintError.noReader("No fingerprint reader \(selector) is connected to fingerlockd's machine.")

@@ -24,17 +24,24 @@ public final class LibfprintReader: FingerprintReader {
         }
     }
 
-    public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
+    public func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
+    {
         let device = handle.device
         let identity = info.identity
         return try await context.perform(driver: info.driver, timeout: timeout) { _, cancellable in
             let fpPrint = try PrintTemplate.load(print, for: device.pointer, reader: identity)
             defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
+            let report = FingerReadReport(fingerRead)
             return try Self.withOpenDevice(device.pointer, cancellable) { device in
                 var matched: gboolean = 0
                 do throws(GLibError) {
                     try withGError { error in
-                        _ = fp_device_verify_sync(device, fpPrint, cancellable, nil, nil, &matched, nil, error)
+                        withExtendedLifetime(report) {
+                            _ = fp_device_verify_sync(
+                                device, fpPrint, cancellable, FingerReadReport.callback, report.userData, &matched, nil,
+                                error)
+                        }
                     }
                 } catch {
                     if let result = Self.scanOutcome(error) { return result }
@@ -45,7 +52,9 @@ public final class LibfprintReader: FingerprintReader {
         }
     }
 
-    public func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+    public func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
+    {
         guard info.canIdentify else {
             throw FingerprintError(
                 .notSupported, "The \(info.name) reader cannot identify a finger among several; verify one finger.")
@@ -64,11 +73,16 @@ public final class LibfprintReader: FingerprintReader {
                     gallery,
                     UnsafeMutableRawPointer(try PrintTemplate.load(print, for: device.pointer, reader: identity)))
             }
+            let report = FingerReadReport(fingerRead)
             return try Self.withOpenDevice(device.pointer, cancellable) { device in
                 var match: OpaquePointer?
                 do throws(GLibError) {
                     try withGError { error in
-                        _ = fp_device_identify_sync(device, gallery, cancellable, nil, nil, &match, nil, error)
+                        withExtendedLifetime(report) {
+                            _ = fp_device_identify_sync(
+                                device, gallery, cancellable, FingerReadReport.callback, report.userData, &match, nil,
+                                error)
+                        }
                     }
                 } catch {
                     if let result = Self.scanOutcome(error) { return result }

@@ -60,16 +60,20 @@ public struct SimulatedReader: FingerprintReader {
         }
     }
 
-    public func verify(_ print: EnrolledPrint, timeout: Duration) async throws -> ScanResult {
+    public func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
+    {
         try checkCompatible(print)
         let touch = try await touches.nextTouch(for: .verify(print.finger), timeout: timeout)
-        return try result(of: touch, against: [print], timeout: timeout)
+        return try result(of: touch, against: [print], timeout: timeout, fingerRead: fingerRead)
     }
 
-    public func identify(_ prints: [EnrolledPrint], timeout: Duration) async throws -> ScanResult {
+    public func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
+    {
         for print in prints { try checkCompatible(print) }
         let touch = try await touches.nextTouch(for: .identify(prints.map(\.finger)), timeout: timeout)
-        return try result(of: touch, against: prints, timeout: timeout)
+        return try result(of: touch, against: prints, timeout: timeout, fingerRead: fingerRead)
     }
 
     public func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] {
@@ -78,11 +82,16 @@ public struct SimulatedReader: FingerprintReader {
     public func deleteStoredPrint(_ print: StoredPrint) async throws { throw notSupported("delete a stored print") }
     public func clearStorage() async throws { throw notSupported("clear its storage") }
 
-    private func result(of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration) throws -> ScanResult {
+    private func result(
+        of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration,
+        fingerRead: @Sendable () -> Void
+    ) throws -> ScanResult {
         switch touch {
         case .finger(let finger):
+            fingerRead()
             return prints.first { Self.template($0.template, matches: finger) }.map(ScanResult.match) ?? .noMatch
         case .unknown:
+            fingerRead()
             return .noMatch
         case .retry(let reason):
             return .retry(reason)

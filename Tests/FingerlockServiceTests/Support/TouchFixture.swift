@@ -17,12 +17,16 @@ struct TouchFixture {
     static let alice = ServiceHarness.alice
     static let bob = ServiceHarness.bob
 
-    /// `stages` touches enroll a finger; `script` is every touch the reader will see, in order.
-    init(stages: Int = 2, script: [SimulatedTouch]) throws {
+    /// `stages` touches enroll a finger; `script` is every touch the reader will see, in order;
+    /// `reader` may wrap the simulated reader the service scans with.
+    init(
+        stages: Int = 2, script: [SimulatedTouch],
+        reader wrap: (SimulatedReader) -> any FingerprintReader = { $0 }
+    ) throws {
         let touches = ScriptedTouchSource(script)
         self.touches = touches
         let reader = SimulatedReader(touches: touches, enrollStages: stages, now: { Date() })
-        harness = try ServiceHarness(readers: .fixed(reader))
+        harness = try ServiceHarness(readers: .fixed(wrap(reader)))
         _ = try harness.core.registerVault(.init(vault: vault.id), peer: Self.alice)
         slot = try vault.seal(harness.core, as: Self.alice)
     }
@@ -55,6 +59,31 @@ struct TouchFixture {
             return nil
         } catch {
             return error as? VarlinkError
+        }
+    }
+
+    /// Bob's vault with the same id, his own passcode slot, unlocked for 10 minutes, and his right
+    /// index finger enrolled (the next `stages` touches).
+    func bobsVault() async throws {
+        _ = try core.registerVault(.init(vault: vault.id), peer: Self.bob)
+        let bobsSlot = try vault.seal(core, as: Self.bob)
+        _ = try vault.unlock(core, slot: bobsSlot, as: Self.bob, cacheSeconds: 600)
+        let reply = try await core.enrollFinger(
+            .init(proof: vault.proof(slot: bobsSlot), finger: Finger.rightIndex.rawValue, timeoutSeconds: 5),
+            peer: Self.bob
+        ) { _ in true }
+        #expect(reply.enrolled?.finger == Finger.rightIndex.rawValue)
+    }
+
+    /// The outcome of a touch: "key" when it unlocked, otherwise the error's name without its prefix.
+    func touchOutcome(as peer: PeerCredentials = alice, timeout: Int = 5) async -> String {
+        do {
+            _ = try await touch(as: peer, timeout: timeout)
+            return "key"
+        } catch let error as VarlinkError {
+            return String(error.name.split(separator: ".").last ?? "")
+        } catch {
+            return "\(error)"
         }
     }
 

@@ -1,5 +1,6 @@
 import Fingerprint
 import Foundation
+import Synchronization
 import Testing
 
 /// Behaviour every ``FingerprintReader`` must show, written once and run against each implementation
@@ -74,12 +75,25 @@ enum ReaderConformance {
         throw CancellationError()
     }
 
+    /// Verifies `print` touching `finger`; the reader must report exactly one finger read.
     static func verify(_ driver: any ReaderDriver, _ print: EnrolledPrint, touching finger: Finger) async throws
         -> ScanResult
     {
-        try await scan(driver, { try await driver.reader.verify(print, timeout: scanTimeout) }) {
+        let reads = FingerReadCount()
+        let result = try await scan(
+            driver, { try await driver.reader.verify(print, timeout: scanTimeout, fingerRead: reads.add) }
+        ) {
             try await driver.touch(finger)
         }
+        #expect(reads.count == 1, "finger reads reported for \(result)")
+        return result
+    }
+
+    /// Counts a reader's `fingerRead` reports.
+    final class FingerReadCount: Sendable {
+        private let reads = Mutex(0)
+        var count: Int { reads.withLock { $0 } }
+        @Sendable func add() { reads.withLock { $0 += 1 } }
     }
 
     // MARK: - Cases
@@ -134,10 +148,15 @@ enum ReaderConformance {
     /// A retry condition during verify is a retry result, not a failure.
     static func verifyRetry(_ driver: any ReaderDriver, reason: RetryReason) async throws {
         let (print, _) = try await enroll(driver, driver.fingers[0])
-        let result = try await scan(driver, { try await driver.reader.verify(print, timeout: scanTimeout) }) {
+        // A retry hint is no finger read: it must not count as a touch.
+        let reads = FingerReadCount()
+        let result = try await scan(
+            driver, { try await driver.reader.verify(print, timeout: scanTimeout, fingerRead: reads.add) }
+        ) {
             try await driver.retry(reason)
         }
         #expect(result == .retry(reason))
+        #expect(reads.count == 0)
     }
 
     /// Identify finds which of several prints was touched, and no print for a stranger.
@@ -153,10 +172,14 @@ enum ReaderConformance {
             }
             #expect(result == .match(prints[index]), "touching \(finger)")
         }
-        let stranger = try await scan(driver, { try await driver.reader.identify(gallery, timeout: scanTimeout) }) {
+        let reads = FingerReadCount()
+        let stranger = try await scan(
+            driver, { try await driver.reader.identify(gallery, timeout: scanTimeout, fingerRead: reads.add) }
+        ) {
             try await driver.touch(driver.stranger)
         }
         #expect(stranger == .noMatch)
+        #expect(reads.count == 1)
     }
 
     /// Cancelling the task mid-scan ends the operation with `CancellationError` within a second.
@@ -182,11 +205,13 @@ enum ReaderConformance {
         let (print, _) = try await enroll(driver, driver.fingers[0])
         let clock = ContinuousClock()
         let started = clock.now
+        let reads = FingerReadCount()
         let error = await #expect(throws: FingerprintError.self) {
-            try await driver.reader.verify(print, timeout: .milliseconds(500))
+            try await driver.reader.verify(print, timeout: .milliseconds(500), fingerRead: reads.add)
         }
         await driver.operationEnded()
         #expect(error?.code == .timedOut)
+        #expect(reads.count == 0)
         #expect(error?.message.isEmpty == false)
         #expect(clock.now - started < .seconds(2))
         #expect(try await verify(driver, print, touching: driver.fingers[0]) == .match(print))

@@ -1,0 +1,51 @@
+import Auth
+import Synchronization
+
+/// One touch's place in its vault's failed-touch count: added when the reader reports a finger
+/// (on the reader's thread, mid-scan, before the result is out), then read, or taken back when
+/// the touch turns out not to count. A match resets the whole count, elsewhere.
+final class TouchCount: Sendable {
+    private let attempts: any AttemptStore
+    /// nil until the touch is counted; then the count it made, or why it could not be made.
+    private let counted = Mutex<Result<Int, any Error>?>(nil)
+
+    init(attempts: any AttemptStore) {
+        self.attempts = attempts
+    }
+
+    /// The reader has a finger: the touch counts as failed until its result says otherwise.
+    func fingerRead() {
+        counted.withLock { counted in
+            if counted == nil { counted = Result { try add() } }
+        }
+    }
+
+    /// The count this touch made, if it was made.
+    var made: Int? { counted.withLock { try? $0?.get() } }
+
+    /// The failed-touch count with this touch in it; counted now if the reader decided without
+    /// reporting the finger first. Throws when the count could not be written.
+    func failures() throws -> Int {
+        try counted.withLock { counted in
+            let result = counted ?? Result { try add() }
+            counted = result
+            return try result.get()
+        }
+    }
+
+    /// Takes the touch back out (the reader asked for another touch after all).
+    func undo() throws {
+        try counted.withLock { counted in
+            guard case .success = counted else { return }
+            try attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+            counted = nil
+        }
+    }
+
+    private func add() throws -> Int {
+        try attempts.update { state -> Int in
+            state.failedTouches += 1
+            return state.failedTouches
+        }
+    }
+}
