@@ -80,3 +80,30 @@ struct NoteTallyMACTests {
         #expect(NoteTallyMAC(key: SymmetricKey(size: .bits256)).note("a", revision: 1) != hasher.note("a", revision: 1))
     }
 }
+
+@Suite("Note associated data (built on the stack for scans)")
+struct NoteAssociatedDataTests {
+    @Test("header and body associated data equal the key hierarchy's encoding, and open what sealing sealed")
+    func equalsReference() throws {
+        let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: UUID())
+        for id in ["", UUID().uuidString.lowercased(), String(repeating: "é", count: 70)] {
+            for revision: UInt64 in [1, 2, .max] {
+                #expect(NoteSealing.headerAD(keys, id: id, revision: revision)
+                    == keys.associatedData("note-header", [Array(id.utf8)], revision: revision))
+                #expect(NoteSealing.bodyAD(keys, id: id, revision: revision)
+                    == keys.associatedData("note-body", [Array(id.utf8)], revision: revision))
+            }
+        }
+        let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let note = Note(title: "t", body: "the body", tags: ["a"], created: stamp, modified: stamp)
+        let id = note.id.storageKey
+        let header = try NoteSealing.sealHeader(note, keys: keys, revision: 3)
+        #expect(try NoteSealing.openHeader(header, keys: keys, id: id, revision: 3) == note.summary)
+        #expect(throws: VaultError.self) { try NoteSealing.openHeader(header, keys: keys, id: id, revision: 4) }
+        let body = try NoteSealing.sealBody(note, keys: keys, revision: 3)
+        #expect(try NoteSealing.withOpenedBody(body, keys: keys, id: id, revision: 3) { Array($0) } == Array("the body".utf8))
+        #expect(throws: VaultError.self) {
+            try NoteSealing.withOpenedBody(body, keys: keys, id: id, revision: 2) { _ in true }
+        }
+    }
+}
