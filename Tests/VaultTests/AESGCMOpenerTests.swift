@@ -107,3 +107,26 @@ struct NoteAssociatedDataTests {
         }
     }
 }
+
+@Suite("Note ids as stored")
+struct StorageKeyTests {
+    @Test("the stored form parses back to the same id; anything else is refused")
+    func roundTrip() {
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(UUID(storageKey: id.storageKey) == id)
+        }
+        let valid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+        #expect(UUID(storageKey: valid) == UUID(uuidString: valid))
+        #expect(UUID(storageKey: "00000000-0000-0000-0000-000000000000") == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
+        #expect(UUID(storageKey: "ffffffff-ffff-ffff-ffff-ffffffffffff") == UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))
+        for bad in [
+            "", valid.uppercased(), String(valid.dropLast()), valid + "0", valid.replacingOccurrences(of: "-", with: "0"),
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg", "0f1e2d3c-4b5a-6978-8796+a5b4c3d2e1f0", "0f1e2d3c04b5a-6978-8796-a5b4c3d2e1f0",
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1/0", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1:0", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1`0",
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1é",
+        ] {
+            #expect(UUID(storageKey: bad) == nil, "\(bad)")
+        }
+    }
+}
