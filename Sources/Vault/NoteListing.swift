@@ -11,8 +11,10 @@ struct NoteListing {
     private let cutAt: Int
 
     init(limit: Int?) {
-        self.limit = limit.map { max($0, 0) }
-        cutAt = limit.map { max($0, 0) * 2 + 1024 } ?? .max
+        let limit = limit.map { max($0, 0) }
+        self.limit = limit
+        // A limit past any vault's size (`-n` takes any number) never cuts, and never overflows.
+        cutAt = limit.map { $0 < Int.max / 4 ? $0 * 2 + 1024 : .max } ?? .max
     }
 
     mutating func add(_ summary: NoteSummary) {

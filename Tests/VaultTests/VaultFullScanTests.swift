@@ -42,7 +42,7 @@ struct VaultFullScanTests {
         }
     }
 
-    @Test("a limit keeps the newest notes across batches, as the full listing orders them", arguments: [0, 1, 5, 2048, 5000])
+    @Test("a limit keeps the newest notes across batches, as the full listing orders them", arguments: [0, 1, 5, 2048, 5000, .max])
     func limited(limit: Int) throws {
         try withScratch { dir in
             let (vault, ids) = try makeLargeVault(dir)
