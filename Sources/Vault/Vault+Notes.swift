@@ -148,19 +148,21 @@ extension Vault {
         try list(NoteFilter(tags: tag.map { [$0] } ?? []))
     }
 
-    /// Every note's title, tags and dates that `filter` keeps, newest change first. Reads the whole
-    /// set, so a deleted or rolled-back note is reported as tampering. Bodies are not read: headers
-    /// are opened on all cores (see `scanNotes`).
-    public func list(_ filter: NoteFilter = NoteFilter()) throws(VaultError) -> [NoteSummary] {
-        let summaries = try scanNotes(bodies: false) { row, keys -> Result<NoteSummary?, VaultError> in
+    /// Every note's title, tags and dates that `filter` keeps, newest change first; with `limit`
+    /// only the newest that many (none for 0), in memory that does not grow with the vault. Reads the
+    /// whole set, so a deleted or rolled-back note is reported as tampering. Bodies are not read:
+    /// headers are opened on all cores (see `scanNotes`).
+    public func list(_ filter: NoteFilter = NoteFilter(), limit: Int? = nil) throws(VaultError) -> [NoteSummary] {
+        var listing = NoteListing(limit: limit)
+        try scanNotes(bodies: false, { row, keys -> Result<NoteSummary?, VaultError> in
             do throws(VaultError) {
                 let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
                 return .success(filter.keepsAll || filter.admits(summary) ? summary : nil)
             } catch {
                 return .failure(error)
             }
-        }
-        return NoteSummary.sortedForListing(summaries)
+        }, keep: { listing.add($0) })
+        return listing.finish()
     }
 
     /// Every note in full, oldest first (for export). Reads and verifies the whole set.

@@ -10,17 +10,18 @@ extension Vault {
     /// Opening rows is where the time goes (AEAD, the keyed tally hash, parsing), so rows are read
     /// in batches and each batch is opened by `open` on all cores while this thread reads the next
     /// one from SQLite. `open` returns the row's kept result, or nil when the row is authentic but not
-    /// wanted. Results come back in row order; the first failing row in row order is the error
-    /// thrown, whatever order the workers finished in. Memory holds two batches of sealed rows and
-    /// the results, never the whole table.
+    /// wanted. `keep` is given the kept results on this thread, in row order; the first failing row
+    /// in row order is the error thrown, whatever order the workers finished in. Memory holds two
+    /// batches of sealed rows and what `keep` keeps, never the whole table: the caller decides how
+    /// much of the set it holds (a listing cut to its newest few holds only those).
     func scanNotes<Kept: Sendable>(
         bodies: Bool,
-        _ open: @escaping @Sendable (SealedNoteRow, KeyHierarchy) -> Result<Kept?, VaultError>
-    ) throws(VaultError) -> [Kept] {
+        _ open: @escaping @Sendable (SealedNoteRow, KeyHierarchy) -> Result<Kept?, VaultError>,
+        keep: (Kept) -> Void
+    ) throws(VaultError) {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        return try read { db, keys, manifest in
+        try read { db, keys, manifest in
             var tally = NoteSetTally()
-            var kept: [Kept] = []
             let group = DispatchGroup()
             // Whatever ends this transaction early, no worker outlives it.
             defer { group.wait() }
@@ -54,12 +55,11 @@ extension Vault {
                     case .failure(let error): throw error
                     case .success(let outcome):
                         try tally.add(id: rows[index].id, outcome.element)
-                        if let value = outcome.kept { kept.append(value) }
+                        if let value = outcome.kept { keep(value) }
                     }
                 }
             }
 
-            kept.reserveCapacity(Int(min(manifest.notes.count, 1 << 20)))
             var inFlight: (rows: [SealedNoteRow], outcomes: ScanOutcomes<Kept>)?
             var batch: [SealedNoteRow] = []
             batch.reserveCapacity(Self.scanBatchSize)
@@ -84,7 +84,6 @@ extension Vault {
             if let previous = inFlight { try collect(previous.rows, previous.outcomes) }
             if !batch.isEmpty { try collect(batch, launch(batch)) }
             try tally.verify(against: manifest)
-            return kept
         }
     }
 

@@ -4,19 +4,20 @@ import GRDB
 
 extension Vault {
     /// Notes whose title, body or a tag contains `query` (only the title with `titlesOnly`),
-    /// ignoring case, among those `filter` keeps; newest change first. Reads and verifies the whole
-    /// set like `list`.
+    /// ignoring case, among those `filter` keeps; newest change first, with `limit` only the newest
+    /// that many (as `list`). Reads and verifies the whole set like `list`.
     ///
     /// Searching means decrypting every body, so rows are read in batches and each batch is
     /// decrypted and matched on all cores; the manifest tally is summed in row order afterwards.
     /// A title-only search decrypts no body.
-    public func search(_ query: String, titlesOnly: Bool = false, filter: NoteFilter = NoteFilter()) throws(VaultError)
-        -> [NoteSummary]
-    {
+    public func search(
+        _ query: String, titlesOnly: Bool = false, filter: NoteFilter = NoteFilter(), limit: Int? = nil
+    ) throws(VaultError) -> [NoteSummary] {
         let scope = SearchScope(titlesOnly: titlesOnly, filter: filter)
         let matcher = TextMatcher(query)
-        let found = try scanNotes(bodies: !titlesOnly) { row, keys in Self.match(row, keys, matcher, scope) }
-        return NoteSummary.sortedForListing(found)
+        var found = NoteListing(limit: limit)
+        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matcher, scope) }, keep: { found.add($0) })
+        return found.finish()
     }
 
     private static func match(_ row: SealedNoteRow, _ keys: KeyHierarchy, _ matcher: TextMatcher, _ scope: SearchScope)

@@ -164,9 +164,10 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--populate", l
     }
 }
 
-// `vault-bench --scan DIR N list|search`: one list or one search of a vault of N notes kept in DIR
-// (made on first use, with a cheap passcode cost and its key beside it in DIR.key), for
-// instruction counts and profiles of the scan alone (valgrind --tool=callgrind, perf record).
+// `vault-bench --scan DIR N list|search|newest`: one list, one search or one list of the newest 20
+// of a vault of N notes kept in DIR (made on first use, with a cheap passcode cost and its key
+// beside it in DIR.key), for instruction counts, profiles and peak memory of the scan alone
+// (valgrind --tool=callgrind, perf record).
 if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--scan", let count = Int(CommandLine.arguments[3]) {
     do {
         let directory = CommandLine.arguments[2]
@@ -187,7 +188,13 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--scan", let c
         }
         let key = key(fromHex: try String(contentsOfFile: keyFile, encoding: .utf8))
         let vault = try Vault.open(in: directory, using: .masterKey(key))
-        let found = CommandLine.arguments[4] == "search" ? try vault.search("Zebra-Not-There").count : try vault.list().count
+        let found =
+            switch CommandLine.arguments[4] {
+            case "search": try vault.search("Zebra-Not-There").count
+            // `notes list -n 20`: the newest 20, in memory that should not grow with the vault.
+            case "newest": try vault.list(limit: 20).count
+            default: try vault.list().count
+            }
         print(found)
         vault.close()
         exit(0)

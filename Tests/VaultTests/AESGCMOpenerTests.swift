@@ -80,3 +80,53 @@ struct NoteTallyMACTests {
         #expect(NoteTallyMAC(key: SymmetricKey(size: .bits256)).note("a", revision: 1) != hasher.note("a", revision: 1))
     }
 }
+
+@Suite("Note associated data (built on the stack for scans)")
+struct NoteAssociatedDataTests {
+    @Test("header and body associated data equal the key hierarchy's encoding, and open what sealing sealed")
+    func equalsReference() throws {
+        let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: UUID())
+        for id in ["", UUID().uuidString.lowercased(), String(repeating: "é", count: 70)] {
+            for revision: UInt64 in [1, 2, .max] {
+                #expect(NoteSealing.headerAD(keys, id: id, revision: revision)
+                    == keys.associatedData("note-header", [Array(id.utf8)], revision: revision))
+                #expect(NoteSealing.bodyAD(keys, id: id, revision: revision)
+                    == keys.associatedData("note-body", [Array(id.utf8)], revision: revision))
+            }
+        }
+        let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let note = Note(title: "t", body: "the body", tags: ["a"], created: stamp, modified: stamp)
+        let id = note.id.storageKey
+        let header = try NoteSealing.sealHeader(note, keys: keys, revision: 3)
+        #expect(try NoteSealing.openHeader(header, keys: keys, id: id, revision: 3) == note.summary)
+        #expect(throws: VaultError.self) { try NoteSealing.openHeader(header, keys: keys, id: id, revision: 4) }
+        let body = try NoteSealing.sealBody(note, keys: keys, revision: 3)
+        #expect(try NoteSealing.withOpenedBody(body, keys: keys, id: id, revision: 3) { Array($0) } == Array("the body".utf8))
+        #expect(throws: VaultError.self) {
+            try NoteSealing.withOpenedBody(body, keys: keys, id: id, revision: 2) { _ in true }
+        }
+    }
+}
+
+@Suite("Note ids as stored")
+struct StorageKeyTests {
+    @Test("the stored form parses back to the same id; anything else is refused")
+    func roundTrip() {
+        for _ in 0..<200 {
+            let id = UUID()
+            #expect(UUID(storageKey: id.storageKey) == id)
+        }
+        let valid = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+        #expect(UUID(storageKey: valid) == UUID(uuidString: valid))
+        #expect(UUID(storageKey: "00000000-0000-0000-0000-000000000000") == UUID(uuidString: "00000000-0000-0000-0000-000000000000"))
+        #expect(UUID(storageKey: "ffffffff-ffff-ffff-ffff-ffffffffffff") == UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"))
+        for bad in [
+            "", valid.uppercased(), String(valid.dropLast()), valid + "0", valid.replacingOccurrences(of: "-", with: "0"),
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fg", "0f1e2d3c-4b5a-6978-8796+a5b4c3d2e1f0", "0f1e2d3c04b5a-6978-8796-a5b4c3d2e1f0",
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1/0", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1:0", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1`0",
+            "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1é",
+        ] {
+            #expect(UUID(storageKey: bad) == nil, "\(bad)")
+        }
+    }
+}

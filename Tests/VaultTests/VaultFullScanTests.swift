@@ -42,6 +42,34 @@ struct VaultFullScanTests {
         }
     }
 
+    @Test("a limit keeps the newest notes across batches, as the full listing orders them", arguments: [0, 1, 5, 2048, 5000, .max])
+    func limited(limit: Int) throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let newest = Array(ids.reversed().prefix(limit))
+            #expect(try vault.list(limit: limit).map(\.id) == newest)
+            #expect(try vault.list(NoteFilter(tags: ["even"]), limit: limit).map(\.id) == Array(
+                ids.indices.reversed().filter { $0 % 2 == 0 }.prefix(limit).map { ids[$0] }))
+            let needles = stride(from: 0, to: Self.count, by: 500).reversed().map { ids[$0] }
+            #expect(try vault.search("NEEDLE", limit: limit).map(\.id) == Array(needles.prefix(limit)))
+        }
+    }
+
+    @Test("notes with the same date are listed by id, with and without a limit")
+    func sameDate() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            defer { vault.close() }
+            let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)
+            let notes = (0..<3000).map { Note(title: "n \($0)", body: "", created: stamp, modified: stamp) }
+            try vault.add(notes)
+            let byID = notes.map(\.id).sorted { $0.uuidString < $1.uuidString }
+            #expect(try vault.list().map(\.id) == byID)
+            #expect(try vault.list(limit: 7).map(\.id) == Array(byID.prefix(7)))
+        }
+    }
+
     @Test(
         "a damaged header or body in any batch is tampering with that note",
         arguments: [0, 2047, 2048, 3000, 2 * 2048 + 99])

@@ -183,7 +183,7 @@ struct NotesCommand: ParsableCommand {
             let filter = try query.filter()
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let notes = query.arrange(try vault.list(filter))
+            let notes = query.arrange(try vault.list(filter, limit: query.vaultLimit))
             if notes.isEmpty && !json {
                 dependencies.console.print(
                     query.filterDescription.map { "No note is \($0)." } ?? "No notes yet: `fingerlock notes add` adds one.")
@@ -393,7 +393,8 @@ struct NotesCommand: ParsableCommand {
             let query = try text ?? SearchQuery.read(from: dependencies.input)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = filters.arrange(try vault.search(query, titlesOnly: title, filter: try filters.filter()))
+            let found = filters.arrange(
+                try vault.search(query, titlesOnly: title, filter: try filters.filter(), limit: filters.vaultLimit))
             if found.isEmpty {
                 // No hit is exit 1, as grep: the answer, not an error, so it is said on stderr and
                 // stdout holds only results (`[]` with --json).

@@ -33,6 +33,10 @@ struct NoteQueryOptions: ParsableArguments {
             tags: try TagArgument.normalized(tag), modifiedFrom: from, modifiedBefore: through.map { $0.addingTimeInterval(86_400) })
     }
 
+    /// What the vault may cut the listing to as it scans: `-n` when the order is the vault's own
+    /// (newest change first), so that `-n 20` holds 20 notes and not the whole vault; nil otherwise.
+    var vaultLimit: Int? { sort == .modified ? maxCount : nil }
+
     /// `notes` sorted and cut to `-n`.
     func arrange(_ notes: [NoteSummary]) -> [NoteSummary] {
         let sorted = sort.sorted(notes)

@@ -31,6 +31,10 @@ final class AESGCMOpener: @unchecked Sendable {
 
     /// The plaintext, or nil when `combined` does not authenticate under this key and `ad`.
     func open(_ combined: Data, ad: [UInt8]) -> [UInt8]? {
+        ad.withUnsafeBytes { open(combined, ad: $0) }
+    }
+
+    func open(_ combined: Data, ad: UnsafeRawBufferPointer) -> [UInt8]? {
         combined.withUnsafeBytes { sealed -> [UInt8]? in
             guard sealed.count >= Self.overhead else { return nil }
             var authentic = false
@@ -47,17 +51,19 @@ final class AESGCMOpener: @unchecked Sendable {
     /// Opens into `out` (at least the ciphertext's size); the plaintext's size, or nil when `sealed`
     /// does not authenticate. For callers that look at the plaintext and let it go (search).
     func open(_ sealed: UnsafeRawBufferPointer, ad: [UInt8], into out: UnsafeMutableRawBufferPointer) -> Int? {
+        ad.withUnsafeBytes { open(sealed, ad: $0, into: out) }
+    }
+
+    func open(_ sealed: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int? {
         guard sealed.count >= Self.overhead, let base = sealed.baseAddress, let target = out.baseAddress,
             out.count >= sealed.count - Self.overhead
         else { return nil }
         var written = 0
-        let status = ad.withUnsafeBufferPointer { adBytes in
-            CCryptoBoringSSL_EVP_AEAD_CTX_open(
-                context, target.assumingMemoryBound(to: UInt8.self), &written, out.count,
-                base.assumingMemoryBound(to: UInt8.self), Self.nonceSize,
-                (base + Self.nonceSize).assumingMemoryBound(to: UInt8.self), sealed.count - Self.nonceSize,
-                adBytes.baseAddress, adBytes.count)
-        }
+        let status = CCryptoBoringSSL_EVP_AEAD_CTX_open(
+            context, target.assumingMemoryBound(to: UInt8.self), &written, out.count,
+            base.assumingMemoryBound(to: UInt8.self), Self.nonceSize,
+            (base + Self.nonceSize).assumingMemoryBound(to: UInt8.self), sealed.count - Self.nonceSize,
+            ad.baseAddress?.assumingMemoryBound(to: UInt8.self), ad.count)
         return status == 1 ? written : nil
     }
 }

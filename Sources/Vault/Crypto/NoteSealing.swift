@@ -14,12 +14,26 @@ enum NoteSealing {
 
     /// Equal to `keys.associatedData(purpose, [id], revision:)`, from a precomputed prefix.
     private static func ad(_ prefix: [UInt8], id: String, revision: UInt64) -> [UInt8] {
-        var writer = ByteWriter(capacity: prefix.count + 48)
-        writer.raw(prefix)
-        writer.u32(UInt32(id.utf8.count))
-        writer.raw(id.utf8)
-        writer.u64(revision)
-        return writer.bytes
+        withAD(prefix, id: id, revision: revision) { Array($0) }
+    }
+
+    /// The same bytes as `ad`, built on the stack for `use`: a scan opens every row with its own
+    /// associated data, and an array each was an allocation per header and per body.
+    private static func withAD<Value>(
+        _ prefix: [UInt8], id: String, revision: UInt64, _ use: (UnsafeRawBufferPointer) -> Value
+    ) -> Value {
+        var id = id
+        return id.withUTF8 { idBytes in
+            let count = prefix.count + 4 + idBytes.count + 8
+            return withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { out in
+                prefix.withUnsafeBytes { out.copyMemory(from: $0) }
+                out.storeBytes(of: UInt32(idBytes.count).littleEndian, toByteOffset: prefix.count, as: UInt32.self)
+                UnsafeMutableRawBufferPointer(rebasing: out[(prefix.count + 4)...]).copyMemory(
+                    from: UnsafeRawBufferPointer(idBytes))
+                out.storeBytes(of: revision.littleEndian, toByteOffset: count - 8, as: UInt64.self)
+                return use(UnsafeRawBufferPointer(out))
+            }
+        }
     }
 
     static func sealHeader(_ note: Note, keys: KeyHierarchy, revision: UInt64) throws -> Data {
@@ -44,8 +58,10 @@ enum NoteSealing {
         -> NoteSummary
     {
         // The id string itself is bound into the AD, so only its parse is needed here.
+        // The opener alone goes into the closure: capturing `keys` copied (retained) all of it per row.
+        let opener = keys.noteHeaderOpener
         guard let sealed, let uuid = UUID(storageKey: id),
-            let plain = keys.noteHeaderOpener.open(sealed, ad: headerAD(keys, id: id, revision: revision))
+            let plain = withAD(keys.noteHeaderADPrefix, id: id, revision: revision, { opener.open(sealed, ad: $0) })
         else { throw .tampered("note \(id)") }
         var reader = ByteReader(plain)
         guard reader.u8() == 1, let title = reader.string(), let tagCount = reader.u32(), tagCount < 1 << 20 else {
@@ -74,10 +90,11 @@ enum NoteSealing {
         _ sealed: Data?, keys: KeyHierarchy, id: String, revision: UInt64, _ look: (UnsafeRawBufferPointer) -> Value
     ) throws(VaultError) -> Value {
         guard let sealed else { throw .tampered("note \(id)") }
-        let ad = bodyAD(keys, id: id, revision: revision)
+        let (opener, prefix) = (keys.noteBodyOpener, keys.noteBodyADPrefix)
         let outcome: Value? = sealed.withUnsafeBytes { box in
             withUnsafeTemporaryAllocation(byteCount: max(1, box.count), alignment: 8) { scratch in
-                guard let count = keys.noteBodyOpener.open(box, ad: ad, into: scratch) else { return nil }
+                let opened = withAD(prefix, id: id, revision: revision) { ad in opener.open(box, ad: ad, into: scratch) }
+                guard let count = opened else { return nil }
                 let plain = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(scratch)[..<count])
                 return look(plain)
             }

@@ -44,20 +44,6 @@ public struct NoteSummary: Codable, Sendable, Hashable, Identifiable {
 }
 
 extension NoteSummary {
-    /// Newest change first, then by id so the order is total and stable. Sorts on plain numbers:
-    /// comparing 100k titles as Unicode strings cost more than decrypting them.
-    static func sortedForListing(_ summaries: [NoteSummary]) -> [NoteSummary] {
-        let keys = summaries.indices.map { index -> (Double, UInt64, UInt64, Int) in
-            let summary = summaries[index]
-            let (high, low) = withUnsafeBytes(of: summary.id.uuid) {
-                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
-                 UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-            }
-            return (-summary.modified.timeIntervalSinceReferenceDate, high, low, index)
-        }
-        return keys.sorted { $0 < $1 }.map { summaries[$0.3] }
-    }
-
     func hasTag(_ tag: String) -> Bool {
         let wanted = tag.lowercased()
         return tags.contains { $0.lowercased() == wanted }
