@@ -351,6 +351,23 @@ struct Installation {
         #expect(await install.context(reader: nil, interaction: interaction).canEvaluate(.biometricsOrPasscode)?.code == .passcodeRequired)
     }
 
+    /// After `lock`, with no terminal: the reason is said once, then how to give the passcode.
+    @Test func withoutATerminalAfterLockTheReasonIsSaidOnce() async throws {
+        try await install.setUp()
+        #expect(try install.context(reader: nil, interaction: ScriptedInteraction()).lock().forgotten > 0)
+        let interaction = ScriptedInteraction(canAskPasscode: false)
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
+                .evaluate(.biometricsOrPasscode, reason: "r")
+        }
+        #expect(error?.code == .passcodeRequired)
+        #expect(
+            error?.message
+                == "The passcode is needed first (after a reboot, `fingerlock lock`, or when the cached key expires). "
+                + "There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N.")
+        #expect(interaction.scans == 0)
+    }
+
     @Test func ctrlCAtThePasscodePromptCancels() async throws {
         try await install.setUp()
         let interaction = ScriptedInteraction(answers: [.cancel])

@@ -22,8 +22,9 @@ extension AuthContext {
 
     func requirePasscodeSource(why: AuthError? = nil) throws {
         guard interaction.canAskPasscode else {
-            let because = why.map { $0.message + " " } ?? ""
-            throw AuthError(.passcodeRequired, because + "The passcode is required. " + Self.noTerminal)
+            // A reason already says the passcode is needed: it is not said twice.
+            let because = why.map { $0.message + " " } ?? "The passcode is required. "
+            throw AuthError(.passcodeRequired, because + Self.noTerminal)
         }
     }
 
