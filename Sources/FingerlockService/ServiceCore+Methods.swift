@@ -153,9 +153,9 @@ extension ServiceCore {
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         // Only the slot sealed last is a proof: a slot sealed for a passcode of someone's choosing, or
         // an old copy from before a passcode change, is a wrong passcode (and counted as one).
-        let bound = try state { try dependencies.secrets.binding(owner) }?
-            .binds(sealed, associatedData: associatedData, secret: secret) ?? false
-        guard bound, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
+        let binding = try state { try dependencies.secrets.binding(owner) }
+        let bound = binding?.binds(sealed, associatedData: associatedData, secret: secret) ?? false
+        guard bound, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
             let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
             logger.notice(
                 "wrong passcode",
@@ -169,6 +169,8 @@ extension ServiceCore {
                 $0.failedTouches = 0
             }
         }
+        // The slot sealed last was proven: a rekey that sealed it committed.
+        try confirmKeyInUse(binding, owner)
         return (owner, key)
     }
 

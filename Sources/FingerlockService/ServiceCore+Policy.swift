@@ -23,13 +23,15 @@ extension ServiceCore {
         }
         let key = try Self.key(parameters.key, "key")
         let secret = try registeredSecret(owner)
-        // The key of the slot sealed last (or the one before a rekey) is the proof of an open vault;
-        // before any slot there is no vault key here to compare with.
-        guard let binding = try state({ try dependencies.secrets.binding(owner) }), binding.authorizes(key, secret: secret)
+        // The key of the slot sealed last is the proof of an open vault (never the one before a
+        // rekey: an old backup's key must not loosen the settings); before any slot there is no
+        // vault key here to compare with.
+        guard let binding = try state({ try dependencies.secrets.binding(owner) }), binding.isCurrent(key, secret: secret)
         else {
             logger.notice("policy refused: not the vault's key", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             throw VarlinkError(.keyRequired)
         }
+        try confirmKeyInUse(binding, owner)
         try state { try dependencies.secrets.setPolicy(policy, for: owner) }
         if parameters.failedTouches != nil || parameters.failedPasscodes != nil {
             try raiseCounters(owner, touches: parameters.failedTouches ?? 0, passcodes: parameters.failedPasscodes ?? 0)
@@ -37,6 +39,13 @@ extension ServiceCore {
         let left = try limitCachedKey(owner, to: .seconds(policy.cacheExpirySeconds))
         logger.info("policy set", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
         return .init(cachedSeconds: Int(left.components.seconds))
+    }
+
+    /// The vault's key was seen in use (a rekey committed): the key before it seals nothing more.
+    func confirmKeyInUse(_ binding: SlotBinding, _ owner: VaultOwner) throws(VarlinkError) {
+        guard let confirmed = binding.confirmed else { return }
+        try state { try dependencies.secrets.setBinding(confirmed, for: owner) }
+        logger.info("the key before the rekey is retired", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
     }
 
     /// The vault's policy: as its owner set it, else the defaults.

@@ -58,22 +58,64 @@ import Testing
         #expect(try failedPasscodes(vault) == 0)
     }
 
-    @Test func rekeyNeedsTheCurrentKeyAndTheKeyBeforeStaysUsableForACrashedRekey() throws {
-        let (vault, _) = try registered()
+    /// `vault` rekeyed to a new key (the service seals it, proven with the current key).
+    func rekey(_ vault: ClientVault, to byte: UInt8) throws -> (ClientVault, String) {
         var rekeyed = vault
-        rekeyed.key = Data(repeating: 5, count: 32)
-        #expect(throws: VarlinkError.self) { try rekeyed.seal(core, as: alice) }
-        let sealedNew = try core.sealPasscodeSlot(
+        rekeyed.key = Data(repeating: byte, count: 32)
+        let sealed = try core.sealPasscodeSlot(
             .init(
                 vault: vault.id, stretched: rekeyed.stretched.base64EncodedString(),
                 key: rekeyed.key.base64EncodedString(), associatedData: vault.associatedData.base64EncodedString(),
                 currentKey: vault.key.base64EncodedString()), peer: alice
         ).sealedSlot
-        #expect(try rekeyed.unlock(core, slot: sealedNew, as: alice).key == rekeyed.key.base64EncodedString())
+        return (rekeyed, sealed)
+    }
+
+    func setPolicy(_ vault: ClientVault, key: Data) throws {
+        _ = try core.setVaultPolicy(
+            .init(
+                vault: vault.id, key: key.base64EncodedString(),
+                policy: .init(
+                    cacheExpirySeconds: 172_800, reuseWindowSeconds: 300, maxTries: 10, scanTimeoutSeconds: 120,
+                    kind: "hardware")), peer: alice)
+    }
+
+    @Test func rekeyNeedsTheCurrentKeyAndTheKeyBeforeStaysUsableForACrashedRekey() throws {
+        let (vault, _) = try registered()
+        var unauthorized = vault
+        unauthorized.key = Data(repeating: 5, count: 32)
+        #expect(throws: VarlinkError.self) { try unauthorized.seal(core, as: alice) }
+        _ = try rekey(vault, to: 5)
         // The rekey's transaction did not commit: the vault still holds the old key, and resealing
         // with it (passcode reset with the recovery key) is allowed.
         let resealed = try vault.seal(core, as: alice)
         #expect(try vault.unlock(core, slot: resealed, as: alice).key == vault.key.base64EncodedString())
+    }
+
+    /// The key of a backup from before a rekey: it never sets the policy, and once the new key is
+    /// seen in use (told with the policy, as `rekey` does at once, or its slot proven) it seals
+    /// nothing either: no slot for a passcode of its holder's choosing, no counters cleared.
+    @Test(arguments: ["policy", "passcode"])
+    func theKeyBeforeARekeyIsRetiredOnceTheNewOneIsSeenInUse(_ use: String) throws {
+        let (old, _) = try registered()
+        let (rekeyed, slot) = try rekey(old, to: 6)
+        let refused = #expect(throws: VarlinkError.self) { try setPolicy(rekeyed, key: old.key) }
+        #expect(refused?.name == ServiceInterface.ErrorName.keyRequired.qualifiedName)
+        if use == "policy" {
+            try setPolicy(rekeyed, key: rekeyed.key)
+        } else {
+            _ = try rekeyed.unlock(core, slot: slot, as: alice)
+        }
+        var forged = old
+        forged.stretched = Data(repeating: 7, count: 32)
+        let sealError = #expect(throws: VarlinkError.self) { try forged.seal(core, as: alice) }
+        #expect(sealError?.name == ServiceInterface.ErrorName.keyRequired.qualifiedName)
+        #expect(throws: VarlinkError.self) { try setPolicy(rekeyed, key: old.key) }
+        // The user's own slot is still the one bound, and the new key still reseals (passcode change).
+        #expect(try rekeyed.unlock(core, slot: slot, as: alice).key == rekeyed.key.base64EncodedString())
+        var changed = rekeyed
+        changed.stretched = Data(repeating: 8, count: 32)
+        _ = try changed.seal(core, as: alice)
     }
 
     @Test func theBindingIsTheServicesOwnPrivateFileAndGoesWithTheVault() throws {

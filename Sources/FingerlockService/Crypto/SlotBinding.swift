@@ -11,7 +11,9 @@ public import Foundation
 /// - `keyVerifiers` — of the store key in the slot, and of the key before it (rekey). Sealing a new
 ///   slot needs one of them: the caller shows it holds the vault key (after the passcode or the
 ///   recovery key). The previous key is kept so a rekey that sealed here but crashed before its
-///   transaction committed can still be resealed with the key the vault kept.
+///   transaction committed can still be resealed with the key the vault kept — and only until the
+///   new key is seen in use (`confirmed`): the key of an old backup must not outlive the rekey that
+///   was run to retire it. Nothing but sealing ever accepts the previous key.
 public struct SlotBinding: Sendable, Equatable {
     public static let encodedSize = 3 * 32
 
@@ -49,12 +51,26 @@ public struct SlotBinding: Sendable, Equatable {
         return Data(HMAC<SHA256>.authenticationCode(for: message, using: secret))
     }
 
-    /// Whether `key` is the vault's key or the one before it (constant time).
+    /// Whether `key` may seal a slot: the vault's key, or the one before it while no use of the new
+    /// one has been seen (constant time).
     public func authorizes(_ key: SymmetricKey, secret: SymmetricKey) -> Bool {
         let candidate = Self.keyVerifier(key, secret: secret)
         let current = Self.constantTimeEqual(candidate, keyVerifier)
         let previous = Self.constantTimeEqual(candidate, previousKeyVerifier)
         return current || previous
+    }
+
+    /// Whether `key` is the vault's key now (constant time): the only proof of an open vault for
+    /// anything but sealing.
+    public func isCurrent(_ key: SymmetricKey, secret: SymmetricKey) -> Bool {
+        Self.constantTimeEqual(Self.keyVerifier(key, secret: secret), keyVerifier)
+    }
+
+    /// The binding once the vault's key has been seen in use (shown, or its slot proven): the key
+    /// before a rekey no longer seals anything. Nil when it already does not.
+    public var confirmed: SlotBinding? {
+        Self.constantTimeEqual(previousKeyVerifier, keyVerifier)
+            ? nil : SlotBinding(slotDigest: slotDigest, keyVerifier: keyVerifier, previousKeyVerifier: keyVerifier)
     }
 
     /// Whether `sealed` with `associatedData` is the slot bound here (constant time).
@@ -63,13 +79,14 @@ public struct SlotBinding: Sendable, Equatable {
     }
 
     /// The binding after sealing `sealed` (holding `key`): the key before it is remembered when
-    /// the key changes.
+    /// the key changes (a rekey, or resealing the kept key after a rekey that never committed);
+    /// sealing the same key again (a passcode change) shows it in use, so nothing older is kept.
     public func resealed(_ sealed: Data, associatedData: Data, key: SymmetricKey, secret: SymmetricKey) -> SlotBinding {
         let verifier = Self.keyVerifier(key, secret: secret)
         let keyChanged = !Self.constantTimeEqual(verifier, keyVerifier)
         return SlotBinding(
             slotDigest: Self.slotDigest(sealed, associatedData: associatedData, secret: secret),
-            keyVerifier: verifier, previousKeyVerifier: keyChanged ? keyVerifier : previousKeyVerifier)
+            keyVerifier: verifier, previousKeyVerifier: keyChanged ? keyVerifier : verifier)
     }
 
     public static func first(_ sealed: Data, associatedData: Data, key: SymmetricKey, secret: SymmetricKey) -> SlotBinding {
