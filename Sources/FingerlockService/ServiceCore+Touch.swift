@@ -64,28 +64,21 @@ extension ServiceCore {
         try checkTouchCanUnlock(owner, attempts)
         if parameters.reuse == true, let reply = try reusedUnlock(owner) { return reply }
         let lockout = ServiceInterface.touchLockout
-        let reader = try await currentReader(timeout: timeout)
-        try checkReaderKind(reader, owner)
-        var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
-            .filter { $0.reader == reader.identity }
-        guard !prints.isEmpty else {
-            throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.identity.description)])
-        }
-        if let wanted {
-            prints = prints.filter { $0.finger == wanted }
-            guard !prints.isEmpty else { throw VarlinkError(.fingerNotEnrolled, ["finger": .string(wanted.rawValue)]) }
-        }
-        if prints.count > 1 && !reader.info.canIdentify { prints = [prints[0]] }
         let count = TouchCount(attempts: attempts)
-        let result: ScanResult
+        let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
         do {
-            result = try await scans.run(for: owner.uid, waitingAtMost: timeout) { [prints] in
+            scan = try await scans.run(for: owner.uid, waitingAtMost: timeout) {
                 // Touches that ran while this one waited may have locked the vault out.
                 try checkTouchCanUnlock(owner, attempts)
+                // The reader is looked up in turn, never before: the lookup waits for libfprint's
+                // thread, which the running scan holds, and would let a later request in first.
+                let reader = try await currentReader(timeout: timeout)
+                let prints = try touchPrints(owner, secret: secret, reader: reader, wanted: wanted)
                 // Counted the moment the reader has a finger, before anyone learns the result: a
                 // client killed at a no-match cannot skip it, while a scan that only waited, or
                 // timed out without a finger, is not a touch.
-                return try await reader.match(prints, timeout: timeout) { count.fingerRead() }
+                let result = try await reader.match(prints, timeout: timeout) { count.fingerRead() }
+                return (result, prints, reader.identity)
             }
         } catch {
             // A finger read before the scan failed or was cancelled stays counted, maybe as the
@@ -93,8 +86,8 @@ extension ServiceCore {
             if let failures = count.made, failures >= lockout { forgetKey(owner) }
             throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
         }
-        switch result {
-        case .match(let print) where prints.contains(print):
+        switch scan.result {
+        case .match(let print) where scan.prints.contains(print):
             try state { try attempts.update { $0.failedTouches = 0 } }
             // Locked, expired or forgotten while the finger was on the reader: nothing to release.
             guard let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) }) else {
@@ -104,7 +97,7 @@ extension ServiceCore {
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
-                reader: reader.identity.description)
+                reader: scan.reader.description)
         case .match, .noMatch, .notInReaderStorage:
             let failures = try state { try count.failures() }
             if failures >= lockout { forgetKey(owner) }
@@ -117,6 +110,25 @@ extension ServiceCore {
             try state { try count.undo() }
             throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
         }
+    }
+
+    /// The prints a touch on `reader` is matched against: the vault's for that reader (and of the
+    /// reader's kind the vault accepts), only `wanted` when named, one when the reader cannot identify.
+    private func touchPrints(_ owner: VaultOwner, secret: SymmetricKey, reader: any FingerprintReader, wanted: Finger?)
+        throws(VarlinkError) -> [EnrolledPrint]
+    {
+        try checkReaderKind(reader, owner)
+        var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
+            .filter { $0.reader == reader.identity }
+        guard !prints.isEmpty else {
+            throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.identity.description)])
+        }
+        if let wanted {
+            prints = prints.filter { $0.finger == wanted }
+            guard !prints.isEmpty else { throw VarlinkError(.fingerNotEnrolled, ["finger": .string(wanted.rawValue)]) }
+        }
+        if prints.count > 1 && !reader.info.canIdentify { prints = [prints[0]] }
+        return prints
     }
 
     /// Refuses a touch that could release nothing: locked out, or no key held.

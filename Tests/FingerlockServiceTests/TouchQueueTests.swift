@@ -77,6 +77,72 @@ struct TouchQueueTests {
         #expect(outcomes.filter { $0.0 == "alice" }.map(\.1) == ["key"])
         #expect(outcomes.filter { $0.0 == "bob" }.map(\.1) == Array(repeating: "ScanTimedOut", count: 4))
     }
+
+    /// As with libfprint, whose one thread a running scan holds: looking the reader up waits for
+    /// the scan. Requests still take their turn in the order they came, since they queue first.
+    @Test func requestsQueueBeforeTheReaderLookupThatARunningScanHolds() async throws {
+        let scanning = ScanningFlag()
+        let fixture = try TouchFixture(
+            script: Array(repeating: .finger(.rightIndex), count: 4) + [.hold, .finger(.rightIndex), .timeout, .timeout],
+            reader: { ScanMarkingReader(inner: $0, scanning: scanning) },
+            readers: { reader in
+                ServiceReaders {
+                    while scanning.isSet { try await Task.sleep(for: .milliseconds(5)) }
+                    return reader
+                }
+            })
+        _ = try await fixture.enroll(.rightIndex)
+        try await fixture.bobsVault()
+        try fixture.unlockWithPasscode(cacheSeconds: 600)
+        let outcomes = await withTaskGroup(of: (String, String).self) { group in
+            group.addTask { ("bob", await fixture.touchOutcome(as: bob, timeout: 3)) }
+            #expect(await InProcessServer.eventually { scanning.isSet })
+            for _ in 1...2 { group.addTask { ("bob", await fixture.touchOutcome(as: bob, timeout: 30)) } }
+            #expect(await InProcessServer.eventually { fixture.core.scans.waiting == 2 })
+            group.addTask { ("alice", await fixture.touchOutcome(timeout: 30)) }
+            #expect(await InProcessServer.eventually { fixture.core.scans.waiting == 3 })
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Alice was served right after Bob's running scan: the enrolled finger was hers.
+        #expect(outcomes.filter { $0.0 == "alice" }.map(\.1) == ["key"])
+        #expect(outcomes.filter { $0.0 == "bob" }.map(\.1) == Array(repeating: "ScanTimedOut", count: 3))
+    }
+}
+
+/// Whether a scan runs now.
+final class ScanningFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set(_ running: Bool) { value.withLock { $0 = running } }
+}
+
+/// Marks the time a scan runs, as libfprint's busy thread would show it.
+struct ScanMarkingReader: FingerprintReader {
+    let inner: SimulatedReader
+    let scanning: ScanningFlag
+    var info: ReaderInfo { inner.info }
+
+    func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
+        inner.enroll(finger, username: username, timeout: timeout)
+    }
+
+    func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
+        -> ScanResult
+    {
+        try await identify([print], timeout: timeout, fingerRead: fingerRead)
+    }
+
+    func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
+    {
+        scanning.set(true)
+        defer { scanning.set(false) }
+        return try await inner.identify(prints, timeout: timeout, fingerRead: fingerRead)
+    }
+
+    func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] { try await inner.storedPrints(known: known) }
+    func deleteStoredPrint(_ print: StoredPrint) async throws { try await inner.deleteStoredPrint(print) }
+    func clearStorage() async throws { try await inner.clearStorage() }
 }
 
 /// How many fingers a ``FingerThenHoldReader`` has read.

@@ -18,15 +18,17 @@ struct TouchFixture {
     static let bob = ServiceHarness.bob
 
     /// `stages` touches enroll a finger; `script` is every touch the reader will see, in order;
-    /// `reader` may wrap the simulated reader the service scans with.
+    /// `reader` may wrap the simulated reader the service scans with, and `readers` say how the
+    /// service looks it up.
     init(
         stages: Int = 2, script: [SimulatedTouch],
-        reader wrap: (SimulatedReader) -> any FingerprintReader = { $0 }
+        reader wrap: (SimulatedReader) -> any FingerprintReader = { $0 },
+        readers lookUp: (any FingerprintReader) -> ServiceReaders = { .fixed($0) }
     ) throws {
         let touches = ScriptedTouchSource(script)
         self.touches = touches
         let reader = SimulatedReader(touches: touches, enrollStages: stages, now: { Date() })
-        harness = try ServiceHarness(readers: .fixed(wrap(reader)))
+        harness = try ServiceHarness(readers: lookUp(wrap(reader)))
         _ = try harness.core.registerVault(.init(vault: vault.id), peer: Self.alice)
         slot = try vault.seal(harness.core, as: Self.alice)
     }
