@@ -169,6 +169,30 @@ final class FakeSystemFingers: SystemFingerService {
         #expect(interaction.prompts.count == 1)
     }
 
+    /// `verify` as in user mode: with no key held by the service, the passcode first, then the touch.
+    @Test func verifyWithNoKeyInTheServiceAsksThePasscodeThenScans() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(
+            key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false)), .match(.leftThumb)])
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let verified = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
+        #expect(verified.print.finger == .leftThumb)
+        #expect(interaction.prompts.count == 1 && interaction.prompts[0].contains("read the enrolled fingers"))
+    }
+
+    @Test func verifyWithNoKeyInTheServiceAndNoTerminalNeedsThePasscode() async throws {
+        try await install.setUp(fingers: [])
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
+        let interaction = ScriptedInteraction(secrets: [], canAskPasscode: false)
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
+        }
+        #expect(error?.code == .passcodeRequired)
+        #expect(error?.message.hasPrefix("The passcode is needed first") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("--passcode-stdin") == true)
+        #expect(interaction.prompts.isEmpty)
+    }
+
     @Test func theLastFailedTouchSaysTheServiceForgotTheKey() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(

@@ -11,7 +11,15 @@ extension AuthContext {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
         try refuseRemoteSession()
         if isSystemMode {
-            let (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
+            let (vault, touch): (Vault, SystemTouch)
+            do {
+                (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
+            } catch let error as AuthError where error.unavailability == .noCachedKey {
+                // As in user mode: with no key held, the passcode first (the service keeps the key
+                // after it), then the touch; without a terminal, the reason and how to give it.
+                try await unlockWithPasscode(reason: "read the enrolled fingers", why: error).close()
+                (vault, touch) = try await systemTouchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
+            }
             vault.close()
             // Without reuse every key comes from a scan, which names its finger and reader.
             guard let matched = touch.finger, let reader = touch.reader else {

@@ -12,9 +12,10 @@ struct SystemCommand: ParsableCommand {
             In system mode the passcode slot also needs a secret that only fingerlockd holds, and the \
             service counts the wrong passcodes: a copy of the vault cannot be guessed offline, and \
             deleting files does not reset the counters. The recovery key still opens the vault \
-            without the service. In system mode fingerlockd owns the reader: fingers are enrolled \
-            through it (`fingerlock enroll` again after enabling), and a touch opens the vault only \
-            after the passcode was entered once since fingerlockd started. The service is found at --socket (FINGERLOCK_SOCKET; \
+            without the service. In system mode fingerlockd owns the reader and the enrolled fingers \
+            (`system enable` moves them to it, `system disable` back; one its reader cannot use is \
+            named, to enroll again), and a touch opens the vault only after the passcode was entered \
+            once since fingerlockd started. The service is found at --socket (FINGERLOCK_SOCKET; \
             default /run/fingerlock/socket).
             """,
         subcommands: [Enable.self, Disable.self, Status.self])
