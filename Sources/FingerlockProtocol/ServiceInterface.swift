@@ -128,7 +128,9 @@ public enum ServiceInterface {
         # with AES-GCM, authenticating `associatedData`. `stretched` is the client's scrypt output
         # for the passcode (32 bytes). Returns the sealed slot (nonce || ciphertext || tag).
         # Once a slot was sealed for the vault, sealing another needs the vault's key: `key` itself, or
-        # `currentKey` when `key` is a new one (rekey); otherwise KeyRequired. Only the slot sealed
+        # `currentKey` when `key` is a new one (rekey); otherwise KeyRequired. The key before a rekey
+        # also seals (to reseal it after a rekey that never committed) until the current key is seen in
+        # use: in SetVaultPolicy, in a proof of the slot sealed last, or sealed again. Only the slot sealed
         # last counts as a proof in the methods that take one (a copy of an older slot is a wrong passcode).
         method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string, currentKey: ?string) -> (sealedSlot: string)
 
@@ -143,8 +145,8 @@ public enum ServiceInterface {
         method Lock(vault: string) -> (wasUnlocked: bool)
 
         # Tells the service the vault's policy, which only the open vault knows. Only the vault's owner
-        # can, and only with the vault's key (`key`, checked against the key of the slot sealed last, or
-        # the one before a rekey; otherwise KeyRequired). Every value is checked against its bounds
+        # can, and only with the vault's key (`key`, checked against the key of the slot sealed last,
+        # never the one before a rekey; otherwise KeyRequired). Every value is checked against its bounds
         # (InvalidParameter). A cached key is shortened to the new cacheExpirySeconds (never
         # lengthened). `failedTouches` and `failedPasscodes` (0 to 1000) raise the service's counters
         # to at least these counts (kept elsewhere, in user mode), never lower them; a raised passcode
