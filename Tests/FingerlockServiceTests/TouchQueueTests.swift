@@ -37,7 +37,7 @@ struct TouchQueueTests {
     @Test func aTouchCancelledAfterTheReaderReadTheFingerStaysCountedUpToTheLockout() async throws {
         let reads = FingerReads()
         let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex)]) {
-            FingerThenHoldReader(inner: $0, reads: reads)
+            HookedReader.fingerThenHold($0, reads: reads)
         }
         _ = try await fixture.enroll(.rightIndex)
         try fixture.unlockWithPasscode(cacheSeconds: 600)
@@ -84,7 +84,7 @@ struct TouchQueueTests {
         let scanning = ScanningFlag()
         let fixture = try TouchFixture(
             script: Array(repeating: .finger(.rightIndex), count: 4) + [.hold, .finger(.rightIndex), .timeout, .timeout],
-            reader: { ScanMarkingReader(inner: $0, scanning: scanning) },
+            reader: { HookedReader.marking($0, scanning: scanning) },
             readers: { reader in
                 ServiceReaders {
                     while scanning.isSet { try await Task.sleep(for: .milliseconds(5)) }
@@ -116,48 +116,41 @@ final class ScanningFlag: Sendable {
     func set(_ running: Bool) { value.withLock { $0 = running } }
 }
 
-/// Marks the time a scan runs, as libfprint's busy thread would show it.
-struct ScanMarkingReader: FingerprintReader {
-    let inner: SimulatedReader
-    let scanning: ScanningFlag
-    var info: ReaderInfo { inner.info }
-
-    func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
-        inner.enroll(finger, username: username, timeout: timeout)
-    }
-
-    func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
-        -> ScanResult
-    {
-        try await identify([print], timeout: timeout, fingerRead: fingerRead)
-    }
-
-    func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
-        async throws -> ScanResult
-    {
-        scanning.set(true)
-        defer { scanning.set(false) }
-        return try await inner.identify(prints, timeout: timeout, fingerRead: fingerRead)
-    }
-
-    func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] { try await inner.storedPrints(known: known) }
-    func deleteStoredPrint(_ print: StoredPrint) async throws { try await inner.deleteStoredPrint(print) }
-    func clearStorage() async throws { try await inner.clearStorage() }
-}
-
-/// How many fingers a ``FingerThenHoldReader`` has read.
+/// How many fingers a ``HookedReader/fingerThenHold(_:reads:)`` reader has read.
 final class FingerReads: Sendable {
     private let reads = Mutex(0)
     var count: Int { reads.withLock { $0 } }
     func add() { reads.withLock { $0 += 1 } }
 }
 
-/// Enrolls like the simulated reader; every scan reads a finger (and says so), then holds until it
-/// is cancelled or times out: the moment between the reader having the finger and the result.
-struct FingerThenHoldReader: FingerprintReader {
+/// The simulated reader with its scans (verify and identify) replaced by `scan`.
+struct HookedReader: FingerprintReader {
+    typealias Scan = @Sendable (_ prints: [EnrolledPrint], _ timeout: Duration, _ fingerRead: @escaping @Sendable () -> Void)
+        async throws -> ScanResult
     let inner: SimulatedReader
-    let reads: FingerReads
+    let scan: Scan
     var info: ReaderInfo { inner.info }
+
+    /// Every scan reads a finger (and says so), then holds until it is cancelled or times out: the
+    /// moment between the reader having the finger and the result.
+    static func fingerThenHold(_ inner: SimulatedReader, reads: FingerReads) -> HookedReader {
+        HookedReader(inner: inner) { _, timeout, fingerRead in
+            fingerRead()
+            reads.add()
+            try await Task.sleep(for: timeout)
+            return .noMatch
+        }
+    }
+
+    /// Scans as the simulated reader does, marking the time each runs (as libfprint's busy thread
+    /// would show it).
+    static func marking(_ inner: SimulatedReader, scanning: ScanningFlag) -> HookedReader {
+        HookedReader(inner: inner) { prints, timeout, fingerRead in
+            scanning.set(true)
+            defer { scanning.set(false) }
+            return try await inner.identify(prints, timeout: timeout, fingerRead: fingerRead)
+        }
+    }
 
     func enroll(_ finger: Finger, username: String, timeout: Duration) -> AsyncThrowingStream<EnrollEvent, any Error> {
         inner.enroll(finger, username: username, timeout: timeout)
@@ -166,16 +159,13 @@ struct FingerThenHoldReader: FingerprintReader {
     func verify(_ print: EnrolledPrint, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
         -> ScanResult
     {
-        try await identify([print], timeout: timeout, fingerRead: fingerRead)
+        try await scan([print], timeout, fingerRead)
     }
 
     func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
         async throws -> ScanResult
     {
-        fingerRead()
-        reads.add()
-        try await Task.sleep(for: timeout)
-        return .noMatch
+        try await scan(prints, timeout, fingerRead)
     }
 
     func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] { try await inner.storedPrints(known: known) }
