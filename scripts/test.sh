@@ -11,7 +11,7 @@ WIDTH=${1:-3}
 TESTS=.build/debug/fingerlockPackageTests.xctest
 SECOND='LibfprintTests'
 
-[ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'swift build --build-tests' first." >&2; exit 1; }
+[ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'make test' (or 'swift build --build-tests -Xcc -O2') first." >&2; exit 1; }
 log=$(mktemp "${TMPDIR:-/tmp}/fingerlock-second-tests.XXXXXX")
 "$TESTS" --testing-library swift-testing --filter "$SECOND" >"$log" 2>&1 &
 second=$!
