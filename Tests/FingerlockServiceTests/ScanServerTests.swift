@@ -130,7 +130,11 @@ struct ScanServerTests {
         try await offPool {
             _ = try setup.enroll("right-index", on: try setup.service.client())
             let holder = try setup.service.client()
-            try setup.sendTouch(holder)
+            // The holder's scan must outlast the waiter's 1 s by far: the waiter's timer runs on the
+            // test process's cooperative pool, which tests blocking in child processes can hold for
+            // half a minute on a 2-core machine (seen in CI: the holder's 30 s scan ended first, and
+            // the waiter got the reader). `stop()` below ends the scan.
+            try setup.sendTouch(holder, timeout: 300)
             #expect(waitUntil(seconds: 30) { setup.touches.remainingCount == 0 })
             let waiter = try setup.service.client()
             try setup.sendTouch(waiter, timeout: 1)
