@@ -10,8 +10,7 @@ public struct TerminalTouchSource: SimulatedTouchSource {
 
     public func nextTouch(for purpose: SimulatedScanPurpose, timeout: Duration) async throws -> SimulatedTouch {
         while true {
-            terminal.write(prompt(for: purpose))
-            switch try await terminal.readGuardedLine(timeout: timeout, echoes: Self.mayBeAnAnswer) {
+            switch try await terminal.readGuardedLine(prompt: prompt(for: purpose), timeout: timeout, echoes: Self.mayBeAnAnswer) {
             case .timedOut:
                 terminal.write("\n")
                 return .timeout

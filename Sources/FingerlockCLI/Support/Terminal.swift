@@ -74,14 +74,17 @@ public final class Terminal: Sendable {
         }
     }
 
-    /// Reads one line with echo under our control: each character shows only while the text so far
+    /// Shows `prompt` and reads one line with echo under our control: each character shows only while the text so far
     /// passes `echoes`; once it does not, what was shown is erased and the rest stays hidden (a
     /// passcode typed at the wrong prompt never appears on screen). Backspace and Ctrl-U edit; Ctrl-C
     /// still interrupts (signal keys stay on).
-    public func readGuardedLine(timeout: Duration, echoes: (String) -> Bool) async throws -> LineResult {
+    public func readGuardedLine(prompt: String, timeout: Duration, echoes: (String) -> Bool) async throws -> LineResult {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         return try await withRawInput(keepingSignalKeys: true) {
+            // Only once the terminal's own echo is off: what is typed the moment the prompt shows
+            // (a passcode, maybe) must never be echoed by the kernel.
+            write(prompt)
             var bytes: [UInt8] = []
             var shown = 0
             func redraw() {
