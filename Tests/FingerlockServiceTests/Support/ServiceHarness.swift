@@ -6,15 +6,18 @@ import Logging
 
 @testable import FingerlockService
 
-/// A service core over a fresh temporary state directory and a manual clock.
+/// A service core over a fresh temporary state directory and a manual clock. The directory goes
+/// with the last copy of the harness.
 struct ServiceHarness: Sendable {
     let directory: String
     let clock: ManualClock
     let core: ServiceCore
     let dependencies: ServiceDependencies
+    private let removal: DirectoryRemoval
 
     init(maximumVaultsPerUser: Int = 64, readers: ServiceReaders = .none) throws {
         directory = try TemporaryDirectory.make()
+        removal = DirectoryRemoval(directory)
         let clock = ManualClock()
         self.clock = clock
         var logger = Logger(label: "fingerlockd-test")
@@ -60,6 +63,13 @@ struct ClientVault {
     }
 
     static let wrong = Data(repeating: 7, count: 32)
+}
+
+/// Removes a test's temporary directory once nothing refers to it.
+final class DirectoryRemoval: Sendable {
+    let path: String
+    init(_ path: String) { self.path = path }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
 enum TemporaryDirectory {
