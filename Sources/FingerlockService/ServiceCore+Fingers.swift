@@ -14,13 +14,14 @@ extension ServiceCore {
         emit: @escaping @Sendable (VarlinkParameters.EnrollStage) -> Bool
     ) async throws -> VarlinkParameters.EnrollFingerReply {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
-        let timeout = try touchTimeout(parameters.timeoutSeconds, owner)
+        let told = try toldPolicy(owner)
+        let timeout = try touchTimeout(parameters.timeoutSeconds, told)
         let finger = try Self.finger(parameters.finger)
         let secret = try registeredSecret(owner)
         // The reader first: a passcode attempt is not spent on a reader that is not there, or of
         // the wrong kind for the vault.
         let reader = try await currentReader(timeout: timeout)
-        try checkReaderKind(reader, owner)
+        try checkReaderKind(reader, told ?? .defaults)
         _ = try checkPasscode(parameters.proof, peer: peer)
         let old = try state { try dependencies.templates.prints(owner, secret: secret) }
             .first { $0.finger == finger && $0.reader == reader.identity }

@@ -74,7 +74,7 @@ extension ServiceCore {
         let seconds =
             unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
         let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
-        let told = try state { try dependencies.secrets.policy(owner) }
+        let told = try toldPolicy(owner)
         let lockedOut = attempts.failedTouches >= ServiceInterface.touchLockout
         let window = (told ?? .defaults).reuseWindowSeconds
         let reuse = unlocked && !lockedOut ? reuseLeft(owner, told ?? .defaults) : nil

@@ -50,7 +50,13 @@ extension ServiceCore {
 
     /// The vault's policy: as its owner set it, else the defaults.
     func policy(_ owner: VaultOwner) throws(VarlinkError) -> ServiceVaultPolicy {
-        try state { try dependencies.secrets.policy(owner) } ?? .defaults
+        try toldPolicy(owner) ?? .defaults
+    }
+
+    /// The vault's policy as its owner set it (nil: never told). Read once per request: a scan's
+    /// timeout, reader kind and reuse window all come from the one reading.
+    func toldPolicy(_ owner: VaultOwner) throws(VarlinkError) -> ServiceVaultPolicy? {
+        try state { try dependencies.secrets.policy(owner) }
     }
 
     /// Counts kept elsewhere only ever raise the service's: a client cannot wipe a count with them.
@@ -121,16 +127,15 @@ extension ServiceCore {
         return .milliseconds(Int64(left * 1000))
     }
 
-    /// The scan timeout of one touch: the vault's own once its owner set it, else the caller's.
-    func touchTimeout(_ requested: Int, _ owner: VaultOwner) throws(VarlinkError) -> Duration {
+    /// The scan timeout of one touch: the vault's own once its owner set it (`told`), else the caller's.
+    func touchTimeout(_ requested: Int, _ told: ServiceVaultPolicy?) throws(VarlinkError) -> Duration {
         let asked = try Self.scanTimeout(requested)
-        guard let set = try state({ try dependencies.secrets.policy(owner) }) else { return asked }
-        return .seconds(set.scanTimeoutSeconds)
+        guard let told else { return asked }
+        return .seconds(told.scanTimeoutSeconds)
     }
 
     /// A reader of the wrong kind for the vault never scans for it.
-    func checkReaderKind(_ reader: any FingerprintReader, _ owner: VaultOwner) throws(VarlinkError) {
-        let policy = try policy(owner)
+    func checkReaderKind(_ reader: any FingerprintReader, _ policy: ServiceVaultPolicy) throws(VarlinkError) {
         guard policy.accepts(reader.identity) else {
             throw VarlinkError(
                 .wrongReaderKind,
@@ -139,8 +144,10 @@ extension ServiceCore {
     }
 
     /// The key released without a scan, within the reuse window (nil: a touch is needed).
-    func reusedUnlock(_ owner: VaultOwner) throws(VarlinkError) -> VarlinkParameters.UnlockWithTouchReply? {
-        guard reuseLeft(owner, try policy(owner)) != nil,
+    func reusedUnlock(_ owner: VaultOwner, _ policy: ServiceVaultPolicy) throws(VarlinkError)
+        -> VarlinkParameters.UnlockWithTouchReply?
+    {
+        guard reuseLeft(owner, policy) != nil,
             let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
         else { return nil }
         logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])

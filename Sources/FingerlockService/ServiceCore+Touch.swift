@@ -57,12 +57,14 @@ extension ServiceCore {
         -> VarlinkParameters.UnlockWithTouchReply
     {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
-        let timeout = try touchTimeout(parameters.timeoutSeconds, owner)
+        let told = try toldPolicy(owner)
+        let policy = told ?? .defaults
+        let timeout = try touchTimeout(parameters.timeoutSeconds, told)
         let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
         let secret = try registeredSecret(owner)
         let attempts = try state { try dependencies.attempts(owner) }
         try checkTouchCanUnlock(owner, attempts)
-        if parameters.reuse == true, let reply = try reusedUnlock(owner) { return reply }
+        if parameters.reuse == true, let reply = try reusedUnlock(owner, policy) { return reply }
         let lockout = ServiceInterface.touchLockout
         let count = TouchCount(attempts: attempts)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
@@ -73,7 +75,7 @@ extension ServiceCore {
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's
                 // thread, which the running scan holds, and would let a later request in first.
                 let reader = try await currentReader(timeout: timeout)
-                let prints = try touchPrints(owner, secret: secret, reader: reader, wanted: wanted)
+                let prints = try touchPrints(owner, secret: secret, reader: reader, policy: policy, wanted: wanted)
                 // Counted the moment the reader has a finger, before anyone learns the result: a
                 // client killed at a no-match cannot skip it, while a scan that only waited, or
                 // timed out without a finger, is not a touch.
@@ -114,10 +116,10 @@ extension ServiceCore {
 
     /// The prints a touch on `reader` is matched against: the vault's for that reader (and of the
     /// reader's kind the vault accepts), only `wanted` when named, one when the reader cannot identify.
-    private func touchPrints(_ owner: VaultOwner, secret: SymmetricKey, reader: any FingerprintReader, wanted: Finger?)
-        throws(VarlinkError) -> [EnrolledPrint]
-    {
-        try checkReaderKind(reader, owner)
+    private func touchPrints(
+        _ owner: VaultOwner, secret: SymmetricKey, reader: any FingerprintReader, policy: ServiceVaultPolicy, wanted: Finger?
+    ) throws(VarlinkError) -> [EnrolledPrint] {
+        try checkReaderKind(reader, policy)
         var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
             .filter { $0.reader == reader.identity }
         guard !prints.isEmpty else {
