@@ -114,7 +114,7 @@ struct ScanServerTests {
             let status = try setup.service.client().call("io.fingerlock.Service.Status", ["vault": setup.vault.id])
             #expect((status.parameters["status"] as? [String: Any])?["unlocked"] as? Bool == true)
             let hungUp = ContinuousClock.now
-            close(first.fd)
+            first.hangUp()
             let reply = try #require(try second.receive(timeout: 30))
             #expect(reply.parameters["key"] as? String == setup.vault.key.base64EncodedString())
             return ContinuousClock.now - hungUp

@@ -31,6 +31,13 @@ final class VarlinkTestClient: @unchecked Sendable {
 
     deinit { close(fd) }
 
+    /// Hangs up as a client that goes away does: the service sees end-of-file. `shutdown`, not
+    /// `close`: the descriptor stays this object's until deinit, so its number is never freed twice
+    /// (a second close would close whatever file a parallel test opened under that number).
+    func hangUp() {
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     func send(raw bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
