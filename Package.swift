@@ -1,10 +1,33 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+/// libfprint's and GLib's header directories, from `pkg-config --cflags-only-I libfprint-2`: the
+/// compile flags only. `CFprint` does not name `libfprint-2` as its pkg-config package because SwiftPM
+/// would then link its libraries into every executable; fingerlock opens libfprint with dlopen when
+/// a reader is first needed (`LibfprintLibrary`). Empty when pkg-config or libfprint-2-dev is
+/// missing: the build then fails at `fprint.h`, which `make deps` installs.
+func libfprintIncludeFlags() -> [String] {
+    let pkgConfig = Process()
+    pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    pkgConfig.arguments = ["pkg-config", "--cflags-only-I", "libfprint-2"]
+    let output = Pipe()
+    pkgConfig.standardOutput = output
+    pkgConfig.standardError = FileHandle.nullDevice
+    do { try pkgConfig.run() } catch { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    pkgConfig.waitUntilExit()
+    guard pkgConfig.terminationStatus == 0 else { return [] }
+    return text.split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
+}
 
 let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    // Every target: any module that loads Fingerprint's (a test's @testable import, optimised builds'
+    // cross-module inlining) may need CFprint's headers.
+    .unsafeFlags(libfprintIncludeFlags()),
 ]
 
 let package = Package(
@@ -24,9 +47,9 @@ let package = Package(
     ],
     targets: [
         // C libraries: module maps and thin shims only, no logic.
+        // Headers only: libfprint is opened at run time (see `libfprintIncludeFlags`).
         .systemLibrary(
             name: "CFprint",
-            pkgConfig: "libfprint-2",
             providers: [.apt(["libfprint-2-dev", "libglib2.0-dev"])]
         ),
         .systemLibrary(

@@ -137,37 +137,6 @@ public enum FingerlockMain {
         }
     }
 
-    /// Whether the command line names a command that may scan or list hardware readers, with a
-    /// reader choice other than `simulated` — so the executable can start libfprint early, in
-    /// parallel with parsing and unlocking. A guess used only for speed: it never changes what a
-    /// command does, only when libfprint's context is created.
-    public static func mayUseHardwareReader(arguments: [String], environment: [String: String]) -> Bool {
-        var choice = environment["FINGERLOCK_READER"]
-        var command: String?
-        var index = arguments.startIndex
-        while index < arguments.endIndex {
-            let argument = arguments[index]
-            if argument == "--" { break }
-            if argument == "--reader", index + 1 < arguments.endIndex {
-                choice = arguments[index + 1]
-                index += 1
-            } else if argument.hasPrefix("--reader=") {
-                choice = String(argument.dropFirst("--reader=".count))
-            } else if argument == "--data-dir" {
-                index += 1
-            } else if command == nil, !argument.hasPrefix("-") {
-                command = argument
-            }
-            index += 1
-        }
-        guard choice != "simulated", let command else { return false }
-        return readerCommands.contains(command)
-    }
-
-    /// The commands that use a reader whenever they scan or list (with a cached key, `notes` unlocks
-    /// by touch).
-    static let readerCommands: Set<String> = ["verify", "enroll", "notes", "readers", "fingers", "forget", "export", "doctor"]
-
     /// `--reader`, `--data-dir` and `--socket` are global: accept them before the subcommand too, by moving
     /// them after the command path (ahead of any `--`), where each subcommand declares them.
     static func hoistingGlobalOptions(_ arguments: [String]) -> [String] {

@@ -11,13 +11,11 @@ import Vault
 // Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.
 ProcessHardening.apply()
 
-// The one place that assembles the real dependencies. libfprint gets its one thread here.
+// The one place that assembles the real dependencies. libfprint is opened, on a thread of its own,
+// only when the policy first needs a hardware reader (never for a system-mode vault).
 let environment = processEnvironment()
 let libfprint = LibfprintContext()
 let arguments = Array(CommandLine.arguments.dropFirst())
-// A command that will want a reader starts libfprint now, on its thread, overlapping argument
-// parsing and the vault's unlock; the others never touch it.
-if FingerlockMain.mayUseHardwareReader(arguments: arguments, environment: environment) { libfprint.prepare() }
 let dependencies = CLIDependencies(
     environment: environment,
     console: Console(out: FileDescriptorOutput.standardOutput, err: FileDescriptorOutput.standardError, environment: environment),

@@ -25,6 +25,31 @@ final class CountingKeyCache: KeyCache {
     func invalidateAll() throws(KeyCacheError) -> Int { try inner.invalidateAll() }
 }
 
+/// A key cache whose reads first wait (up to two seconds) for `condition`, and record whether it held.
+final class WaitingKeyCache: KeyCache {
+    let inner: any KeyCache
+    let condition: @Sendable () -> Bool
+    let sawCondition = Atomic<Bool>(false)
+
+    init(_ inner: any KeyCache, until condition: @escaping @Sendable () -> Bool) {
+        self.inner = inner
+        self.condition = condition
+    }
+
+    func unavailableReason() -> String? { inner.unavailableReason() }
+    func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
+        try inner.store(key, name: name, lifetime: lifetime)
+    }
+    func load(name: String) throws(KeyCacheError) -> SymmetricKey? {
+        let deadline = ContinuousClock.now + .seconds(2)
+        while !condition() && ContinuousClock.now < deadline { usleep(1000) }
+        sawCondition.store(condition(), ordering: .sequentiallyConsistent)
+        return try inner.load(name: name)
+    }
+    func invalidate(name: String) throws(KeyCacheError) -> Bool { try inner.invalidate(name: name) }
+    func invalidateAll() throws(KeyCacheError) -> Int { try inner.invalidateAll() }
+}
+
 /// `verifyTouch` with a reader still being found (libfprint enumerating): the cached key opens the
 /// vault meanwhile, and the passcode is asked for only once the reader is known to be there.
 @Suite(.timeLimit(.minutes(1))) struct ReaderLookupTests {
@@ -113,6 +138,41 @@ final class CountingKeyCache: KeyCache {
             _ = try await context(lookup, interaction: ScriptedInteraction(), cache: install.cache).verifyTouch(finger: nil)
         }
         #expect(error?.code == .passcodeNotSet)
+    }
+
+    @Test func aDeferredLookupRunsOnceAndOnlyWhenFirstStartedOrAwaited() async throws {
+        let runs = Atomic<Int>(0)
+        let lookup = ReaderLookup.deferred {
+            runs.add(1, ordering: .sequentiallyConsistent)
+            return (Installation.reader([.finger(.rightIndex)]), nil)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(runs.load(ordering: .sequentiallyConsistent) == 0)
+        lookup.start()
+        lookup.start()
+        #expect(await lookup.outcome().reader != nil)
+        #expect(await lookup.outcome().reader != nil)
+        #expect(runs.load(ordering: .sequentiallyConsistent) == 1)
+        // Awaited without a start, it starts then.
+        let awaited = ReaderLookup.deferred { (nil, FingerprintError.noReader()) }
+        #expect(await awaited.outcome().problem?.code == .noReader)
+    }
+
+    /// A user-mode `verify` starts finding the reader before it reads the cached key, so libfprint's
+    /// start overlaps the unlock: the key cache's read waits (up to two seconds) for the lookup to run,
+    /// which it would not before the reader is awaited had nothing started it.
+    @Test func userModeVerifyStartsADeferredLookupBeforeTheCachedKeyIsRead() async throws {
+        try await install.setUp()
+        let lookupRan = Atomic<Bool>(false)
+        let cache = WaitingKeyCache(install.cache) { lookupRan.load(ordering: .sequentiallyConsistent) }
+        let lookup = ReaderLookup.deferred {
+            lookupRan.store(true, ordering: .sequentiallyConsistent)
+            return (Installation.reader([.finger(.rightIndex)]), nil)
+        }
+        let result = try await context(lookup, interaction: ScriptedInteraction(), cache: cache).verifyTouch(finger: nil)
+        #expect(result.print.finger == .rightIndex)
+        let lookupHadRun = cache.sawCondition.load(ordering: .sequentiallyConsistent)
+        #expect(lookupHadRun)
     }
 
     func storeID() throws -> String {

@@ -117,10 +117,12 @@ final class FakeSystemFingers: SystemFingerService {
 @Suite(.timeLimit(.minutes(1))) struct SystemTouchPolicyTests {
     let install = Installation()
 
-    func context(_ fingers: FakeSystemFingers, interaction: ScriptedInteraction) -> AuthContext {
+    func context(
+        _ fingers: FakeSystemFingers, interaction: ScriptedInteraction, readerLookup: ReaderLookup = .found(nil)
+    ) -> AuthContext {
         AuthContext(
             .init(
-                passcodes: SystemModeRepository(base: install.passcodes), readerLookup: .found(nil),
+                passcodes: SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
                 keyCache: install.cache, attempts: install.attempts, interaction: interaction,
                 remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
     }
@@ -148,6 +150,26 @@ final class FakeSystemFingers: SystemFingerService {
         #expect(interaction.notices.contains(RetryReason.tooShort.hint))
         // Nothing went into the user's keyring.
         #expect(try install.cache.load(name: install.passcodes.storeID().uuidString) == nil)
+    }
+
+    /// The service owns the reader: a system-mode vault's touches never look for one here (so the CLI
+    /// never opens libfprint for them).
+    @Test func touchesNeverLookForAReaderInThisProcess() async throws {
+        try await install.setUp(fingers: [])
+        _ = try install.cache.invalidateAll()
+        let lookups = Atomic<Int>(0)
+        let lookup = ReaderLookup.deferred {
+            lookups.add(1, ordering: .sequentiallyConsistent)
+            return (nil, FingerprintError.noReader())
+        }
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
+        let verified = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup)
+            .verifyTouch(finger: nil)
+        #expect(verified.print.finger == .rightIndex)
+        let vault = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup).openNotes()
+        vault.close()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(lookups.load(ordering: .sequentiallyConsistent) == 0)
     }
 
     @Test func aKeyThatDoesNotOpenTheVaultIsRefused() async throws {

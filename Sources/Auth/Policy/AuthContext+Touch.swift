@@ -9,6 +9,9 @@ extension AuthContext {
     /// lockout and throws `.authenticationFailed`.
     public func verifyTouch(finger: Finger?) async throws -> (print: EnrolledPrint, reader: ReaderIdentity, identified: Bool) {
         guard passcodes.hasPasscode else { throw passcodeNotSet }
+        // A user-mode vault scans here: finding the reader (opening libfprint, enumerating) starts
+        // now, on its own thread, and overlaps the checks and the unlock below.
+        if !isSystemMode { dependencies.readerLookup.start() }
         try refuseRemoteSession()
         if isSystemMode {
             let (vault, touch): (Vault, SystemTouch)
@@ -28,9 +31,9 @@ extension AuthContext {
             let print = EnrolledPrint(finger: matched, reader: reader, template: Data(), enrolled: Date())
             return (print, reader, true)
         }
-        // The cached key opens the vault while the reader may still be being found; the passcode is
-        // asked for only once the reader is known to be there. So a vault that cannot be opened is
-        // reported before a missing reader, and a missing reader before any passcode prompt.
+        // The cached key opens the vault while the reader is being found; the passcode is asked for
+        // only once the reader is known to be there. So a vault that cannot be opened is reported
+        // before a missing reader, and a missing reader before any passcode prompt.
         let cached = try cachedVault()
         let reader: any FingerprintReader
         do {

@@ -1,10 +1,13 @@
 public import Fingerprint
+import Synchronization
 
 /// The reader an evaluation uses: known already, or still being found.
 ///
-/// libfprint enumerates on its own thread, which takes a millisecond or two. A lookup still under way
-/// is awaited only where the reader is first needed, so `verifyTouch` unlocks the vault with the cached
-/// key meanwhile instead of waiting first.
+/// libfprint enumerates on its own thread, which takes a few milliseconds (opening libfprint included).
+/// A lookup still under way is awaited only where the reader is first needed, so `verifyTouch` unlocks
+/// the vault with the cached key meanwhile instead of waiting first. A deferred lookup starts only when
+/// the policy knows it will scan here (``start()``, or the first ``outcome()``): a system-mode vault's
+/// touches go to fingerlockd, and its commands never load libfprint at all.
 public struct ReaderLookup: Sendable {
     /// The reader, or nil with the problem that explains its absence (nil when none is connected).
     public typealias Outcome = (reader: (any FingerprintReader)?, problem: FingerprintError?)
@@ -12,6 +15,24 @@ public struct ReaderLookup: Sendable {
     private enum State: Sendable {
         case found((any FingerprintReader)?, FingerprintError?)
         case pending(Task<Outcome, Never>)
+        case deferred(DeferredLookup)
+    }
+
+    /// A lookup's task, made by the first caller that needs it.
+    private final class DeferredLookup: Sendable {
+        private let find: @Sendable () async -> Outcome
+        private let task = Mutex<Task<Outcome, Never>?>(nil)
+
+        init(_ find: @escaping @Sendable () async -> Outcome) { self.find = find }
+
+        func started() -> Task<Outcome, Never> {
+            task.withLock { task in
+                if let task { return task }
+                let made = Task { [find] in await find() }
+                task = made
+                return made
+            }
+        }
     }
 
     private let state: State
@@ -26,13 +47,24 @@ public struct ReaderLookup: Sendable {
         ReaderLookup(state: .pending(Task { await find() }))
     }
 
+    /// Runs `find` only once ``start()`` or ``outcome()`` is first called.
+    public static func deferred(_ find: @escaping @Sendable () async -> Outcome) -> ReaderLookup {
+        ReaderLookup(state: .deferred(DeferredLookup(find)))
+    }
+
     private init(state: State) { self.state = state }
+
+    /// Starts a deferred lookup without waiting for it (nothing, for the other kinds).
+    public func start() {
+        if case .deferred(let lookup) = state { _ = lookup.started() }
+    }
 
     /// The outcome, waiting for it if the lookup is still under way.
     public func outcome() async -> Outcome {
         switch state {
         case .found(let reader, let problem): (reader, problem)
         case .pending(let task): await task.value
+        case .deferred(let lookup): await lookup.started().value
         }
     }
 }

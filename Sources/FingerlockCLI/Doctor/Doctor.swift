@@ -20,8 +20,11 @@ public struct Doctor: Sendable {
         let usb = usbFindings(hwdb: hwdb, rules: rules)
         // Which fingerlock wrote the report: the first thing to ask of one pasted into a bug report.
         var findings: [DoctorFinding] = [.ok("fingerlock", FingerlockVersion.line + ".")]
+        // Listing the readers opens libfprint (loaded on first use), so it runs first and the library
+        // check can name the file really mapped; the report keeps the library first.
+        let readers = await readersFinding(usb: usb)
         findings.append(libfprintFinding())
-        findings.append(await readersFinding(usb: usb))
+        findings.append(readers)
         findings += usb.findings
         findings.append(udevRulesFinding(rules, hwdb: hwdb))
         findings.append(fprintdFinding(readerNodes: usb.readerNodes))

@@ -45,8 +45,9 @@ struct AuthSession {
             let (reader, problem) = try await find()
             readerLookup = .found(reader, problem: problem)
         } else {
-            // libfprint is still enumerating on its thread: let the commands get on meanwhile.
-            readerLookup = .started {
+            // Found when the policy first needs it (never for a system-mode vault, whose reader is
+            // fingerlockd's), on libfprint's thread while the command gets on meanwhile.
+            readerLookup = .deferred {
                 do {
                     return try await find()
                 } catch is CancellationError {

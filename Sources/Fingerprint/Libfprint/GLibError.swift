@@ -41,16 +41,16 @@ struct GLibError: Error, Equatable, Sendable {
         let quark = error.pointee.domain
         let code = Int(error.pointee.code)
         // An unregistered quark has no string (GLib checks the index, so any value is safe to ask about).
-        guard quark != 0, let name = g_quark_to_string(quark) else {
+        guard quark != 0, let name = libfprint.g_quark_to_string(quark) else {
             return GLibError(domain: .invalid, code: code, message: "")
         }
         let domain: Domain =
             switch quark {
-            case fp_device_error_quark(): .device
-            case fp_device_retry_quark(): .retry
-            case g_io_error_quark(): .io
+            case libfprint.fp_device_error_quark(): .device
+            case libfprint.fp_device_retry_quark(): .retry
+            case libfprint.g_io_error_quark(): .io
             // GUsb may not be loaded (no USB driver); then its quark does not exist and this is 0.
-            case g_quark_try_string("g-usb-device-error-quark"): .usb
+            case libfprint.g_quark_try_string("g-usb-device-error-quark"): .usb
             default: .other(String(cString: name))
             }
         guard domain.defines(code: code) else {
@@ -58,7 +58,7 @@ struct GLibError: Error, Equatable, Sendable {
         }
         let message = error.pointee.message.map { String(cString: $0) } ?? ""
         let copy = GLibError(domain: domain, code: code, message: message)
-        g_error_free(error)
+        libfprint.g_error_free(error)
         return copy
     }
 }

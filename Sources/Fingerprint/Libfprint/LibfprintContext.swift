@@ -28,44 +28,38 @@ public final class LibfprintContext: Sendable {
 
     deinit {
         if let context = context.withLock({ $0 }) {
-            thread.submit { g_object_unref(context.pointer) }
+            thread.submit { libfprint.g_object_unref(context.pointer) }
         }
         thread.stop()
     }
 
-    /// Starts creating the context and enumerating on the libfprint thread, without waiting: the
-    /// work (about a millisecond or two: libfprint registers its drivers, then asks udev) overlaps
-    /// whatever the caller does before its first ``readers()``, which then finds it done. Opens no
-    /// device. Pointless, but harmless, when no reader is asked for afterwards.
-    public func prepare() {
-        thread.submit { [self] in _ = self.enumeratedContext() }
-    }
-
-    /// The context, created and enumerated on first use. Runs on the libfprint thread only.
-    private func enumeratedContext() -> UnsafeMutablePointer<FpContext> {
+    /// The context, created and enumerated on first use (opening libfprint first). Runs on the libfprint
+    /// thread only.
+    private func enumeratedContext() throws(FingerprintError) -> UnsafeMutablePointer<FpContext> {
+        try LibfprintLibrary.require()
         let fpContext = context.withLock { state in
             if let state { return state.pointer }
-            let created = fp_context_new()!
+            let created = libfprint.fp_context_new()!
             state = ThreadBound(created)
             return created
         }
         // Enumerates once per context; later calls return at once.
-        fp_context_enumerate(fpContext)
+        libfprint.fp_context_enumerate(fpContext)
         return fpContext
     }
 
     /// Every reader libfprint can drive right now, in libfprint's order.
     public func readers() async throws -> [LibfprintReader] {
         let found = try await thread.run { [self] () -> [(ThreadBound<UnsafeMutablePointer<FpDevice>>, ReaderInfo)] in
-            let fpContext = self.enumeratedContext()
+            let fpContext = try self.enumeratedContext()
             // Hotplug: GUsb queues device-added/removed on the main context, which only an operation
             // iterates (the thread sleeps while idle, so an idle process never wakes up). Dispatching
             // what is pending makes a long-lived context (fingerlockd's) list today's readers.
-            while g_main_context_iteration(nil, 0) != 0 {}
-            guard let devices = fp_context_get_devices(fpContext) else { return [] }
+            while libfprint.g_main_context_iteration(nil, 0) != 0 {}
+            guard let devices = libfprint.fp_context_get_devices(fpContext) else { return [] }
             return (0..<devices.pointee.len).map { index in
                 let device = fl_ptr_array_index(devices, index)!.assumingMemoryBound(to: FpDevice.self)
-                g_object_ref(device)
+                _ = libfprint.g_object_ref(device)
                 return (ThreadBound(device), Self.describe(device))
             }
         }
@@ -79,6 +73,8 @@ public final class LibfprintContext: Sendable {
     /// A cancelled enrollment's stream ends at once, while libfprint is still closing the device; call
     /// this before exiting (or before driving the next operation from outside) to be sure it is done.
     public func waitUntilIdle() async {
+        // Nothing was ever asked of libfprint: do not start its thread just to find it idle.
+        guard thread.isStarted else { return }
         _ = try? await thread.run {}
     }
 
@@ -100,14 +96,14 @@ public final class LibfprintContext: Sendable {
 
     /// Reads what libfprint says about `device` (on the thread).
     private static func describe(_ device: UnsafeMutablePointer<FpDevice>) -> ReaderInfo {
-        let scanType: ScanType = fp_device_get_scan_type(device) == FP_SCAN_TYPE_PRESS ? .press : .swipe
+        let scanType: ScanType = libfprint.fp_device_get_scan_type(device) == FP_SCAN_TYPE_PRESS ? .press : .swipe
         return ReaderInfo(
-            name: String(cString: fp_device_get_name(device)),
-            driver: String(cString: fp_device_get_driver(device)),
-            deviceID: String(cString: fp_device_get_device_id(device)),
+            name: libfprintText(libfprint.fp_device_get_name(device)),
+            driver: libfprintText(libfprint.fp_device_get_driver(device)),
+            deviceID: libfprintText(libfprint.fp_device_get_device_id(device)),
             scanType: scanType,
-            enrollStages: Int(fp_device_get_nr_enroll_stages(device)),
-            features: features(fromLibfprint: UInt32(fp_device_get_features(device).rawValue)))
+            enrollStages: Int(libfprint.fp_device_get_nr_enroll_stages(device)),
+            features: features(fromLibfprint: UInt32(libfprint.fp_device_get_features(device).rawValue)))
     }
 
     /// Keeps the `FpDeviceFeature` bits fingerlock knows (they share libfprint's values).
@@ -156,6 +152,6 @@ final class DeviceHandle: Sendable {
     }
 
     deinit {
-        context.thread.submit { [device] in g_object_unref(device.pointer) }
+        context.thread.submit { [device] in libfprint.g_object_unref(device.pointer) }
     }
 }

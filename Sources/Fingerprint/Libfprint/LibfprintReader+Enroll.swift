@@ -17,13 +17,13 @@ extension LibfprintReader {
         let template = try await context.perform(driver: info.driver, timeout: timeout) { control, cancellable in
             try Self.withOpenDevice(device.pointer, cancellable) { device in
                 // Some drivers decide the count in open (elanmoc), so it is read now, not at enumeration.
-                events.yield(.opened(stages: Int(fp_device_get_nr_enroll_stages(device))))
+                events.yield(.opened(stages: Int(libfprint.fp_device_get_nr_enroll_stages(device))))
                 let sink = EnrollProgressSink(events: events, control: control)
                 let draft = PrintTemplate.draft(for: device, finger: finger, username: username, date: date)
                 let enrolled = try withExtendedLifetime(sink) {
                     try withGError { error in
                         // Sinks the floating draft.
-                        fp_device_enroll_sync(
+                        libfprint.fp_device_enroll_sync(
                             device, draft, cancellable, enrollProgress, Unmanaged.passUnretained(sink).toOpaque(),
                             error)
                     }
@@ -31,7 +31,7 @@ extension LibfprintReader {
                 guard let enrolled else {
                     throw FingerprintError(.deviceError, "The fingerprint reader returned no print.")
                 }
-                defer { g_object_unref(UnsafeMutableRawPointer(enrolled)) }
+                defer { libfprint.g_object_unref(UnsafeMutableRawPointer(enrolled)) }
                 return try PrintTemplate.serialize(enrolled)
             }
         }
@@ -67,6 +67,6 @@ private let enrollProgress: FpEnrollProgress = { device, completed, _, userData,
     let sink = Unmanaged<EnrollProgressSink>.fromOpaque(userData).takeUnretainedValue()
     // The error is borrowed (transfer none) and always in the FpDeviceRetry domain; only its code is read.
     sink.report(
-        completed: Int(completed), stages: Int(fp_device_get_nr_enroll_stages(device)),
+        completed: Int(completed), stages: Int(libfprint.fp_device_get_nr_enroll_stages(device)),
         retryCode: error.map { Int($0.pointee.code) })
 }

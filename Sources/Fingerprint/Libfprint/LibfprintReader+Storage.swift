@@ -16,15 +16,15 @@ extension LibfprintReader {
             let loaded = known.compactMap { print in
                 (try? PrintTemplate.load(print, for: device.pointer, reader: identity)).map { (print, $0) }
             }
-            defer { for (_, pointer) in loaded { g_object_unref(UnsafeMutableRawPointer(pointer)) } }
+            defer { for (_, pointer) in loaded { libfprint.g_object_unref(UnsafeMutableRawPointer(pointer)) } }
             return try Self.withOpenDevice(device.pointer, cancellable) { device in
-                let list = try withGError { error in fp_device_list_prints_sync(device, cancellable, error) }
+                let list = try withGError { error in libfprint.fp_device_list_prints_sync(device, cancellable, error) }
                 guard let list else { return [] }
-                defer { g_ptr_array_unref(list) }
+                defer { libfprint.g_ptr_array_unref(list) }
                 return try (0..<list.pointee.len).map { index in
                     let stored = OpaquePointer(fl_ptr_array_index(list, index))!
                     var print = try PrintTemplate.storedPrint(stored, reader: identity)
-                    print.known = loaded.first { fp_print_equal(stored, $0.1) != 0 }?.0
+                    print.known = loaded.first { libfprint.fp_print_equal(stored, $0.1) != 0 }?.0
                     return print
                 }
             }
@@ -39,9 +39,9 @@ extension LibfprintReader {
             let fpPrint = try PrintTemplate.load(
                 print.template, describedAs: print.finger.map { "The \($0) print" } ?? "The stored print",
                 reader: print.reader, for: device.pointer, expected: identity)
-            defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
+            defer { libfprint.g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
             try Self.withOpenDevice(device.pointer, cancellable) { device in
-                try withGError { error in _ = fp_device_delete_print_sync(device, fpPrint, cancellable, error) }
+                try withGError { error in _ = libfprint.fp_device_delete_print_sync(device, fpPrint, cancellable, error) }
             }
         }
     }
@@ -51,7 +51,7 @@ extension LibfprintReader {
         let device = handle.device
         try await context.perform(driver: info.driver, timeout: nil) { _, cancellable in
             try Self.withOpenDevice(device.pointer, cancellable) { device in
-                try withGError { error in _ = fp_device_clear_storage_sync(device, cancellable, error) }
+                try withGError { error in _ = libfprint.fp_device_clear_storage_sync(device, cancellable, error) }
             }
         }
     }

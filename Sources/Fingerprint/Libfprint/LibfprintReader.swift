@@ -31,14 +31,14 @@ public final class LibfprintReader: FingerprintReader {
         let identity = info.identity
         return try await context.perform(driver: info.driver, timeout: timeout) { _, cancellable in
             let fpPrint = try PrintTemplate.load(print, for: device.pointer, reader: identity)
-            defer { g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
+            defer { libfprint.g_object_unref(UnsafeMutableRawPointer(fpPrint)) }
             let report = FingerReadReport(fingerRead)
             return try Self.withOpenDevice(device.pointer, cancellable) { device in
                 var matched: gboolean = 0
                 do throws(GLibError) {
                     try withGError { error in
                         withExtendedLifetime(report) {
-                            _ = fp_device_verify_sync(
+                            _ = libfprint.fp_device_verify_sync(
                                 device, fpPrint, cancellable, FingerReadReport.callback, report.userData, &matched, nil,
                                 error)
                         }
@@ -65,11 +65,12 @@ public final class LibfprintReader: FingerprintReader {
         let device = handle.device
         let identity = info.identity
         return try await context.perform(driver: info.driver, timeout: timeout) { _, cancellable in
-            let gallery = fl_object_array_new()!
-            defer { g_ptr_array_unref(gallery) }
+            // Unrefs its prints when freed.
+            let gallery = libfprint.g_ptr_array_new_with_free_func(libfprint.g_object_unref)!
+            defer { libfprint.g_ptr_array_unref(gallery) }
             for print in prints {
                 // The array takes over the reference.
-                g_ptr_array_add(
+                libfprint.g_ptr_array_add(
                     gallery,
                     UnsafeMutableRawPointer(try PrintTemplate.load(print, for: device.pointer, reader: identity)))
             }
@@ -79,7 +80,7 @@ public final class LibfprintReader: FingerprintReader {
                 do throws(GLibError) {
                     try withGError { error in
                         withExtendedLifetime(report) {
-                            _ = fp_device_identify_sync(
+                            _ = libfprint.fp_device_identify_sync(
                                 device, gallery, cancellable, FingerReadReport.callback, report.userData, &match, nil,
                                 error)
                         }
@@ -89,10 +90,10 @@ public final class LibfprintReader: FingerprintReader {
                     throw error
                 }
                 guard let match else { return .noMatch }
-                defer { g_object_unref(UnsafeMutableRawPointer(match)) }
+                defer { libfprint.g_object_unref(UnsafeMutableRawPointer(match)) }
                 let index = (0..<Int(gallery.pointee.len)).first { index in
                     let candidate = OpaquePointer(fl_ptr_array_index(gallery, guint(index)))
-                    return candidate == match || fp_print_equal(candidate, match) != 0
+                    return candidate == match || libfprint.fp_print_equal(candidate, match) != 0
                 }
                 guard let index else { return .noMatch }
                 return .match(prints[index])
@@ -126,16 +127,16 @@ public final class LibfprintReader: FingerprintReader {
         _ device: UnsafeMutablePointer<FpDevice>, _ cancellable: UnsafeMutablePointer<GCancellable>,
         _ body: (UnsafeMutablePointer<FpDevice>) throws -> T
     ) throws -> T {
-        if fp_device_is_open(device) != 0 {
+        if libfprint.fp_device_is_open(device) != 0 {
             // Left open by an operation that could not close it; start clean.
-            _ = fp_device_close_sync(device, nil, nil)
+            _ = libfprint.fp_device_close_sync(device, nil, nil)
         }
-        try withGError { error in _ = fp_device_open_sync(device, cancellable, error) }
+        try withGError { error in _ = libfprint.fp_device_open_sync(device, cancellable, error) }
         defer {
             // No cancellable: closing must finish even when the operation was cancelled.
             var error: UnsafeMutablePointer<GError>?
-            _ = fp_device_close_sync(device, nil, &error)
-            if let error { g_error_free(error) }
+            _ = libfprint.fp_device_close_sync(device, nil, &error)
+            if let error { libfprint.g_error_free(error) }
         }
         return try body(device)
     }

@@ -47,23 +47,36 @@ final class LibfprintThread: Sendable {
     }
 
     private let shared = Shared()
+    /// Whether the thread was started: by the first job, so a process that never asks libfprint for
+    /// anything (`--help`, the simulated reader, system mode) never starts it.
+    private let started = Mutex(false)
 
-    init() {
-        let box = Unmanaged.passRetained(shared)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                let shared = Unmanaged<Shared>.fromOpaque(argument!).takeRetainedValue()
-                shared.run()
-                return nil
-            }, box.toOpaque())
-        precondition(created == 0, "cannot start the libfprint thread (error \(created))")
-        pthread_detach(thread)
+    init() {}
+
+    /// Whether any job was ever submitted.
+    var isStarted: Bool { started.withLock { $0 } }
+
+    private func startIfNeeded() {
+        started.withLock { started in
+            guard !started else { return }
+            started = true
+            let box = Unmanaged.passRetained(shared)
+            var thread = pthread_t()
+            let created = pthread_create(
+                &thread, nil,
+                { argument in
+                    let shared = Unmanaged<Shared>.fromOpaque(argument!).takeRetainedValue()
+                    shared.run()
+                    return nil
+                }, box.toOpaque())
+            precondition(created == 0, "cannot start the libfprint thread (error \(created))")
+            pthread_detach(thread)
+        }
     }
 
     /// Queues `job`; jobs run in submission order (those queued before `stop()` all run).
     func submit(_ job: @escaping Job) {
+        startIfNeeded()
         shared.queue.withLock { $0.jobs.append(job) }
         shared.pending.signal()
     }

@@ -34,7 +34,7 @@ final class OperationControl: Sendable {
     func cancel(_ reason: CancelReason) {
         state.withLock { state in
             if state.reason == nil { state.reason = reason }
-            if let cancellable = state.cancellable { g_cancellable_cancel(cancellable.pointer) }
+            if let cancellable = state.cancellable { libfprint.g_cancellable_cancel(cancellable.pointer) }
         }
     }
 
@@ -47,7 +47,7 @@ final class OperationControl: Sendable {
     /// On the libfprint thread: creates the operation's `GCancellable`, runs `body` with it and frees
     /// it. Throws the cancellation reason's error without running `body` if already cancelled.
     func withCancellable<T>(_ body: (UnsafeMutablePointer<GCancellable>) throws -> T) throws -> T {
-        let cancellable = g_cancellable_new()!
+        let cancellable = libfprint.g_cancellable_new()!
         let alreadyCancelled: CancelReason? = state.withLock { state in
             if state.reason == nil { state.cancellable = ThreadBound(cancellable) }
             return state.reason
@@ -58,8 +58,8 @@ final class OperationControl: Sendable {
                 defer { state.timerSource = 0 }
                 return state.timerSource
             }
-            if source != 0 { g_source_remove(source) }
-            g_object_unref(cancellable)
+            if source != 0 { _ = libfprint.g_source_remove(source) }
+            libfprint.g_object_unref(cancellable)
         }
         if let alreadyCancelled {
             throw LibfprintErrorMapping.map(
@@ -79,7 +79,7 @@ final class OperationControl: Sendable {
         guard let deadline = state.withLock({ $0.deadline }) else { return }
         let remaining = max(deadline - .now, .zero)
         let milliseconds = guint(clamping: Int((remaining.seconds * 1000).rounded(.up)))
-        let source = g_timeout_add_full(
+        let source = libfprint.g_timeout_add_full(
             0 /* G_PRIORITY_DEFAULT */, milliseconds,
             { data in
                 Unmanaged<OperationControl>.fromOpaque(data!).takeUnretainedValue().timerFired()

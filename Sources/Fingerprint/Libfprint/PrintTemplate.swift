@@ -16,14 +16,14 @@ enum PrintTemplate {
     static func draft(
         for device: UnsafeMutablePointer<FpDevice>, finger: Finger, username: String, date: Date
     ) -> OpaquePointer {
-        let print = fp_print_new(device)!
-        fp_print_set_finger(print, FpFinger(rawValue: UInt32(finger.ordinal)))
-        fp_print_set_username(print, username)
+        let print = libfprint.fp_print_new(device)!
+        libfprint.fp_print_set_finger(print, FpFinger(rawValue: UInt32(finger.ordinal)))
+        libfprint.fp_print_set_username(print, username)
         // GLib computes the local calendar day (Foundation's Calendar would pull in ICU, slowing start-up).
-        let gdate = g_date_new()!
-        g_date_set_time_t(gdate, time_t(date.timeIntervalSince1970))
-        fp_print_set_enroll_date(print, gdate)
-        g_date_free(gdate)
+        let gdate = libfprint.g_date_new()!
+        libfprint.g_date_set_time_t(gdate, time_t(date.timeIntervalSince1970))
+        libfprint.fp_print_set_enroll_date(print, gdate)
+        libfprint.g_date_free(gdate)
         return print
     }
 
@@ -32,12 +32,12 @@ enum PrintTemplate {
         var bytes: UnsafeMutablePointer<guchar>?
         var length: gsize = 0
         do throws(GLibError) {
-            try withGError { error in _ = fp_print_serialize(print, &bytes, &length, error) }
+            try withGError { error in _ = libfprint.fp_print_serialize(print, &bytes, &length, error) }
         } catch {
             throw FingerprintError(.invalidPrint, "The enrolled print could not be saved (\(error.message)).")
         }
         guard let bytes else { return Data() }
-        defer { g_free(bytes) }
+        defer { libfprint.g_free(bytes) }
         return Data(bytes: bytes, count: Int(length))
     }
 
@@ -57,7 +57,7 @@ enum PrintTemplate {
         let loaded = try template.withUnsafeBytes { raw -> OpaquePointer? in
             do throws(GLibError) {
                 return try withGError { error in
-                    fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
+                    libfprint.fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
                 }
             } catch {
                 throw FingerprintError(
@@ -67,8 +67,8 @@ enum PrintTemplate {
         guard let loaded else {
             throw FingerprintError(.invalidPrint, "\(label) for \(reader) is empty; enroll it again.")
         }
-        guard fp_print_compatible(loaded, device) != 0 else {
-            g_object_unref(UnsafeMutableRawPointer(loaded))
+        guard libfprint.fp_print_compatible(loaded, device) != 0 else {
+            libfprint.g_object_unref(UnsafeMutableRawPointer(loaded))
             throw FingerprintError(
                 .incompatiblePrint, "\(label) was enrolled on \(reader), not on \(expected); enroll it on this reader.")
         }
@@ -77,13 +77,13 @@ enum PrintTemplate {
 
     /// A print listed from a reader's storage, with whatever metadata the reader recorded.
     static func storedPrint(_ print: OpaquePointer, reader: ReaderIdentity) throws -> StoredPrint {
-        let ordinal = Int(fp_print_get_finger(print).rawValue)
-        let username = fp_print_get_username(print).map { String(cString: $0) }
+        let ordinal = Int(libfprint.fp_print_get_finger(print).rawValue)
+        let username = libfprint.fp_print_get_username(print).map { String(cString: $0) }
         return StoredPrint(
             reader: reader,
             finger: (1...Finger.allCases.count).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
             username: username.flatMap { $0.isEmpty ? nil : $0 },
-            enrolled: EnrollDay(fp_print_get_enroll_date(print))?.utcMidnight,
+            enrolled: EnrollDay(libfprint.fp_print_get_enroll_date(print))?.utcMidnight,
             template: try serialize(print))
     }
 }
@@ -103,18 +103,18 @@ extension PrintTemplate {
     static func metadata(_ template: Data) throws -> TemplateMetadata {
         let print = try template.withUnsafeBytes { raw throws(GLibError) in
             try withGError { error in
-                fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
+                libfprint.fp_print_deserialize(raw.bindMemory(to: guchar.self).baseAddress, gsize(raw.count), error)
             }
         }
         guard let print else { throw GLibError(domain: .device, code: 6, message: "empty template") }
-        defer { g_object_unref(UnsafeMutableRawPointer(print)) }
-        let ordinal = Int(fp_print_get_finger(print).rawValue)
+        defer { libfprint.g_object_unref(UnsafeMutableRawPointer(print)) }
+        let ordinal = Int(libfprint.fp_print_get_finger(print).rawValue)
         return TemplateMetadata(
             finger: (1...10).contains(ordinal) ? Finger.allCases[ordinal - 1] : nil,
-            username: fp_print_get_username(print).map { String(cString: $0) },
-            enrollDay: EnrollDay(fp_print_get_enroll_date(print)),
-            driver: String(cString: fp_print_get_driver(print)),
-            deviceID: String(cString: fp_print_get_device_id(print)))
+            username: libfprint.fp_print_get_username(print).map { String(cString: $0) },
+            enrollDay: EnrollDay(libfprint.fp_print_get_enroll_date(print)),
+            driver: libfprintText(libfprint.fp_print_get_driver(print)),
+            deviceID: libfprintText(libfprint.fp_print_get_device_id(print)))
     }
 }
 
@@ -122,6 +122,7 @@ extension LibfprintContext {
     /// The metadata stored inside `print`'s template.
     func metadata(of print: EnrolledPrint) async throws -> TemplateMetadata {
         let template = print.template
+        try LibfprintLibrary.require()
         return try await thread.run { try PrintTemplate.metadata(template) }
     }
 }
@@ -139,10 +140,10 @@ struct EnrollDay: Equatable, Sendable {
     }
 
     init?(_ gdate: UnsafePointer<GDate>?) {
-        guard let gdate, g_date_valid(gdate) != 0 else { return nil }
+        guard let gdate, libfprint.g_date_valid(gdate) != 0 else { return nil }
         self.init(
-            year: Int(g_date_get_year(gdate)), month: Int(g_date_get_month(gdate).rawValue),
-            day: Int(g_date_get_day(gdate)))
+            year: Int(libfprint.g_date_get_year(gdate)), month: Int(libfprint.g_date_get_month(gdate).rawValue),
+            day: Int(libfprint.g_date_get_day(gdate)))
     }
 
     /// The day's midnight in UTC: a calendar day without a time zone, shown as that same day by

@@ -11,13 +11,13 @@ import Testing
 /// domain, or a code its domain does not define) is neither read past its two integers nor freed.
 @Suite struct GLibErrorConsumeTests {
     @Test func aGenuineErrorIsCopiedAndFreed() {
-        let error = g_error_new_literal(fp_device_error_quark(), 8, "On device storage space is full.")!
+        let error = libfprint.g_error_new_literal(libfprint.fp_device_error_quark(), 8, "On device storage space is full.")!
         let copy = GLibError.consume(error)
         #expect(copy == GLibError(domain: .device, code: 8, message: "On device storage space is full."))
     }
 
     @Test func aForeignDomainIsKeptByName() {
-        let error = g_error_new_literal(g_quark_from_string("fl-test-error-quark"), 3, "text")!
+        let error = libfprint.g_error_new_literal(libfprint.g_quark_from_string("fl-test-error-quark"), 3, "text")!
         #expect(GLibError.consume(error) == GLibError(domain: .other("fl-test-error-quark"), code: 3, message: "text"))
     }
 
@@ -34,10 +34,10 @@ import Testing
     }
 
     @Test func aCodeItsDomainDoesNotDefineIsNotTrusted() {
-        withForgedError(domain: fp_device_error_quark(), code: 32605) { error in
+        withForgedError(domain: libfprint.fp_device_error_quark(), code: 32605) { error in
             #expect(GLibError.consume(error) == GLibError(domain: .invalid, code: 32605, message: ""))
         }
-        withForgedError(domain: fp_device_retry_quark(), code: 77) { error in
+        withForgedError(domain: libfprint.fp_device_retry_quark(), code: 77) { error in
             #expect(GLibError.consume(error).domain == .invalid)
         }
     }
