@@ -2,12 +2,26 @@
 import Foundation
 import PackageDescription
 
-/// libfprint's and GLib's header directories, from `pkg-config --cflags-only-I libfprint-2`: the
-/// compile flags only. `CFprint` does not name `libfprint-2` as its pkg-config package because SwiftPM
-/// would then link its libraries into every executable; fingerlock opens libfprint with dlopen when
-/// a reader is first needed (`LibfprintLibrary`). Empty when pkg-config or libfprint-2-dev is
-/// missing: the build then fails at `fprint.h`, which `make deps` installs.
+/// libfprint's and GLib's header directories: the compile flags only. `CFprint` does not name
+/// `libfprint-2` as its pkg-config package because SwiftPM would then link its libraries into every
+/// executable; fingerlock opens libfprint with dlopen when a reader is first needed
+/// (`LibfprintLibrary`). What `pkg-config --cflags-only-I libfprint-2` says, then the directories
+/// Debian and Fedora install to: SwiftPM caches this manifest's result, so a first build run before
+/// `make deps` installed pkg-config and libfprint-2-dev must still find the headers afterwards.
 func libfprintIncludeFlags() -> [String] {
+    #if arch(arm64)
+        let multiarch = "aarch64-linux-gnu"
+    #else
+        let multiarch = "x86_64-linux-gnu"
+    #endif
+    let usual = [
+        "-I/usr/include/libfprint-2", "-I/usr/include/glib-2.0", "-I/usr/lib/\(multiarch)/glib-2.0/include",
+        "-I/usr/lib64/glib-2.0/include", "-I/usr/lib/glib-2.0/include",
+    ]
+    return (pkgConfigIncludeFlags() + usual).flatMap { ["-Xcc", $0] }
+}
+
+func pkgConfigIncludeFlags() -> [String] {
     let pkgConfig = Process()
     pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     pkgConfig.arguments = ["pkg-config", "--cflags-only-I", "libfprint-2"]
@@ -18,7 +32,7 @@ func libfprintIncludeFlags() -> [String] {
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     pkgConfig.waitUntilExit()
     guard pkgConfig.terminationStatus == 0 else { return [] }
-    return text.split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
+    return text.split(whereSeparator: \.isWhitespace).map(String.init)
 }
 
 let upcoming: [SwiftSetting] = [

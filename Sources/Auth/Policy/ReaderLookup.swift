@@ -25,6 +25,8 @@ public struct ReaderLookup: Sendable {
 
         init(_ find: @escaping @Sendable () async -> Outcome) { self.find = find }
 
+        var isStarted: Bool { task.withLock { $0 != nil } }
+
         func started() -> Task<Outcome, Never> {
             task.withLock { task in
                 if let task { return task }
@@ -53,6 +55,12 @@ public struct ReaderLookup: Sendable {
     }
 
     private init(state: State) { self.state = state }
+
+    /// Whether the lookup is under way or over: false only for a deferred one nothing started yet.
+    public var isStarted: Bool {
+        if case .deferred(let lookup) = state { return lookup.isStarted }
+        return true
+    }
 
     /// Starts a deferred lookup without waiting for it (nothing, for the other kinds).
     public func start() {

@@ -27,7 +27,7 @@ struct LibfprintLibrary: @unchecked Sendable {
             return .failure(
                 .noReader(
                     "No hardware reader can be used: libfprint could not be loaded (\(reason)). "
-                        + "Install the libfprint-2-2 package (make deps)."))
+                        + "Install it: sudo apt install libfprint-2-2"))
         }
         return .success(LibfprintLibrary(functions: functions.pointee))
     }

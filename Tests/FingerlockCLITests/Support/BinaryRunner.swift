@@ -69,11 +69,14 @@ final class BinaryRunner: Sendable {
     /// Runs `fingerlock ARGUMENTS` with `stdin` as standard input; gives up after `timeout`.
     /// Waits by sleeping, never by blocking a thread: the test runner has only as many threads as
     /// cores, and many of these run at once.
+    /// - Parameter launcher: a command the binary is run through (it receives the binary's path and the
+    ///   arguments after its own), e.g. one that hides a file in a mount namespace first.
     func run(
         _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(60),
-        descriptorsFromFiles: [Int32: String] = [:]
+        descriptorsFromFiles: [Int32: String] = [:], launcher: [String] = []
     ) async throws -> Result {
-        let (process, collected) = try launch(arguments, environment: extra, stdin: stdin, descriptorsFromFiles: descriptorsFromFiles)
+        let (process, collected) = try launch(
+            arguments, environment: extra, stdin: stdin, descriptorsFromFiles: descriptorsFromFiles, launcher: launcher)
         return try await finish(process, collected, arguments: arguments, timeout: timeout)
     }
 
@@ -102,12 +105,13 @@ final class BinaryRunner: Sendable {
     }
 
     private func launch(
-        _ arguments: [String], environment extra: [String: String], stdin: String, descriptorsFromFiles: [Int32: String]
+        _ arguments: [String], environment extra: [String: String], stdin: String, descriptorsFromFiles: [Int32: String],
+        launcher: [String] = []
     ) throws -> (Process, Collector) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         if descriptorsFromFiles.isEmpty {
-            process.arguments = ["--wait", Self.binaryPath] + arguments
+            process.arguments = ["--wait"] + launcher + [Self.binaryPath] + arguments
         } else {
             // Open extra descriptors for the child in a shell (Process passes only 0-2).
             let redirections = descriptorsFromFiles.keys.sorted().map { "\($0)<\"$FL_FD_\($0)\"" }.joined(separator: " ")
