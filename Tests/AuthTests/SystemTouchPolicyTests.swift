@@ -32,11 +32,23 @@ final class SystemModeRepository: PasscodeRepository {
     func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
         try base.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
     }
-    func storeID() throws(VaultError) -> UUID { try base.storeID() }
+    /// The unauthenticated reads of the vault's database, in order.
+    let reads = Mutex<[String]>([])
+    func storeID() throws(VaultError) -> UUID {
+        reads.withLock { $0.append("storeID") }
+        return try base.storeID()
+    }
+    func header() throws(VaultError) -> VaultHeader {
+        reads.withLock { $0.append("header") }
+        return VaultHeader(storeID: try base.storeID(), mode: recorded.withLock { $0 })
+    }
     func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
         try base.stageRestore(from: backupPath, using: credential)
     }
-    func mode() throws(VaultError) -> VaultMode { recorded.withLock { $0 } }
+    func mode() throws(VaultError) -> VaultMode {
+        reads.withLock { $0.append("mode") }
+        return recorded.withLock { $0 }
+    }
     func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         onEnable()
         recorded.withLock { $0 = .system }
@@ -118,11 +130,12 @@ final class FakeSystemFingers: SystemFingerService {
     let install = Installation()
 
     func context(
-        _ fingers: FakeSystemFingers, interaction: ScriptedInteraction, readerLookup: ReaderLookup = .found(nil)
+        _ fingers: FakeSystemFingers, interaction: ScriptedInteraction, readerLookup: ReaderLookup = .found(nil),
+        passcodes: SystemModeRepository? = nil
     ) -> AuthContext {
         AuthContext(
             .init(
-                passcodes: SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
+                passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
                 keyCache: install.cache, attempts: install.attempts, interaction: interaction,
                 remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
     }
@@ -170,6 +183,21 @@ final class FakeSystemFingers: SystemFingerService {
         vault.close()
         try await Task.sleep(for: .milliseconds(50))
         #expect(lookups.load(ordering: .sequentiallyConsistent) == 0)
+    }
+
+    /// The store id that names the vault to the service comes with the mode, from one read of the
+    /// database before the key is known (each read opens it).
+    @Test func aTouchReadsTheVaultOnceBeforeTheKeyIsReleased() async throws {
+        try await install.setUp(fingers: [])
+        _ = try install.cache.invalidateAll()
+        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
+        let verifying = SystemModeRepository(base: install.passcodes)
+        _ = try await context(fingers, interaction: ScriptedInteraction(secrets: []), passcodes: verifying)
+            .verifyTouch(finger: nil)
+        #expect(verifying.reads.withLock { $0 } == ["header"])
+        let opening = SystemModeRepository(base: install.passcodes)
+        try await context(fingers, interaction: ScriptedInteraction(secrets: []), passcodes: opening).openNotes().close()
+        #expect(opening.reads.withLock { $0 } == ["header"])
     }
 
     @Test func aKeyThatDoesNotOpenTheVaultIsRefused() async throws {

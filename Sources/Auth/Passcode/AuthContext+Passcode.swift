@@ -208,7 +208,7 @@ extension AuthContext {
         } catch let error where flow.kind == .reset && error.code == .serviceUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
             // a reset must not leave the vault unopenable by passcode. Back to user mode, said aloud.
-            recordedMode.withLock { $0 = nil }
+            recordedHeader.withLock { $0 = nil }
             try Self.vaultCall { try passcodes.leaveSystemModeWithoutService(vault, passcode: newPasscode) }
             interaction.notify(
                 error.message + " The vault is back in user mode with the new passcode; run "

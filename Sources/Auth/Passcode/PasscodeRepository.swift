@@ -25,6 +25,8 @@ public protocol PasscodeRepository: Sendable {
     func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
     /// The vault's mode, read without unlocking (unauthenticated: it only chooses the way in).
     func mode() throws(VaultError) -> VaultMode
+    /// The store id and the mode together, read without unlocking (unauthenticated).
+    func header() throws(VaultError) -> VaultHeader
     /// Moves an open user-mode vault into system mode with `passcode` (fingerlockd seals its slot).
     func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError)
     /// Moves an open system-mode vault back to user mode; returns why the service could not forget it.
@@ -46,6 +48,9 @@ extension PasscodeRepository {
 
     /// A repository that knows no system mode.
     public func mode() throws(VaultError) -> VaultMode { .user }
+
+    /// `storeID()` and `mode()`: two reads of the store where a repository may need only one.
+    public func header() throws(VaultError) -> VaultHeader { VaultHeader(storeID: try storeID(), mode: try mode()) }
 
     public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         try vault.enableSystemMode(passcode: passcode)
@@ -109,6 +114,8 @@ public struct VaultPasscodeRepository: PasscodeRepository {
     }
 
     public func mode() throws(VaultError) -> VaultMode { try Vault.mode(in: dataDirectory) }
+
+    public func header() throws(VaultError) -> VaultHeader { try Vault.header(in: dataDirectory) }
 
     public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         try vault.enableSystemMode(passcode: passcode, cost: cost)

@@ -17,7 +17,7 @@ extension AuthContext {
     public func lock() throws -> LockOutcome {
         if isSystemMode {
             // The key is in fingerlockd's memory only; the user's keyring holds nothing of this vault.
-            let storeID = try Self.vaultCall { try passcodes.storeID() }
+            let storeID = try recordedStoreID
             do {
                 return LockOutcome(forgotten: try systemFingers.lock(vault: storeID) ? 1 : 0, cacheUnavailable: nil)
             } catch let error as SystemFingerError {

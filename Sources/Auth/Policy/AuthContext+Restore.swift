@@ -63,7 +63,7 @@ public final class PreparedRestore: Sendable {
         let restored = try AuthContext.vaultCall { try staged.commit() }
         defer { restored.close() }
         // The backup may bring the other mode back.
-        context.recordedMode.withLock { $0 = nil }
+        context.recordedHeader.withLock { $0 = nil }
         _ = try? context.lock()
         try context.cacheKey(of: restored)
         return try AuthContext.vaultCall { try restored.noteCount() }

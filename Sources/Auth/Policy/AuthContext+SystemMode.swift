@@ -9,10 +9,21 @@ extension AuthContext {
     /// The vault's mode as recorded (unauthenticated; the slot-table MAC checks it at unlock).
     /// A vault that cannot be read is treated as user mode here; opening it reports the problem.
     public var vaultMode: VaultMode {
-        if let known = recordedMode.withLock({ $0 }) { return known }
-        guard passcodes.hasPasscode, let mode = try? passcodes.mode() else { return .user }
-        recordedMode.withLock { $0 = mode }
-        return mode
+        if let known = recordedHeader.withLock({ $0 }) { return known.mode }
+        guard passcodes.hasPasscode, let header = try? passcodes.header() else { return .user }
+        recordedHeader.withLock { $0 = header }
+        return header.mode
+    }
+
+    /// The store id (unauthenticated, like the mode): from the header already read for the mode,
+    /// so a system-mode command reads the database once before the key is known, not twice.
+    var recordedStoreID: UUID {
+        get throws {
+            if let known = recordedHeader.withLock({ $0 }) { return known.storeID }
+            let header = try Self.vaultCall { try passcodes.header() }
+            recordedHeader.withLock { $0 = header }
+            return header.storeID
+        }
     }
 
     var isSystemMode: Bool { vaultMode == .system }
@@ -42,7 +53,7 @@ extension AuthContext {
         try refuseDuringPasscodeDelay()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
-        recordedMode.withLock { $0 = nil }
+        recordedHeader.withLock { $0 = nil }
         try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
         forgetUserKeyringEntries(of: vault)
         let moved = await moveFingersToService(from: vault, passcode: passcode)
@@ -98,9 +109,9 @@ extension AuthContext {
         try requirePasscodeSource()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault back to user mode", typedAhead: "")
         defer { vault.close() }
-        recordedMode.withLock { $0 = nil }
+        recordedHeader.withLock { $0 = nil }
         var result = SystemModeFingers()
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let storeID = try recordedStoreID
         let kept = try systemCall { try systemFingers.fingers(vault: storeID) }
         if !kept.isEmpty {
             let proof = try Self.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }

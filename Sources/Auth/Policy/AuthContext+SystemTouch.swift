@@ -16,7 +16,7 @@ extension AuthContext {
     func systemTouchUnlock(finger: Finger?, tries: Int?, offerPasscode: Bool, reuse: Bool) async throws
         -> (vault: Vault, touch: SystemTouch)
     {
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let storeID = try recordedStoreID
         // The vault's settings are sealed in it: the service applies what the owner told it.
         let told = try systemCall { try systemFingers.policy(vault: storeID) }
         let defaults = SecuritySettings()
@@ -86,7 +86,7 @@ extension AuthContext {
         _ finger: Finger, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
         updates: @escaping @Sendable (EnrollmentUpdate) -> Void
     ) async throws -> EnrolledPrint {
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let storeID = try recordedStoreID
         let existing = try systemCall { try systemFingers.fingers(vault: storeID) }.first { $0.finger == finger }
         try requirePasscodeSource()
         let timeout = try systemCall { try systemFingers.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
@@ -107,7 +107,7 @@ extension AuthContext {
 
     /// `forget` for a system-mode vault.
     func systemForget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [ForgottenPrint] {
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let storeID = try recordedStoreID
         let targets = try systemCall { try systemFingers.fingers(vault: storeID) }
             .filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
         if targets.isEmpty, let finger {
@@ -126,7 +126,7 @@ extension AuthContext {
 
     /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
     func systemEnrolledPrints() throws -> [EnrolledPrint] {
-        let storeID = try Self.vaultCall { try passcodes.storeID() }
+        let storeID = try recordedStoreID
         return try systemCall { try systemFingers.fingers(vault: storeID) }.map(Self.print)
     }
 

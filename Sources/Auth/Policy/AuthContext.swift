@@ -57,9 +57,10 @@ public final class AuthContext: Sendable {
     static let maximumRetryHints = 10
 
     let dependencies: Dependencies
-    /// The vault's recorded mode, read once per context (each read opens the database) and forgotten
-    /// when `system enable`/`disable` changes it. Nil until read, or when there is no vault yet.
-    let recordedMode = Mutex<VaultMode?>(nil)
+    /// The vault's store id and recorded mode, read once per context (each read opens the database)
+    /// and forgotten when `system enable`/`disable`, a passcode reset or a restore may change them.
+    /// Nil until read, or when there is no vault yet.
+    let recordedHeader = Mutex<VaultHeader?>(nil)
     var passcodes: any PasscodeRepository { dependencies.passcodes }
     var interaction: any AuthInteraction { dependencies.interaction }
 
@@ -76,7 +77,7 @@ public final class AuthContext: Sendable {
         guard passcodes.hasPasscode else { return passcodeNotSet }
         do {
             try await biometricPreconditions()
-            let storeID = try passcodes.storeID()
+            let storeID = try recordedStoreID
             guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
             if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
             return nil
