@@ -18,13 +18,6 @@ extension Vault {
         try unauthenticatedMeta(in: directory).mode
     }
 
-    /// The store id and the mode, read without unlocking in one open of the database (see
-    /// `VaultHeader`: unauthenticated).
-    public static func header(in directory: String) throws(VaultError) -> VaultHeader {
-        let meta = try unauthenticatedMeta(in: directory)
-        return VaultHeader(storeID: meta.storeID, mode: meta.mode)
-    }
-
     /// What fingerlockd knows about the vault in `directory` (for `status`): its store id is read
     /// without unlocking, the service is asked nothing secret and counts nothing.
     public static func serviceStatus(in directory: String, configuration: VaultConfiguration)

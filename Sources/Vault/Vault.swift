@@ -101,31 +101,9 @@ public final class Vault: Sendable {
     public static func open(
         in directory: String, using credential: VaultCredential, configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> Vault {
-        let files = VaultFiles(directory: directory)
-        try files.checkPermissions()
-        guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
-        return try guarded {
-            let queue = try openDatabase(files.database)
-            do {
-                let (meta, slots, state) = try queue.read { db in
-                    let state = try VaultSchema.inspect(db, path: files.database)
-                    guard state.isVault else {
-                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                    }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
-                }
-                let unlocked = try unlock(
-                    meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
-                // Only once the key proved this vault ours: an older vault gets its newer indexes.
-                if state == .vault(needsUpgrade: true) {
-                    try VaultSchema.upgrade(queue, files: files, configuration: configuration)
-                }
-                return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
-            } catch {
-                try? queue.close()
-                throw error
-            }
-        }
+        let locked = try LockedVault.open(in: directory, configuration: configuration)
+        // On failure the connection closes with `locked`; on success the vault owns it.
+        return try locked.unlock(using: credential)
     }
 
     /// Opens the vault with a store master key looked up by the store id (the key cache names its entry
@@ -137,34 +115,7 @@ public final class Vault: Sendable {
         in directory: String, masterKeyFor masterKey: (UUID) throws -> SymmetricKey?,
         configuration: VaultConfiguration = .init()
     ) throws -> Vault? {
-        let files = VaultFiles(directory: directory)
-        try files.checkPermissions()
-        guard files.databaseExists else { throw VaultError(.notFound, "No vault in \(directory): set a passcode first.") }
-        let queue = try guarded { try openDatabase(files.database) }
-        do {
-            let (meta, slots, state) = try guarded {
-                try queue.read { db in
-                    let state = try VaultSchema.inspect(db, path: files.database)
-                    guard state.isVault else {
-                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                    }
-                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
-                }
-            }
-            guard let key = try masterKey(meta.storeID) else {
-                try? queue.close()
-                return nil
-            }
-            let unlocked = try unlock(
-                meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
-            if state == .vault(needsUpgrade: true) {
-                try guarded { try VaultSchema.upgrade(queue, files: files, configuration: configuration) }
-            }
-            return Vault(files: files, configuration: configuration, database: queue, unlocked: unlocked)
-        } catch {
-            try? queue.close()
-            throw error
-        }
+        try LockedVault.open(in: directory, configuration: configuration).unlock(masterKeyFor: masterKey)
     }
 
     /// Creates a vault protected by `passcode` and returns it open, with the recovery key to show

@@ -79,6 +79,8 @@ public struct VaultPasscodeRepository: PasscodeRepository {
     public let configuration: VaultConfiguration
     /// `.calibrated` except in tests.
     public let cost: KDFCost
+    /// The database `header()` opened, for the unlock that follows.
+    private let pending = PendingVault()
 
     public init(dataDirectory: String, configuration: VaultConfiguration, cost: KDFCost) {
         self.dataDirectory = dataDirectory
@@ -96,7 +98,35 @@ public struct VaultPasscodeRepository: PasscodeRepository {
     }
 
     public func open(with credential: VaultCredential) throws(VaultError) -> Vault {
-        try Vault.open(in: dataDirectory, using: credential, configuration: configuration)
+        guard let locked = pending.take() else {
+            return try Vault.open(in: dataDirectory, using: credential, configuration: configuration)
+        }
+        do {
+            return try locked.unlock(using: credential)
+        } catch {
+            // A wrong passcode: the next try reads the same connection.
+            pending.keep(locked)
+            throw error
+        }
+    }
+
+    /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice, or not again at all
+    /// after `header()`.
+    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        guard let locked = pending.take() else {
+            return try Vault.open(in: dataDirectory, masterKeyFor: masterKey, configuration: configuration)
+        }
+        do {
+            guard let vault = try locked.unlock(masterKeyFor: masterKey) else {
+                // No cached key: the passcode that usually follows reads the same connection.
+                pending.keep(locked)
+                return nil
+            }
+            return vault
+        } catch {
+            pending.keep(locked)
+            throw error
+        }
     }
 
     public func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
@@ -115,7 +145,12 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func mode() throws(VaultError) -> VaultMode { try Vault.mode(in: dataDirectory) }
 
-    public func header() throws(VaultError) -> VaultHeader { try Vault.header(in: dataDirectory) }
+    /// Keeps the database open for the unlock that usually follows (see `PendingVault`).
+    public func header() throws(VaultError) -> VaultHeader {
+        let locked = try LockedVault.open(in: dataDirectory, configuration: configuration)
+        pending.keep(locked)
+        return locked.header
+    }
 
     public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         try vault.enableSystemMode(passcode: passcode, cost: cost)
@@ -135,10 +170,5 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
         try Vault.systemPasscodeProof(in: dataDirectory, passcode: passcode)
-    }
-
-    /// Reads the store once (`Vault.open(in:masterKeyFor:)`) instead of twice.
-    public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
-        try Vault.open(in: dataDirectory, masterKeyFor: masterKey, configuration: configuration)
     }
 }

@@ -1,0 +1,139 @@
+public import Crypto
+public import Foundation
+import GRDB
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A vault's database opened but not unlocked: its header read, its connection kept, so that the
+/// unlock that follows (with a cached key, the key fingerlockd released, or the passcode) reads the
+/// same connection instead of opening the database a second time.
+///
+/// Nothing is cached but the connection: `unlock` checks the permissions again and reads the meta
+/// row, the key slots and the schema state afresh, in one read transaction, exactly as
+/// `Vault.open` does, so a passcode changed, a rekey or a schema upgrade in between are seen.
+/// A database file replaced since (a restore renames a new one into place) is not the file this
+/// connection reads: `isCurrent` says so, and the caller opens it again.
+public final class LockedVault: Sendable {
+    let files: VaultFiles
+    let configuration: VaultConfiguration
+    let database: DatabaseQueue
+    /// The store id and mode as read when it was opened (unauthenticated).
+    public let header: VaultHeader
+    /// The database file's device and inode, taken before it was opened: a file replaced between
+    /// that and the open makes `isCurrent` false (a needless reopen), never true for another file.
+    private let fileIdentity: FileIdentity
+    /// Set once a `Vault` owns the connection; from then on this never closes it.
+    private let handedOver = Mutex(false)
+
+    private init(
+        files: VaultFiles, configuration: VaultConfiguration, database: DatabaseQueue, header: VaultHeader,
+        fileIdentity: FileIdentity
+    ) {
+        self.files = files
+        self.configuration = configuration
+        self.database = database
+        self.header = header
+        self.fileIdentity = fileIdentity
+    }
+
+    deinit { close() }
+
+    /// Opens the vault's database in `directory` after the same checks as `Vault.open` and reads its
+    /// header; unlocks nothing.
+    public static func open(in directory: String, configuration: VaultConfiguration = .init())
+        throws(VaultError) -> LockedVault
+    {
+        let files = VaultFiles(directory: directory)
+        try files.checkPermissions()
+        guard files.databaseExists, let identity = FileIdentity(path: files.database) else {
+            throw VaultError(.notFound, "No vault in \(directory): set a passcode first.")
+        }
+        return try guarded {
+            let queue = try Vault.openDatabase(files.database)
+            do {
+                let meta = try queue.read { db in
+                    guard try VaultSchema.inspect(db, path: files.database).isVault else {
+                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                    }
+                    return try MetaRow.read(db)
+                }
+                return LockedVault(
+                    files: files, configuration: configuration, database: queue,
+                    header: VaultHeader(storeID: meta.storeID, mode: meta.mode), fileIdentity: identity)
+            } catch {
+                try? queue.close()
+                throw error
+            }
+        }
+    }
+
+    /// Whether the vault's path still names the file this connection reads, and it is still free
+    /// to unlock (not handed to a `Vault` yet).
+    public var isCurrent: Bool {
+        !handedOver.withLock { $0 } && FileIdentity(path: files.database) == fileIdentity
+    }
+
+    /// Unlocks with `credential`, checked as `Vault.open(in:using:)` checks it. On success the
+    /// returned vault owns the connection; on failure this stays open, for another try.
+    public func unlock(using credential: VaultCredential) throws(VaultError) -> Vault {
+        let (meta, slots, state) = try readForUnlock()
+        let unlocked = try Vault.unlock(
+            meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
+        return try handOver(unlocked, upgrading: state)
+    }
+
+    /// Unlocks with the store master key `masterKey` finds for the store id, checked as a
+    /// `.masterKey` credential is; nil (and still open) when it finds none. Errors `masterKey`
+    /// throws pass through unchanged.
+    public func unlock(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
+        let (meta, slots, state) = try readForUnlock()
+        guard let key = try masterKey(meta.storeID) else { return nil }
+        let unlocked = try Vault.unlock(
+            meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
+        return try handOver(unlocked, upgrading: state)
+    }
+
+    /// Closes the connection unless a `Vault` owns it.
+    public func close() {
+        if !handedOver.withLock({ $0 }) { try? database.close() }
+    }
+
+    private func readForUnlock() throws(VaultError) -> (MetaRow, [KeySlot], VaultSchema.State) {
+        guard !handedOver.withLock({ $0 }) else { throw .closed }
+        try files.checkPermissions()
+        return try guarded {
+            try database.read { db in
+                let state = try VaultSchema.inspect(db, path: files.database)
+                guard state.isVault else {
+                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+                }
+                return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+            }
+        }
+    }
+
+    private func handOver(_ unlocked: Vault.Unlocked, upgrading state: VaultSchema.State) throws(VaultError) -> Vault {
+        // Only once the key proved this vault ours: an older vault gets its newer indexes.
+        if state == .vault(needsUpgrade: true) {
+            try guarded { try VaultSchema.upgrade(database, files: files, configuration: configuration) }
+        }
+        handedOver.withLock { $0 = true }
+        return Vault(files: files, configuration: configuration, database: database, unlocked: unlocked)
+    }
+}
+
+/// A file's device and inode: which file a path named when it was taken.
+struct FileIdentity: Equatable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+}

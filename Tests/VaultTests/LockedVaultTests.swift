@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import Testing
+import Vault
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `LockedVault`: the database opened for its header and kept for the unlock that follows. The
+/// unlock reads everything afresh; only the connection is reused.
+@Suite("A vault opened before it is unlocked")
+struct LockedVaultTests {
+    /// How many of this process's descriptors are open on `path` (each connection holds one).
+    func descriptors(on path: String) -> Int {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == target }
+            .count
+    }
+
+    @Test("the header names the store and mode; the unlock uses the same connection and owns it")
+    func headerThenUnlockOnOneConnection() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let note = try vault.add(title: "t", body: "b", tags: [])
+            let storeID = try vault.storeID
+            vault.close()
+            let database = dir + "/vault/vault.sqlite"
+            #expect(descriptors(on: database) == 0)
+
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            #expect(locked.header == VaultHeader(storeID: storeID, mode: .user))
+            #expect(locked.isCurrent)
+            #expect(descriptors(on: database) == 1)
+            let opened = try locked.unlock(using: .passcode(passcode))
+            #expect(descriptors(on: database) == 1)
+            #expect(try opened.note(id: note.id) == note)
+            // Handed over: it is the vault's now; closing the locked one must not close it.
+            #expect(!locked.isCurrent)
+            locked.close()
+            #expect(try opened.note(id: note.id) == note)
+            expectVaultError(.closed) { try locked.unlock(using: .passcode(passcode)) }
+            opened.close()
+            #expect(descriptors(on: database) == 0)
+        }
+    }
+
+    @Test("a wrong passcode leaves it open for the next try; no key found leaves it open too")
+    func failuresKeepItUsable() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let key = try vault.exportMasterKey()
+            vault.close()
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            expectVaultError(.wrongPasscode) { try locked.unlock(using: .passcode("not it")) }
+            #expect(try locked.unlock(masterKeyFor: { _ in nil }) == nil)
+            #expect(locked.isCurrent)
+            let opened = try #require(try locked.unlock(masterKeyFor: { _ in key }))
+            opened.close()
+        }
+    }
+
+    @Test("what changed since the header was read is what the unlock sees")
+    func theUnlockReadsAfresh() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            vault.close()
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            // Another process changes the passcode between the header and the unlock.
+            let other = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: configuration())
+            try other.changePasscode(to: "a new passcode", cost: testCost)
+            other.close()
+            expectVaultError(.wrongPasscode) { try locked.unlock(using: .passcode(passcode)) }
+            try locked.unlock(using: .passcode("a new passcode")).close()
+        }
+    }
+
+    @Test("a database file replaced since (as a restore does) is not current; its permissions are checked again")
+    func replacedOrLoosenedFiles() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            vault.close()
+            let database = dir + "/vault/vault.sqlite"
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            #expect(locked.isCurrent)
+            let copy = dir + "/vault/copy.sqlite"
+            try FileManager.default.copyItem(atPath: database, toPath: copy)
+            #expect(chmod(copy, 0o600) == 0)
+            #expect(rename(copy, database) == 0)
+            #expect(!locked.isCurrent)
+            locked.close()
+
+            let again = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            #expect(chmod(database, 0o644) == 0)
+            expectVaultError(.permissions) { try again.unlock(using: .passcode(passcode)) }
+            #expect(chmod(database, 0o600) == 0)
+            try again.unlock(using: .passcode(passcode)).close()
+        }
+    }
+
+    @Test("no vault, or a directory that is not private: the same errors as opening it")
+    func missingOrOpenDirectory() throws {
+        try withScratch { dir in
+            expectVaultError(.notFound) { try LockedVault.open(in: dir + "/vault", configuration: configuration()) }
+            let (vault, _) = try makeVault(dir)
+            vault.close()
+            #expect(chmod(dir + "/vault", 0o755) == 0)
+            expectVaultError(.permissions) { try LockedVault.open(in: dir + "/vault", configuration: configuration()) }
+        }
+    }
+}
