@@ -6,6 +6,13 @@ import Testing
 import GRDB
 import Vault
 
+/// Removes a test's scratch directory when the last reference to it goes.
+final class DirectoryRemoval: Sendable {
+    let path: String
+    init(_ path: String) { self.path = path }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// One fingerlock installation for a test: data directory, clock, key cache, counters.
 struct Installation {
     let directory: String
@@ -13,9 +20,12 @@ struct Installation {
     let cache: InMemoryKeyCache
     let attempts: FileAttemptStore
     static let passcode = "plum tree 42"
+    /// Removes the directory once the test no longer holds this installation (or a copy of it).
+    private let removal: DirectoryRemoval
 
     init() {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-auth-\(UUID().uuidString)").path
+        removal = DirectoryRemoval(directory)
         cache = InMemoryKeyCache(now: clock.now)
         attempts = FileAttemptStore(dataDirectory: directory)
     }

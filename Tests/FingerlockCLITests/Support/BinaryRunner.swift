@@ -16,9 +16,12 @@ final class BinaryRunner: Sendable {
 
     let dataDirectory: String
     let environment: [String: String]
+    /// The runner's own HOME, which holds the data directory; removed with the runner.
+    let home: String
 
     init(extraEnvironment: [String: String] = [:]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-e2e-\(UUID().uuidString)").path
+        home = directory
         dataDirectory = directory + "/data"
         environment = [
             "PATH": "/usr/bin:/bin",
@@ -32,9 +35,11 @@ final class BinaryRunner: Sendable {
     }
 
     /// Takes this test's vault key out of the kernel keyring: a normal user's keyring holds only
-    /// 200 keys, and test runs must not fill it.
+    /// 200 keys, and test runs must not fill it. Then the test's vault and home go: a full run
+    /// would otherwise leave a couple of hundred directories in /tmp.
     deinit {
         _ = runBlocking(["lock"])
+        try? FileManager.default.removeItem(atPath: home)
     }
 
     /// The `fingerlock` executable built next to this test bundle.
