@@ -55,9 +55,7 @@ public final class LockedVault: Sendable {
             let queue = try Vault.openDatabase(files.database)
             do {
                 let meta = try queue.read { db in
-                    guard try VaultSchema.inspect(db, path: files.database).isVault else {
-                        throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                    }
+                    _ = try VaultSchema.inspectVault(db, path: files.database)
                     return try MetaRow.read(db)
                 }
                 return LockedVault(
@@ -106,10 +104,7 @@ public final class LockedVault: Sendable {
         try files.checkPermissions()
         return try guarded {
             try database.read { db in
-                let state = try VaultSchema.inspect(db, path: files.database)
-                guard state.isVault else {
-                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                }
+                let state = try VaultSchema.inspectVault(db, path: files.database)
                 return (try MetaRow.read(db), try KeySlot.readAll(db), state)
             }
         }

@@ -12,12 +12,6 @@ extension Vault {
         get throws(VaultError) { try unlocked().mode }
     }
 
-    /// The mode, read without unlocking, to choose how to ask for the passcode before the key is
-    /// known. Unauthenticated: a flipped mode makes the unlock fail (see `unlock`), never succeed.
-    public static func mode(in directory: String) throws(VaultError) -> VaultMode {
-        try unauthenticatedMeta(in: directory).mode
-    }
-
     /// What fingerlockd knows about the vault in `directory` (for `status`): its store id is read
     /// without unlocking, the service is asked nothing secret and counts nothing.
     public static func serviceStatus(in directory: String, configuration: VaultConfiguration)

@@ -88,9 +88,7 @@ public final class Vault: Sendable {
             let queue = try openDatabase(files.database)
             defer { try? queue.close() }
             return try queue.read { db in
-                guard try VaultSchema.inspect(db, path: files.database).isVault else {
-                    throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
-                }
+                _ = try VaultSchema.inspectVault(db, path: files.database)
                 return try body(db)
             }
         }

@@ -47,6 +47,13 @@ struct Installation {
             now: clock.now))
     }
 
+    /// The vault's real master key (what a fake fingerlockd releases).
+    func masterKey() throws -> SymmetricKey {
+        let vault = try passcodes.open(with: .passcode(Self.passcode))
+        defer { vault.close() }
+        return try vault.exportMasterKey()
+    }
+
     var passcodes: VaultPasscodeRepository {
         VaultPasscodeRepository(
             dataDirectory: directory, configuration: VaultConfiguration(now: clock.now), cost: .insecureForTestsOnly())

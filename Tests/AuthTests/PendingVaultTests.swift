@@ -24,15 +24,9 @@ struct PendingVaultTests {
 
     var database: String { install.directory + "/vault.sqlite" }
 
-    func masterKey() throws -> SymmetricKey {
-        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
-        defer { vault.close() }
-        return try vault.exportMasterKey()
-    }
-
     @Test func theHeaderAndTheUnlockShareOneConnection() async throws {
         try await install.setUp(fingers: [])
-        let key = try masterKey()
+        let key = try install.masterKey()
         #expect(descriptors(on: database).current == 0)
         let passcodes = install.passcodes
         let header = try passcodes.header()

@@ -26,18 +26,12 @@ import Vault
         context(SystemModeRepository(base: install.passcodes), fingers, interaction)
     }
 
-    func masterKey() throws -> SymmetricKey {
-        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
-        defer { vault.close() }
-        return try vault.exportMasterKey()
-    }
-
     @Test func theServicesPolicyGivesTheTriesAndTheScanTimeout() async throws {
         try await install.setUp(fingers: [])
         let told = SystemVaultPolicy(
             cacheExpiry: .seconds(600), reuseWindow: .zero, maxTries: 1, scanTimeout: .seconds(7), kind: .test)
         let fingers = FakeSystemFingers(
-            key: try masterKey(), touches: [.fail(.noMatch(failedTouches: 1, touchesLeft: 4))], policy: told)
+            key: try install.masterKey(), touches: [.fail(.noMatch(failedTouches: 1, touchesLeft: 4))], policy: told)
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let vault = try await systemContext(fingers, interaction).openNotes()
         vault.close()
@@ -49,7 +43,7 @@ import Vault
 
     @Test func changingASettingTellsTheServiceTheVaultsSettingsAndKind() async throws {
         try await install.setUp(fingers: [])
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         _ = try await systemContext(fingers, interaction).changeSetting(.scanTimeout, to: "45s")
         let last = try #require(fingers.told.withLock { $0.last })
@@ -69,7 +63,7 @@ import Vault
                 $0.failedPasscodes = 2
             }
         }
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
         try await context(passcodes, fingers, ScriptedInteraction(secrets: [Installation.passcode])).enableSystemMode()
         let told = try #require(fingers.told.withLock { $0.last })
         #expect(told.counts?.failedTouches == 3)
@@ -79,7 +73,7 @@ import Vault
 
     @Test func leavingAVerifyScanCancelsItInSystemMode() async throws {
         try await install.setUp(fingers: [])
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex)])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex)])
         let interaction = ScriptedInteraction(secrets: [], scanActions: [.askPasscode(typed: "")])
         do {
             _ = try await systemContext(fingers, interaction).verifyTouch(finger: nil)

@@ -45,10 +45,6 @@ final class SystemModeRepository: PasscodeRepository {
     func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
         try base.stageRestore(from: backupPath, using: credential)
     }
-    func mode() throws(VaultError) -> VaultMode {
-        reads.withLock { $0.append("mode") }
-        return recorded.withLock { $0 }
-    }
     func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         onEnable()
         recorded.withLock { $0 = .system }
@@ -140,17 +136,10 @@ final class FakeSystemFingers: SystemFingerService {
                 remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
     }
 
-    /// The vault's real master key, for the fake service to release.
-    func masterKey() throws -> SymmetricKey {
-        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
-        defer { vault.close() }
-        return try vault.exportMasterKey()
-    }
-
     @Test func aMatchOpensTheVaultWithTheReleasedKeyAfterANoMatchAndAHint() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(
-            key: try masterKey(),
+            key: try install.masterKey(),
             touches: [.fail(.noMatch(failedTouches: 1, touchesLeft: 4)), .fail(.retry(.tooShort)), .match(.rightIndex)])
         // The user-mode set-up cached the key in the user's keyring: gone, the touch path needs none.
         _ = try install.cache.invalidateAll()
@@ -175,7 +164,7 @@ final class FakeSystemFingers: SystemFingerService {
             lookups.add(1, ordering: .sequentiallyConsistent)
             return (nil, FingerprintError.noReader())
         }
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
         let verified = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup)
             .verifyTouch(finger: nil)
         #expect(verified.print.finger == .rightIndex)
@@ -190,7 +179,7 @@ final class FakeSystemFingers: SystemFingerService {
     @Test func aTouchReadsTheVaultOnceBeforeTheKeyIsReleased() async throws {
         try await install.setUp(fingers: [])
         _ = try install.cache.invalidateAll()
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
         let verifying = SystemModeRepository(base: install.passcodes)
         _ = try await context(fingers, interaction: ScriptedInteraction(secrets: []), passcodes: verifying)
             .verifyTouch(finger: nil)
@@ -211,7 +200,7 @@ final class FakeSystemFingers: SystemFingerService {
 
     @Test func noCachedKeyInTheServiceFallsBackToThePasscodeAndShortensTheCache() async throws {
         try await install.setUp(fingers: [])
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let vault = try await context(fingers, interaction: interaction).openNotes()
         vault.close()
@@ -223,7 +212,7 @@ final class FakeSystemFingers: SystemFingerService {
     @Test func verifyWithNoKeyInTheServiceAsksThePasscodeThenScans() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(
-            key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false)), .match(.leftThumb)])
+            key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false)), .match(.leftThumb)])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let verified = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
         #expect(verified.print.finger == .leftThumb)
@@ -232,7 +221,7 @@ final class FakeSystemFingers: SystemFingerService {
 
     @Test func verifyWithNoKeyInTheServiceAndNoTerminalNeedsThePasscode() async throws {
         try await install.setUp(fingers: [])
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
         let interaction = ScriptedInteraction(secrets: [], canAskPasscode: false)
         let error = await #expect(throws: AuthError.self) {
             _ = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
@@ -246,7 +235,7 @@ final class FakeSystemFingers: SystemFingerService {
     @Test func theLastFailedTouchSaysTheServiceForgotTheKey() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(
-            key: try masterKey(), touches: [.fail(.noMatch(failedTouches: 5, touchesLeft: 0))])
+            key: try install.masterKey(), touches: [.fail(.noMatch(failedTouches: 5, touchesLeft: 0))])
         do {
             _ = try await context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false))
                 .verifyTouch(finger: nil)
@@ -276,7 +265,7 @@ final class FakeSystemFingers: SystemFingerService {
 
     @Test func lockAsksTheServiceToForgetTheKey() async throws {
         try await install.setUp(fingers: [])
-        let fingers = FakeSystemFingers(key: try masterKey(), touches: [])
+        let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
         #expect(try context(fingers, interaction: ScriptedInteraction(secrets: [])).lock().forgotten == 1)
         #expect(fingers.calls.withLock { $0 } == ["lock"])
     }

@@ -93,7 +93,7 @@ struct VaultSystemModeTests {
         try withScratch { dir in
             let service = FakeSystemSlots()
             _ = try makeSystemVault(dir, service)
-            #expect(try Vault.mode(in: dir + "/vault") == .system)
+            #expect(try LockedVault.open(in: dir + "/vault").header.mode == .system)
             let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
             #expect(try vault.list().map(\.title) == ["kept"])
             #expect(try vault.mode == .system)
@@ -163,7 +163,7 @@ struct VaultSystemModeTests {
             #expect(try vault.disableSystemMode(passcode: passcode, cost: testCost) == nil)
             vault.close()
             #expect(!service.isRegistered(storeID))
-            #expect(try Vault.mode(in: dir + "/vault") == .user)
+            #expect(try LockedVault.open(in: dir + "/vault").header.mode == .user)
             let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
             #expect(try reopened.list().map(\.title) == ["kept"])
             reopened.close()
@@ -256,7 +256,7 @@ struct VaultSystemModeTests {
                 try db.execute(sql: "ALTER TABLE meta DROP COLUMN mode")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3-mode'")
             }
-            #expect(try Vault.mode(in: dir + "/vault") == .user)
+            #expect(try LockedVault.open(in: dir + "/vault").header.mode == .user)
             let reopened = try Vault.open(in: dir + "/vault", using: .passcode(passcode))
             #expect(try reopened.mode == .user)
             #expect(try reopened.list().map(\.title) == ["old"])

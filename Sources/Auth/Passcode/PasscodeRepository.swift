@@ -23,9 +23,8 @@ public protocol PasscodeRepository: Sendable {
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
     func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
-    /// The vault's mode, read without unlocking (unauthenticated: it only chooses the way in).
-    func mode() throws(VaultError) -> VaultMode
-    /// The store id and the mode together, read without unlocking (unauthenticated).
+    /// The store id and the mode, read without unlocking (unauthenticated: the mode only chooses
+    /// the way in).
     func header() throws(VaultError) -> VaultHeader
     /// Moves an open user-mode vault into system mode with `passcode` (fingerlockd seals its slot).
     func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError)
@@ -47,10 +46,7 @@ extension PasscodeRepository {
     }
 
     /// A repository that knows no system mode.
-    public func mode() throws(VaultError) -> VaultMode { .user }
-
-    /// `storeID()` and `mode()`: two reads of the store where a repository may need only one.
-    public func header() throws(VaultError) -> VaultHeader { VaultHeader(storeID: try storeID(), mode: try mode()) }
+    public func header() throws(VaultError) -> VaultHeader { VaultHeader(storeID: try storeID(), mode: .user) }
 
     public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
         try vault.enableSystemMode(passcode: passcode)
@@ -142,8 +138,6 @@ public struct VaultPasscodeRepository: PasscodeRepository {
     public func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
         try Vault.stageRestore(from: backupPath, into: dataDirectory, using: credential, configuration: configuration)
     }
-
-    public func mode() throws(VaultError) -> VaultMode { try Vault.mode(in: dataDirectory) }
 
     /// Keeps the database open for the unlock that usually follows (see `PendingVault`).
     public func header() throws(VaultError) -> VaultHeader {

@@ -9,21 +9,22 @@ extension AuthContext {
     /// The vault's mode as recorded (unauthenticated; the slot-table MAC checks it at unlock).
     /// A vault that cannot be read is treated as user mode here; opening it reports the problem.
     public var vaultMode: VaultMode {
-        if let known = recordedHeader.withLock({ $0 }) { return known.mode }
-        guard passcodes.hasPasscode, let header = try? passcodes.header() else { return .user }
-        recordedHeader.withLock { $0 = header }
+        guard passcodes.hasPasscode, let header = try? recordedVaultHeader() else { return .user }
         return header.mode
     }
 
     /// The store id (unauthenticated, like the mode): from the header already read for the mode,
     /// so a system-mode command reads the database once before the key is known, not twice.
     var recordedStoreID: UUID {
-        get throws {
-            if let known = recordedHeader.withLock({ $0 }) { return known.storeID }
-            let header = try Self.vaultCall { try passcodes.header() }
-            recordedHeader.withLock { $0 = header }
-            return header.storeID
-        }
+        get throws { try recordedVaultHeader().storeID }
+    }
+
+    /// The header, read on first use and kept (see `recordedHeader`).
+    private func recordedVaultHeader() throws -> VaultHeader {
+        if let known = recordedHeader.withLock({ $0 }) { return known }
+        let header = try Self.vaultCall { try passcodes.header() }
+        recordedHeader.withLock { $0 = header }
+        return header
     }
 
     var isSystemMode: Bool { vaultMode == .system }

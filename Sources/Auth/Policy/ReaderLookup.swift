@@ -14,7 +14,6 @@ public struct ReaderLookup: Sendable {
 
     private enum State: Sendable {
         case found((any FingerprintReader)?, FingerprintError?)
-        case pending(Task<Outcome, Never>)
         case deferred(DeferredLookup)
     }
 
@@ -46,7 +45,9 @@ public struct ReaderLookup: Sendable {
 
     /// Starts `find` now, in a task of its own; its outcome is awaited where it is needed.
     public static func started(_ find: @escaping @Sendable () async -> Outcome) -> ReaderLookup {
-        ReaderLookup(state: .pending(Task { await find() }))
+        let lookup = deferred(find)
+        lookup.start()
+        return lookup
     }
 
     /// Runs `find` only once ``start()`` or ``outcome()`` is first called.
@@ -71,7 +72,6 @@ public struct ReaderLookup: Sendable {
     public func outcome() async -> Outcome {
         switch state {
         case .found(let reader, let problem): (reader, problem)
-        case .pending(let task): await task.value
         case .deferred(let lookup): await lookup.started().value
         }
     }

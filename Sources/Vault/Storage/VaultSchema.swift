@@ -143,6 +143,15 @@ enum VaultSchema {
         try migrator.migrate(queue)
     }
 
+    /// `inspect`, for reading an existing vault: an empty or half-created database is not one yet.
+    static func inspectVault(_ db: Database, path: String) throws -> State {
+        let state = try inspect(db, path: path)
+        guard state.isVault else {
+            throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
+        }
+        return state
+    }
+
     /// Refuses foreign databases, newer formats and schemas with anything added, changed or
     /// missing, before anything is written.
     static func inspect(_ db: Database, path: String) throws -> State {
