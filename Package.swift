@@ -94,6 +94,8 @@ let package = Package(
             dependencies: [
                 "SafeFiles", "CBoringSSLShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own API for the note scan's column reads (see `SealedNoteBatch`).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -22,6 +22,11 @@ struct NoteListing {
         if summaries.count >= cutAt { cut() }
     }
 
+    mutating func add(contentsOf more: [NoteSummary]) {
+        summaries.append(contentsOf: more)
+        if summaries.count >= cutAt { cut() }
+    }
+
     /// Everything kept, newest change first.
     mutating func finish() -> [NoteSummary] {
         cut()

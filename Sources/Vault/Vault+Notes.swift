@@ -161,7 +161,7 @@ extension Vault {
             } catch {
                 return .failure(error)
             }
-        }, keep: { listing.add($0) })
+        }, keep: { listing.add(contentsOf: $0) })
         return listing.finish()
     }
 

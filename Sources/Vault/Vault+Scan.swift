@@ -7,120 +7,158 @@ extension Vault {
     /// transaction and checks the whole set against the manifest, as every full read must: a row
     /// deleted, added or rolled back is `.tampered("note set")`, an unreadable row `.tampered("note …")`.
     ///
-    /// Opening rows is where the time goes (AEAD, the keyed tally hash, parsing), so rows are read
-    /// in batches and each batch is opened by `open` on all cores while this thread reads the next
-    /// one from SQLite. `open` returns the row's kept result, or nil when the row is authentic but not
-    /// wanted. `keep` is given the kept results on this thread, in row order; the first failing row
-    /// in row order is the error thrown, whatever order the workers finished in. Memory holds two
-    /// batches of sealed rows and what `keep` keeps, never the whole table: the caller decides how
-    /// much of the set it holds (a listing cut to its newest few holds only those).
+    /// This thread only copies rows out of SQLite into batches (`SealedNoteBatch`); everything else
+    /// (checking, AEAD, the keyed tally hash, parsing) happens on all cores while it reads the next
+    /// batch. Each worker takes a contiguous share of a batch and sums its own share of the tally
+    /// (a sum needs no order). `open` returns the row's kept result, or nil when the row is
+    /// authentic but not wanted. `keep` is given the kept results on this thread, in row order; the
+    /// first failing row in row order is the error thrown, whatever order the workers finished in.
+    /// Memory holds two batches of sealed rows and what `keep` keeps, never the whole table: the
+    /// caller decides how much of the set it holds (a listing cut to its newest few holds only those).
     func scanNotes<Kept: Sendable>(
         bodies: Bool,
-        _ open: @escaping @Sendable (SealedNoteRow, KeyHierarchy) -> Result<Kept?, VaultError>,
-        keep: (Kept) -> Void
+        _ open: @escaping @Sendable (SealedNote, KeyHierarchy) -> Result<Kept?, VaultError>,
+        keep: ([Kept]) -> Void
     ) throws(VaultError) {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         try read { db, keys, manifest in
-            var tally = NoteSetTally()
+            let tallies = WorkerSlots<NoteSetTally>(count: workers, initial: NoteSetTally())
             let group = DispatchGroup()
             // Whatever ends this transaction early, no worker outlives it.
             defer { group.wait() }
 
-            // Opens `rows` on all cores in the background; the outcomes are read after `group.wait()`.
-            func launch(_ rows: [SealedNoteRow]) -> ScanOutcomes<Kept> {
-                let outcomes = ScanOutcomes<Kept>(count: rows.count)
+            // Opens `batch` on all cores in the background; the shares are read after `group.wait()`.
+            func launch(_ batch: SealedNoteBatch) -> WorkerSlots<ScanShare<Kept>> {
+                let shares = WorkerSlots<ScanShare<Kept>>(count: workers, initial: ScanShare())
                 group.enter()
                 DispatchQueue.global(qos: .userInitiated).async {
-                    let chunk = (rows.count + workers - 1) / workers
+                    let chunk = (batch.count + workers - 1) / workers
                     DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                        let start = worker * chunk
-                        let end = min(start + chunk, rows.count)
-                        guard start < end else { return }
-                        let mac = NoteTallyMAC(key: keys.tallyKey)
-                        for index in start..<end {
-                            let row = rows[index]
-                            outcomes.set(
-                                index,
-                                open(row, keys).map { ScanOutcome(element: mac.note(row.id, revision: row.revision), kept: $0) })
+                        let range = min(worker * chunk, batch.count)..<min((worker + 1) * chunk, batch.count)
+                        guard !range.isEmpty else { return }
+                        tallies.update(worker) { tally in
+                            shares.set(worker, Self.openShare(batch, range, keys, into: &tally, open))
                         }
                     }
                     group.leave()
                 }
-                return outcomes
+                return shares
             }
-            func collect(_ rows: [SealedNoteRow], _ outcomes: ScanOutcomes<Kept>) throws {
+            func collect(_ shares: WorkerSlots<ScanShare<Kept>>) throws(VaultError) {
                 group.wait()
-                for index in 0..<rows.count {
-                    switch outcomes.get(index) {
-                    case .failure(let error): throw error
-                    case .success(let outcome):
-                        try tally.add(id: rows[index].id, outcome.element)
-                        if let value = outcome.kept { keep(value) }
-                    }
+                // Shares are contiguous and in worker order, so the first failure found is the
+                // first failing row of the batch; everything before it was kept in order.
+                for worker in 0..<workers {
+                    let share = shares.take(worker)
+                    if !share.kept.isEmpty { keep(share.kept) }
+                    if let failure = share.failure { throw failure }
                 }
             }
 
-            var inFlight: (rows: [SealedNoteRow], outcomes: ScanOutcomes<Kept>)?
-            var batch: [SealedNoteRow] = []
-            batch.reserveCapacity(Self.scanBatchSize)
             let sql =
                 bodies
                 ? "SELECT n.id, n.revision, n.header, b.body FROM notes n LEFT JOIN note_bodies b ON b.note = n.seq"
                 : "SELECT id, revision, header FROM notes"
-            let cursor = try Row.fetchCursor(db, sql: sql)
-            while let row = try cursor.next() {
-                guard let id = row.text(0) else { throw VaultError.tampered("note table") }
-                batch.append(
-                    SealedNoteRow(
-                        id: id, revision: try Self.revision(row[1], part: "note \(id)"), header: row.blob(2),
-                        body: bodies ? row.blob(3) : nil))
-                if batch.count == Self.scanBatchSize {
-                    if let previous = inFlight { try collect(previous.rows, previous.outcomes) }
-                    inFlight = (batch, launch(batch))
-                    batch = []
-                    batch.reserveCapacity(Self.scanBatchSize)
+            let statement = try db.makeStatement(sql: sql)
+            // GRDB steps the statement (and reports its errors); the columns are read from SQLite
+            // directly, without a `DatabaseValue` per column.
+            let cursor = try Row.fetchCursor(statement)
+            var inFlight: WorkerSlots<ScanShare<Kept>>?
+            var batch = SealedNoteBatch(rowCapacity: Self.scanBatchRows, byteCapacity: Self.scanBatchBytes)
+            while try cursor.next() != nil {
+                batch.appendCurrentRow(of: statement.sqliteStatement)
+                if batch.count == Self.scanBatchRows || batch.byteCount >= Self.scanBatchBytes {
+                    if let previous = inFlight { try collect(previous) }
+                    inFlight = launch(batch)
+                    batch = SealedNoteBatch(rowCapacity: Self.scanBatchRows, byteCapacity: Self.scanBatchBytes)
                 }
             }
-            if let previous = inFlight { try collect(previous.rows, previous.outcomes) }
-            if !batch.isEmpty { try collect(batch, launch(batch)) }
+            if let previous = inFlight { try collect(previous) }
+            if !batch.isEmpty { try collect(launch(batch)) }
+            var tally = NoteSetTally()
+            for worker in 0..<workers { tally.add(tallies.take(worker)) }
             try tally.verify(against: manifest)
         }
     }
 
-    /// Rows per batch: large enough that handing a batch to the workers costs little, small enough
-    /// that two batches of sealed rows stay a few MB.
-    static let scanBatchSize = 2048
-}
-
-/// One note row as read from the database, still sealed.
-struct SealedNoteRow: Sendable {
-    var id: String
-    var revision: UInt64
-    var header: Data?
-    var body: Data?
-}
-
-/// A row opened by a scan worker: its manifest tally element and what the caller keeps of it.
-struct ScanOutcome<Kept: Sendable>: Sendable {
-    var element: Tally.Element
-    var kept: Kept?
-}
-
-/// Per-row results written by the scan workers. @unchecked Sendable: each index is written by
-/// exactly one worker (a batch is split into disjoint ranges) and read only after the batch's
-/// `DispatchGroup` has been waited for, which orders every write before every read.
-final class ScanOutcomes<Kept: Sendable>: @unchecked Sendable {
-    private let slots: UnsafeMutableBufferPointer<Result<ScanOutcome<Kept>, VaultError>?>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil)
+    /// One worker's share of a batch: checks and opens rows `range` in order, adds each authentic
+    /// row's tally element to `tally`, and stops at the first row that fails.
+    private static func openShare<Kept>(
+        _ batch: SealedNoteBatch, _ range: Range<Int>, _ keys: KeyHierarchy, into tally: inout NoteSetTally,
+        _ open: (SealedNote, KeyHierarchy) -> Result<Kept?, VaultError>
+    ) -> ScanShare<Kept> {
+        var share = ScanShare<Kept>()
+        share.kept.reserveCapacity(range.count)
+        let mac = NoteTallyMAC(key: keys.tallyKey)
+        batch.forEachRow(in: range) { row in
+            // An id that is not text, or not ours, does not name a note: the table was edited.
+            guard let id = row.id, let bucket = NoteBucket(storedID: id) else {
+                share.failure = .tampered("note table")
+                return false
+            }
+            guard let revision = row.revision else {
+                share.failure = NoteSealing.tampered(id)
+                return false
+            }
+            switch open(SealedNote(id: id, revision: revision, header: row.header, body: row.body), keys) {
+            case .failure(let error):
+                share.failure = error
+                return false
+            case .success(let kept):
+                tally.add(bucket, mac.note(id, revision: revision))
+                if let kept { share.kept.append(kept) }
+                return true
+            }
+        }
+        return share
     }
 
-    func set(_ index: Int, _ value: Result<ScanOutcome<Kept>, VaultError>) { slots[index] = value }
+    /// Rows per batch: large enough that handing a batch to the workers costs little, small enough
+    /// that two batches of sealed rows stay a few MB.
+    static let scanBatchRows = 2048
+    /// Bytes per batch, for vaults of large notes: a batch is handed over when either is reached.
+    static let scanBatchBytes = 4 << 20
+}
 
-    func get(_ index: Int) -> Result<ScanOutcome<Kept>, VaultError> {
-        slots[index] ?? .failure(VaultError(.io, "A note scan lost a result."))
+/// A note row whose id and revision are well formed, still sealed: views into its batch, valid
+/// only during the call that is given it. `header` or `body` is nil when NULL (or not a blob).
+struct SealedNote {
+    /// The stored id's UTF-8 bytes.
+    let id: UnsafeRawBufferPointer
+    let revision: UInt64
+    let header: UnsafeRawBufferPointer?
+    let body: UnsafeRawBufferPointer?
+}
+
+/// What one scan worker made of its share of a batch: the kept results in row order, and the
+/// failure that stopped it, if any.
+struct ScanShare<Kept: Sendable>: Sendable {
+    var kept: [Kept] = []
+    var failure: VaultError?
+}
+
+/// One value per scan worker. @unchecked Sendable: worker `w` touches only slot `w`, a scan's
+/// workers run one batch at a time, and this thread reads or takes a slot only after the batch's
+/// `DispatchGroup` has been waited for, which orders every worker's writes before its reads.
+final class WorkerSlots<Value>: @unchecked Sendable {
+    private let slots: UnsafeMutableBufferPointer<Value>
+    private let initial: Value
+
+    init(count: Int, initial: Value) {
+        self.initial = initial
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: initial)
+    }
+
+    func set(_ index: Int, _ value: Value) { slots[index] = value }
+
+    func update(_ index: Int, _ change: (inout Value) -> Void) { change(&slots[index]) }
+
+    /// The slot's value; the slot goes back to its initial value.
+    func take(_ index: Int) -> Value {
+        var value = initial
+        swap(&value, &slots[index])
+        return value
     }
 
     deinit {

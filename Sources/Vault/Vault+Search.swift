@@ -16,11 +16,11 @@ extension Vault {
         let scope = SearchScope(titlesOnly: titlesOnly, filter: filter)
         let matcher = TextMatcher(query)
         var found = NoteListing(limit: limit)
-        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matcher, scope) }, keep: { found.add($0) })
+        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matcher, scope) }, keep: { found.add(contentsOf: $0) })
         return found.finish()
     }
 
-    private static func match(_ row: SealedNoteRow, _ keys: KeyHierarchy, _ matcher: TextMatcher, _ scope: SearchScope)
+    private static func match(_ row: SealedNote, _ keys: KeyHierarchy, _ matcher: TextMatcher, _ scope: SearchScope)
         -> Result<NoteSummary?, VaultError>
     {
         do throws(VaultError) {

@@ -120,6 +120,85 @@ struct VaultFullScanTests {
         }
     }
 
+    /// Column values a damaged or edited file can hold that no note row has (the table is not
+    /// STRICT, so SQLite keeps them), and the part each is reported as.
+    static let wrongValues: [(sql: String, part: String)] = [
+        ("UPDATE notes SET revision = 'seven' WHERE id = ?", "note"),
+        ("UPDATE notes SET revision = 0 WHERE id = ?", "note"),
+        ("UPDATE notes SET revision = -3 WHERE id = ?", "note"),
+        ("UPDATE notes SET revision = 2.5 WHERE id = ?", "note"),
+        ("UPDATE notes SET header = CAST(header AS TEXT) WHERE id = ?", "note"),
+        ("UPDATE notes SET header = 7 WHERE id = ?", "note"),
+        ("UPDATE notes SET header = x'' WHERE id = ?", "note"),
+        ("UPDATE notes SET id = CAST(id AS BLOB) WHERE id = ?", "note table"),
+        ("UPDATE notes SET id = 'zz' || substr(id, 3) WHERE id = ?", "note table"),
+    ]
+
+    @Test("a value of the wrong type or range in any column of a later batch is tampering", arguments: wrongValues.indices)
+    func wrongValue(index: Int) throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let id = ids[3000].uuidString.lowercased()
+            try withRawDatabase(dir) { db in try db.execute(sql: Self.wrongValues[index].sql, arguments: [id]) }
+            let part = Self.wrongValues[index].part == "note" ? "note \(id)" : "note table"
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == part)
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == part)
+        }
+    }
+
+    @Test("a body missing from a later batch fails search, which reads bodies, with that note")
+    func missingBody() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let id = ids[3000].uuidString.lowercased()
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "DELETE FROM note_bodies WHERE note = (SELECT seq FROM notes WHERE id = ?)", arguments: [id])
+            }
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(id)")
+            #expect(try vault.list().count == Self.count)
+        }
+    }
+
+    @Test(
+        "the first bad row in row order is reported, whether its damage is a wrong type or a failed open",
+        arguments: [false, true])
+    func firstBadRowOfEitherKind(typeFirst: Bool) throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            // Both in the second batch, in different workers' shares (on two or more cores).
+            let (first, later) = (ids[2100].uuidString.lowercased(), ids[3500].uuidString.lowercased())
+            let (typed, sealed) = typeFirst ? (first, later) : (later, first)
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "UPDATE notes SET header = header || x'00' WHERE id = ?", arguments: [sealed])
+                try db.execute(sql: "UPDATE notes SET revision = 'seven' WHERE id = ?", arguments: [typed])
+            }
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(first)")
+            #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(first)")
+        }
+    }
+
+    @Test("large notes are read in batches of bounded size, and every one is searched")
+    func largeNotes() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            defer { vault.close() }
+            let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)
+            // Ten notes of 1 MB: more than two batches' worth of bytes, far fewer rows than a batch.
+            let filler = String(repeating: "0123456789abcdef", count: 1 << 16)
+            let notes = (0..<10).map { index in
+                Note(
+                    title: "big \(index)", body: filler + (index == 9 ? " needle" : ""), created: stamp,
+                    modified: stamp.addingTimeInterval(Double(index)))
+            }
+            try vault.add(notes)
+            #expect(try vault.search("needle").map(\.title) == ["big 9"])
+            #expect(try vault.list().map(\.title) == (0..<10).reversed().map { "big \($0)" })
+        }
+    }
+
     @Test("a row deleted from a later batch is caught by the manifest check of a full read")
     func deletedRow() throws {
         try withScratch { dir in

@@ -67,47 +67,43 @@ struct NotesCommand: ParsableCommand {
             return
         }
         let query = console.useColor ? highlight : nil
+        if query == nil {
+            let lines = SummaryLines(useColor: console.useColor)
+            if console.out.isTerminal {
+                // Whole, so that its length decides whether it is paged.
+                var text: [UInt8] = []
+                lines.render(summaries) { text.append(contentsOf: $0) }
+                Pager.write(String(decoding: text, as: UTF8.self), environment: dependencies.environment, console: console)
+            } else {
+                lines.render(summaries) { console.out.write($0) }
+            }
+            return
+        }
+        // Matches marked in colour, which is only ever on a terminal: made with the console's
+        // string helpers, whole, so that its length decides whether it is paged.
         func styled(_ text: String, _ rest: (String) -> String) -> String {
             query.map { MatchHighlight.apply(text, query: $0, mark: console.match, rest: rest) } ?? rest(text)
         }
-        // Appends to one buffer: a listing of 100k notes built a String per line and per field otherwise.
-        // Notes next to each other in a listing mostly share a day: its text is made once per run of them.
         var day: (number: Double, text: String) = (.nan, "")
-        func appendLine(_ note: NoteSummary, to buffer: inout String) {
-            buffer += console.bold(shortID(note.id))
-            buffer += "  "
+        var text = ""
+        for note in summaries {
+            text += console.bold(shortID(note.id))
+            text += "  "
             let number = (note.modified.timeIntervalSince1970 / 86_400).rounded(.down)
             if number != day.number { day = (number, UTCDay.string(note.modified)) }
-            buffer += day.text
-            buffer += "  "
-            buffer += note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
+            text += day.text
+            text += "  "
+            text += note.title.isEmpty ? "(untitled)" : styled(TerminalSafeText.line(note.title)) { $0 }
             if !note.tags.isEmpty {
-                buffer += "  "
+                text += "  "
                 for (index, tag) in note.tags.enumerated() {
-                    if index > 0 { buffer += console.dim(" ") }
-                    buffer += styled("#" + TerminalSafeText.line(tag), console.dim)
+                    if index > 0 { text += console.dim(" ") }
+                    text += styled("#" + TerminalSafeText.line(tag), console.dim)
                 }
             }
-            buffer += "\n"
+            text += "\n"
         }
-        if console.out.isTerminal {
-            // Whole, so that its length decides whether it is paged.
-            var text = ""
-            for note in summaries { appendLine(note, to: &text) }
-            Pager.write(text, environment: dependencies.environment, console: console)
-            return
-        }
-        // One write per 64 KiB, not per line: listing 100,000 notes is dominated by output otherwise.
-        var buffer = ""
-        buffer.reserveCapacity(1 << 16 + 1024)
-        for note in summaries {
-            appendLine(note, to: &buffer)
-            if buffer.utf8.count >= 1 << 16 {
-                console.out.write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
-        }
-        console.out.write(buffer)
+        Pager.write(text, environment: dependencies.environment, console: console)
     }
 
     struct Add: FingerlockCommand {

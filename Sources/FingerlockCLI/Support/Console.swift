@@ -14,6 +14,8 @@ import Synchronization
 /// where output that cannot be repeated (a recovery key) must be known to have arrived.
 public protocol OutputStream: Sendable {
     func write(_ text: String)
+    /// Writes UTF-8 bytes as they are (listings make their lines as bytes).
+    func write(_ utf8: [UInt8])
     /// Whether this stream is a terminal (colour and live progress are only for terminals).
     var isTerminal: Bool { get }
     /// Why a write failed (the first failure), or nil when every write so far succeeded.
@@ -25,6 +27,8 @@ public protocol OutputStream: Sendable {
 }
 
 extension OutputStream {
+    public func write(_ utf8: [UInt8]) { write(String(decoding: utf8, as: UTF8.self)) }
+
     /// Writes `text` and throws if it, or an earlier write, did not arrive whole.
     public func writeChecked(_ text: String) throws(CLIError) {
         write(text)
@@ -41,8 +45,10 @@ public struct FileDescriptorOutput: OutputStream {
     public static var standardOutput: FileDescriptorOutput { FileDescriptorOutput(fd: STDOUT_FILENO) }
     public static var standardError: FileDescriptorOutput { FileDescriptorOutput(fd: STDERR_FILENO) }
 
-    public func write(_ text: String) {
-        if let error = FileDescriptorIO.writeAll(fd, Array(text.utf8)) {
+    public func write(_ text: String) { write(Array(text.utf8)) }
+
+    public func write(_ utf8: [UInt8]) {
+        if let error = FileDescriptorIO.writeAll(fd, utf8) {
             firstFailure.record(String(cString: strerror(error)))
         }
     }

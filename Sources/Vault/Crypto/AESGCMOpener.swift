@@ -35,17 +35,19 @@ final class AESGCMOpener: @unchecked Sendable {
     }
 
     func open(_ combined: Data, ad: UnsafeRawBufferPointer) -> [UInt8]? {
-        combined.withUnsafeBytes { sealed -> [UInt8]? in
-            guard sealed.count >= Self.overhead else { return nil }
-            var authentic = false
-            // At least one byte, so an empty plaintext still has an output address to give BoringSSL.
-            let plain = [UInt8](unsafeUninitializedCapacity: max(1, sealed.count - Self.overhead)) { out, count in
-                let written = open(sealed, ad: ad, into: UnsafeMutableRawBufferPointer(out))
-                authentic = written != nil
-                count = written ?? 0
-            }
-            return authentic ? plain : nil
+        combined.withUnsafeBytes { open($0, ad: ad) }
+    }
+
+    func open(_ sealed: UnsafeRawBufferPointer, ad: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard sealed.count >= Self.overhead else { return nil }
+        var authentic = false
+        // At least one byte, so an empty plaintext still has an output address to give BoringSSL.
+        let plain = [UInt8](unsafeUninitializedCapacity: max(1, sealed.count - Self.overhead)) { out, count in
+            let written = open(sealed, ad: ad, into: UnsafeMutableRawBufferPointer(out))
+            authentic = written != nil
+            count = written ?? 0
         }
+        return authentic ? plain : nil
     }
 
     /// Opens into `out` (at least the ciphertext's size); the plaintext's size, or nil when `sealed`

@@ -108,31 +108,37 @@ extension UUID {
     /// Parses the canonical lowercase form without Foundation's sscanf-based parser, which costs
     /// more than decrypting the row when listing 100k notes.
     init?(storageKey text: String) {
+        var text = text
+        guard let parsed = text.withUTF8({ Self.parse(storageKey: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    /// The same parse of the stored form's UTF-8 bytes (a scan reads them straight from SQLite).
+    init?(storageKey bytes: UnsafeRawBufferPointer) {
+        guard let parsed = Self.parse(storageKey: bytes) else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func parse(storageKey utf8: UnsafeRawBufferPointer) -> uuid_t? {
+        guard utf8.count == 36 else { return nil }
         var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         let valid = withUnsafeMutableBytes(of: &uuid) { out -> Bool in
-            let parsed = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                guard utf8.count == 36 else { return false }
-                var index = 0
-                var byte = 0
-                while index < 36 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard utf8[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                        continue
-                    }
-                    guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else {
-                        return false
-                    }
-                    out[byte] = high << 4 | low
-                    byte += 1
-                    index += 2
+            var index = 0
+            var byte = 0
+            while index < 36 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard utf8[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
+                    continue
                 }
-                return true
+                guard let high = hexValue(utf8[index]), let low = hexValue(utf8[index + 1]) else { return false }
+                out[byte] = high << 4 | low
+                byte += 1
+                index += 2
             }
-            return parsed ?? false
+            return true
         }
-        guard valid else { return nil }
-        self.init(uuid: uuid)
+        return valid ? uuid : nil
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -20,6 +20,12 @@ struct NoteBucket: Equatable, Sendable {
         index = high << 4 | low
     }
 
+    /// The same, from the stored id's UTF-8 bytes.
+    init?(storedID bytes: UnsafeRawBufferPointer) {
+        guard bytes.count >= 2, let high = Self.hexValue(bytes[0]), let low = Self.hexValue(bytes[1]) else { return nil }
+        index = high << 4 | low
+    }
+
     /// The range of stored ids in this bucket, `lowerBound <= id < upperBound`: ids are lowercase
     /// hex and dashes, so every id of bucket 0xab starts with "ab" and sorts below "ac", and every
     /// id sorts below "g".

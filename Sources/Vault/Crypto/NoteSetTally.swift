@@ -14,6 +14,18 @@ struct NoteSetTally {
         return bucket
     }
 
+    /// Adds one note's element, as limbs, to the tally and to its bucket's.
+    mutating func add(_ bucket: NoteBucket, _ limbs: Tally.Limbs) {
+        total.add(limbs)
+        buckets[bucket.index].add(limbs)
+    }
+
+    /// Adds every element of `other` (a scan worker's share of the set).
+    mutating func add(_ other: NoteSetTally) {
+        total.add(other.total)
+        for index in 0..<NoteBucket.count { buckets[index].add(other.buckets[index]) }
+    }
+
     /// Throws `.tampered("note set")` unless the scan matches `manifest` (its buckets too, when it
     /// has them).
     func verify(against manifest: Manifest) throws(VaultError) {

@@ -25,19 +25,22 @@ final class NoteTallyMAC {
     /// H(note, id, revision): kind byte, id length (u32, little-endian) and bytes, revision (u64, little-endian).
     func note(_ id: String, revision: UInt64) -> Tally.Element {
         var id = id
-        return id.withUTF8 { idBytes in
-            withUnsafeTemporaryAllocation(byteCount: 13 + idBytes.count, alignment: 8) { message in
-                message[0] = TallyKind.note.rawValue
-                message.storeBytes(of: UInt32(idBytes.count).littleEndian, toByteOffset: 1, as: UInt32.self)
-                UnsafeMutableRawBufferPointer(rebasing: message[5..<(5 + idBytes.count)]).copyMemory(
-                    from: UnsafeRawBufferPointer(idBytes))
-                message.storeBytes(of: revision.littleEndian, toByteOffset: 5 + idBytes.count, as: UInt64.self)
-                return mac(UnsafeRawBufferPointer(message))
-            }
+        let limbs = id.withUTF8 { note(UnsafeRawBufferPointer($0), revision: revision) }
+        return [limbs.0, limbs.1, limbs.2, limbs.3]
+    }
+
+    /// The same, from the stored id's UTF-8 bytes, as limbs.
+    func note(_ id: UnsafeRawBufferPointer, revision: UInt64) -> Tally.Limbs {
+        withUnsafeTemporaryAllocation(byteCount: 13 + id.count, alignment: 8) { message in
+            message[0] = TallyKind.note.rawValue
+            message.storeBytes(of: UInt32(id.count).littleEndian, toByteOffset: 1, as: UInt32.self)
+            UnsafeMutableRawBufferPointer(rebasing: message[5..<(5 + id.count)]).copyMemory(from: id)
+            message.storeBytes(of: revision.littleEndian, toByteOffset: 5 + id.count, as: UInt64.self)
+            return mac(UnsafeRawBufferPointer(message))
         }
     }
 
-    private func mac(_ message: UnsafeRawBufferPointer) -> Tally.Element {
+    private func mac(_ message: UnsafeRawBufferPointer) -> Tally.Limbs {
         let raw = context
         var code: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var length: UInt32 = 0
@@ -48,6 +51,6 @@ final class NoteTallyMAC {
                 && CCryptoBoringSSL_HMAC_Final(raw, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
         }
         guard status, length == 32 else { fatalError("HMAC-SHA256 failed") }
-        return [UInt64(littleEndian: code.0), UInt64(littleEndian: code.1), UInt64(littleEndian: code.2), UInt64(littleEndian: code.3)]
+        return (UInt64(littleEndian: code.0), UInt64(littleEndian: code.1), UInt64(littleEndian: code.2), UInt64(littleEndian: code.3))
     }
 }

@@ -6,30 +6,42 @@ import Foundation
 /// without the key nobody can compute the sum for a set with a row deleted or rolled back.
 struct Tally: Equatable, Sendable {
     typealias Element = [UInt64]
+    /// An element as four limbs, for scans that add 100k of them (an array each is an allocation).
+    typealias Limbs = (UInt64, UInt64, UInt64, UInt64)
 
     /// Little-endian 64-bit limbs of the 256-bit sum.
     var sum: [UInt64] = [0, 0, 0, 0]
     var count: UInt64 = 0
 
     mutating func add(_ h: Element) {
-        addToSum(h)
+        addToSum((h[0], h[1], h[2], h[3]))
+        count &+= 1
+    }
+
+    mutating func add(_ limbs: Limbs) {
+        addToSum(limbs)
         count &+= 1
     }
 
     /// Adds a whole other tally (its sum and its count), as if its elements were added one by one.
     mutating func add(_ other: Tally) {
-        addToSum(other.sum)
+        addToSum((other.sum[0], other.sum[1], other.sum[2], other.sum[3]))
         count &+= other.count
     }
 
-    private mutating func addToSum(_ h: [UInt64]) {
-        var carry: UInt64 = 0
-        for i in 0..<4 {
-            let (s1, o1) = sum[i].addingReportingOverflow(h[i])
-            let (s2, o2) = s1.addingReportingOverflow(carry)
-            sum[i] = s2
-            carry = (o1 ? 1 : 0) + (o2 ? 1 : 0)
-        }
+    private mutating func addToSum(_ h: Limbs) {
+        var carry = addLimb(0, h.0, carry: 0)
+        carry = addLimb(1, h.1, carry: carry)
+        carry = addLimb(2, h.2, carry: carry)
+        _ = addLimb(3, h.3, carry: carry)
+    }
+
+    /// Adds `limb` and `carry` into limb `i` of the sum; the carry out.
+    private mutating func addLimb(_ i: Int, _ limb: UInt64, carry: UInt64) -> UInt64 {
+        let (s1, o1) = sum[i].addingReportingOverflow(limb)
+        let (s2, o2) = s1.addingReportingOverflow(carry)
+        sum[i] = s2
+        return (o1 ? 1 : 0) + (o2 ? 1 : 0)
     }
 
     mutating func remove(_ h: Element) {
