@@ -9,13 +9,16 @@ struct Tally: Equatable, Sendable {
     /// An element as four limbs, for scans that add 100k of them (an array each is an allocation).
     typealias Limbs = (UInt64, UInt64, UInt64, UInt64)
 
-    /// Little-endian 64-bit limbs of the 256-bit sum.
-    var sum: [UInt64] = [0, 0, 0, 0]
+    /// The 256-bit sum as little-endian 64-bit limbs, held inline: a scan adds to 257 tallies
+    /// per row, and an array of limbs made each addition a uniqueness check and an indirection.
+    private var low: UInt64 = 0
+    private var second: UInt64 = 0
+    private var third: UInt64 = 0
+    private var high: UInt64 = 0
     var count: UInt64 = 0
 
     mutating func add(_ h: Element) {
-        addToSum((h[0], h[1], h[2], h[3]))
-        count &+= 1
+        add((h[0], h[1], h[2], h[3]))
     }
 
     mutating func add(_ limbs: Limbs) {
@@ -25,57 +28,62 @@ struct Tally: Equatable, Sendable {
 
     /// Adds a whole other tally (its sum and its count), as if its elements were added one by one.
     mutating func add(_ other: Tally) {
-        addToSum((other.sum[0], other.sum[1], other.sum[2], other.sum[3]))
+        addToSum((other.low, other.second, other.third, other.high))
         count &+= other.count
     }
 
     private mutating func addToSum(_ h: Limbs) {
-        var carry = addLimb(0, h.0, carry: 0)
-        carry = addLimb(1, h.1, carry: carry)
-        carry = addLimb(2, h.2, carry: carry)
-        _ = addLimb(3, h.3, carry: carry)
+        var carry: UInt64 = 0
+        (low, carry) = Self.add(low, h.0, carry)
+        (second, carry) = Self.add(second, h.1, carry)
+        (third, carry) = Self.add(third, h.2, carry)
+        (high, _) = Self.add(high, h.3, carry)
     }
 
-    /// Adds `limb` and `carry` into limb `i` of the sum; the carry out.
-    private mutating func addLimb(_ i: Int, _ limb: UInt64, carry: UInt64) -> UInt64 {
-        let (s1, o1) = sum[i].addingReportingOverflow(limb)
+    /// `a + b + carry` and the carry out.
+    private static func add(_ a: UInt64, _ b: UInt64, _ carry: UInt64) -> (UInt64, UInt64) {
+        let (s1, o1) = a.addingReportingOverflow(b)
         let (s2, o2) = s1.addingReportingOverflow(carry)
-        sum[i] = s2
-        return (o1 ? 1 : 0) + (o2 ? 1 : 0)
+        return (s2, (o1 ? 1 : 0) + (o2 ? 1 : 0))
     }
 
     mutating func remove(_ h: Element) {
         var borrow: UInt64 = 0
-        for i in 0..<4 {
-            let (d1, o1) = sum[i].subtractingReportingOverflow(h[i])
-            let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-            sum[i] = d2
-            borrow = (o1 ? 1 : 0) + (o2 ? 1 : 0)
-        }
+        (low, borrow) = Self.subtract(low, h[0], borrow)
+        (second, borrow) = Self.subtract(second, h[1], borrow)
+        (third, borrow) = Self.subtract(third, h[2], borrow)
+        (high, _) = Self.subtract(high, h[3], borrow)
         count &-= 1
+    }
+
+    /// `a - b - borrow` and the borrow out.
+    private static func subtract(_ a: UInt64, _ b: UInt64, _ borrow: UInt64) -> (UInt64, UInt64) {
+        let (d1, o1) = a.subtractingReportingOverflow(b)
+        let (d2, o2) = d1.subtractingReportingOverflow(borrow)
+        return (d2, (o1 ? 1 : 0) + (o2 ? 1 : 0))
     }
 
     func write(to writer: inout ByteWriter) {
         writer.u64(count)
-        for limb in sum { writer.u64(limb) }
+        for limb in [low, second, third, high] { writer.u64(limb) }
     }
 
     static func read(from reader: inout ByteReader) -> Tally? {
-        guard let count = reader.u64() else { return nil }
+        guard let count = reader.u64(), let low = reader.u64(), let second = reader.u64(), let third = reader.u64(),
+            let high = reader.u64()
+        else { return nil }
         var tally = Tally()
         tally.count = count
-        for i in 0..<4 {
-            guard let limb = reader.u64() else { return nil }
-            tally.sum[i] = limb
-        }
+        (tally.low, tally.second, tally.third, tally.high) = (low, second, third, high)
         return tally
     }
 
     /// Constant-time enough: both sides are recomputed by us; the sum is not a secret to compare
     /// against attacker guesses (a mismatch ends the operation).
     func matches(_ other: Tally) -> Bool {
-        var difference = count ^ other.count
-        for i in 0..<4 { difference |= sum[i] ^ other.sum[i] }
+        let difference =
+            (count ^ other.count) | (low ^ other.low) | (second ^ other.second) | (third ^ other.third)
+            | (high ^ other.high)
         return difference == 0
     }
 }
