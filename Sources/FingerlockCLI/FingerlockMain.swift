@@ -36,6 +36,10 @@ public enum FingerlockMain {
         if let verify = VerifyRequest(fastParsing: hoisted) {
             return await execute(json: false, console: console) { try await verify.run(with: dependencies) }
         }
+        // And the usual `notes list` command lines (see `ListRequest`).
+        if let list = ListRequest(fastParsing: hoisted) {
+            return await execute(json: list.json, console: console) { try await list.run(with: dependencies) }
+        }
         let command: any ParsableCommand
         do {
             command = try Fingerlock.parseAsRoot(hoisted)

@@ -82,13 +82,8 @@ struct VerifyFastPathTests {
 
     @Test("--passcode-fd must name an open descriptor, as PasscodeOptions checks")
     func passcodeDescriptor() throws {
-        // A high number that parallel tests' files (lowest free number first) will not take.
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
         let fd: Int32 = 901
-        #expect(dup2(fds[0], fd) == fd)
-        close(fds[0])
-        close(fds[1])
+        openPipeEnd(at: fd)
         let line = ["verify", "--passcode-fd", String(fd)]
         let open = try #require(Self.parsedFast(line))
         #expect(open.passcodeDescriptor == fd)

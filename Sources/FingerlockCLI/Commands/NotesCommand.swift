@@ -175,18 +175,11 @@ struct NotesCommand: ParsableCommand {
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
-        func run(with dependencies: CLIDependencies) async throws {
-            let filter = try query.filter()
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
-            defer { vault.close() }
-            let notes = query.arrange(try vault.list(filter, limit: query.vaultLimit))
-            if notes.isEmpty && !json {
-                dependencies.console.print(
-                    query.filterDescription.map { "No note is \($0)." } ?? "No notes yet: `fingerlock notes add` adds one.")
-                return
-            }
-            try NotesCommand.printSummaries(notes, json: json, dependencies: dependencies)
+        var request: ListRequest {
+            ListRequest(global: global.settings, passcodeDescriptor: passcode.descriptor, query: query.query, json: json)
         }
+
+        func run(with dependencies: CLIDependencies) async throws { try await request.run(with: dependencies) }
     }
 
     struct Show: FingerlockCommand {

@@ -56,14 +56,9 @@ struct VerifyRequest: Equatable {
                 return nil
             }
         }
-        var fd: Int32?
-        if let text = options["--passcode-fd"] {
-            guard let number = Int32(text) else { return nil }
-            fd = number
+        guard let descriptor = PasscodeOptions.fastDescriptor(stdin: passcodeStdin, fdText: options["--passcode-fd"]) else {
+            return nil
         }
-        // A bad choice is ArgumentParser's to report, as `PasscodeOptions.validate()` does.
-        guard PasscodeOptions.problem(stdin: passcodeStdin, fd: fd) == nil else { return nil }
-        let descriptor = passcodeStdin ? 0 : fd
         var finger: Finger?
         if let fingerName, fingerName != "any" {
             guard let named = Finger(name: fingerName) else { return nil }

@@ -17,9 +17,27 @@ struct NoteQueryOptions: ParsableArguments {
     var maxCount: Int?
 
     func validate() throws {
-        _ = try filter()
+        _ = try query.filter()
         if let maxCount, maxCount < 1 { throw ValidationError("-n takes a number of notes, 1 or more; \(maxCount) is not one.") }
     }
+
+    /// The options as plain values.
+    var query: NoteQuery { NoteQuery(tags: tag, since: since, until: until, sort: sort, maxCount: maxCount) }
+
+    func filter() throws(ValidationError) -> NoteFilter { try query.filter() }
+    var vaultLimit: Int? { query.vaultLimit }
+    func arrange(_ notes: [NoteSummary]) -> [NoteSummary] { query.arrange(notes) }
+    var filterDescription: String? { query.filterDescription }
+}
+
+/// `NoteQueryOptions` as plain values (what `notes list`'s fast parser makes too).
+struct NoteQuery: Equatable {
+    /// As given (normalised by `filter()`).
+    var tags: [String] = []
+    var since: String?
+    var until: String?
+    var sort: NoteOrder = .modified
+    var maxCount: Int?
 
     /// The tags and days as a vault filter.
     func filter() throws(ValidationError) -> NoteFilter {
@@ -30,7 +48,7 @@ struct NoteQueryOptions: ParsableArguments {
         }
         // --until names a whole day: everything before the next midnight.
         return NoteFilter(
-            tags: try TagArgument.normalized(tag), modifiedFrom: from, modifiedBefore: through.map { $0.addingTimeInterval(86_400) })
+            tags: try TagArgument.normalized(tags), modifiedFrom: from, modifiedBefore: through.map { $0.addingTimeInterval(86_400) })
     }
 
     /// What the vault may cut the listing to as it scans: `-n` when the order is the vault's own
@@ -48,7 +66,7 @@ struct NoteQueryOptions: ParsableArguments {
     /// or nil when no filter was given.
     var filterDescription: String? {
         var parts: [String] = []
-        if let tags = try? TagArgument.normalized(tag), !tags.isEmpty { parts.append("tagged " + NotesCommand.tagList(tags)) }
+        if let tags = try? TagArgument.normalized(tags), !tags.isEmpty { parts.append("tagged " + NotesCommand.tagList(tags)) }
         switch (since, until) {
         case (let since?, let until?): parts.append("modified from \(since) to \(until)")
         case (let since?, nil): parts.append("modified since \(since)")

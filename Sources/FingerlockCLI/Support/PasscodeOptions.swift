@@ -29,6 +29,19 @@ struct PasscodeOptions: ParsableArguments {
         return nil
     }
 
+    /// `--passcode-stdin` and `--passcode-fd TEXT` as the fast parsers (`VerifyRequest`,
+    /// `ListRequest`) read them: `.some(descriptor)`, the descriptor being nil for the terminal, or
+    /// nil when ArgumentParser or `validate()` would refuse them (theirs to report).
+    static func fastDescriptor(stdin: Bool, fdText: String?) -> Int32?? {
+        var fd: Int32?
+        if let fdText {
+            guard let number = Int32(fdText) else { return nil }
+            fd = number
+        }
+        guard problem(stdin: stdin, fd: fd) == nil else { return nil }
+        return .some(stdin ? 0 : fd)
+    }
+
     /// Whether `fd` reads the same file as stdin (`--passcode-fd 0`, or a duplicate of it).
     static func isStandardInput(_ fd: Int32) -> Bool {
         if fd == STDIN_FILENO { return true }
