@@ -91,6 +91,6 @@ struct ListRequest: Equatable {
                 query.filterDescription.map { "No note is \($0)." } ?? "No notes yet: `fingerlock notes add` adds one.")
             return
         }
-        try NotesCommand.printSummaries(notes, json: json, dependencies: dependencies)
+        try NotesCommand.printSummaries(consume notes, json: json, dependencies: dependencies)
     }
 }

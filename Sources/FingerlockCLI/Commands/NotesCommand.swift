@@ -60,7 +60,9 @@ struct NotesCommand: ParsableCommand {
     /// A listing: JSON, or a line per note (id, day, title, tags) with `highlight` marked in titles
     /// and tags where the console uses colour. On a terminal it goes through the pager when longer
     /// than the screen; elsewhere it streams.
-    static func printSummaries(_ summaries: [NoteSummary], json: Bool, highlight: String? = nil, dependencies: CLIDependencies) throws {
+    static func printSummaries(
+        _ summaries: consuming [NoteSummary], json: Bool, highlight: String? = nil, dependencies: CLIDependencies
+    ) throws {
         let console = dependencies.console
         if json {
             try console.printJSON(summaries)
@@ -72,10 +74,10 @@ struct NotesCommand: ParsableCommand {
             if console.out.isTerminal {
                 // Whole, so that its length decides whether it is paged.
                 var text: [UInt8] = []
-                lines.render(summaries) { text.append(contentsOf: $0) }
+                lines.render(consume summaries) { text.append(contentsOf: $0) }
                 Pager.write(String(decoding: text, as: UTF8.self), environment: dependencies.environment, console: console)
             } else {
-                lines.render(summaries) { console.out.write($0) }
+                lines.render(consume summaries) { console.out.write($0) }
             }
             return
         }
