@@ -65,7 +65,19 @@ extension Vault {
             let cursor = try Row.fetchCursor(statement)
             var inFlight: WorkerSlots<ScanShare<Kept>>?
             var batch = SealedNoteBatch(rowCapacity: Self.scanBatchRows, byteCapacity: Self.scanBatchBytes)
-            while try cursor.next() != nil {
+            while true {
+                let more: Bool
+                do {
+                    more = try cursor.next() != nil
+                } catch {
+                    // A read that fails further on (a damaged page) comes after the rows before
+                    // it: they are checked first, so the first bad row in row order is reported,
+                    // whatever kind of damage it is.
+                    if let previous = inFlight { try collect(previous) }
+                    if !batch.isEmpty { try collect(launch(batch)) }
+                    throw error
+                }
+                guard more else { break }
                 batch.appendCurrentRow(of: statement.sqliteStatement)
                 if batch.count == Self.scanBatchRows || batch.byteCount >= Self.scanBatchBytes {
                     if let previous = inFlight { try collect(previous) }

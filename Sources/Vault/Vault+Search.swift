@@ -8,8 +8,8 @@ extension Vault {
     /// that many (as `list`). Reads and verifies the whole set like `list`.
     ///
     /// Searching means decrypting every body, so rows are read in batches and each batch is
-    /// decrypted and matched on all cores; the manifest tally is summed in row order afterwards.
-    /// A title-only search decrypts no body.
+    /// decrypted, matched and tallied on all cores (see `scanNotes`). A title-only search decrypts
+    /// no body.
     public func search(
         _ query: String, titlesOnly: Bool = false, filter: NoteFilter = NoteFilter(), limit: Int? = nil
     ) throws(VaultError) -> [NoteSummary] {

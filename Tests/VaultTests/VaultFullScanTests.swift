@@ -79,7 +79,7 @@ struct VaultFullScanTests {
             defer { vault.close() }
             let id = ids[position].uuidString.lowercased()
             try withRawDatabase(dir) { db in
-                try db.execute(sql: "UPDATE notes SET header = header || x'00' WHERE id = ?", arguments: [id])
+                try db.execute(sql: "UPDATE notes SET header = CAST(header || x'00' AS BLOB) WHERE id = ?", arguments: [id])
             }
             #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(id)")
             #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(id)")
@@ -95,7 +95,7 @@ struct VaultFullScanTests {
             let id = ids[3000].uuidString.lowercased()
             try withRawDatabase(dir) { db in
                 try db.execute(
-                    sql: "UPDATE note_bodies SET body = body || x'00' WHERE note = (SELECT seq FROM notes WHERE id = ?)",
+                    sql: "UPDATE note_bodies SET body = CAST(body || x'00' AS BLOB) WHERE note = (SELECT seq FROM notes WHERE id = ?)",
                     arguments: [id])
             }
             #expect(try vault.list().count == Self.count)
@@ -112,7 +112,7 @@ struct VaultFullScanTests {
             try withRawDatabase(dir) { db in
                 for position in [2100, 2500, 4000] {
                     try db.execute(
-                        sql: "UPDATE notes SET header = header || x'00' WHERE id = ?",
+                        sql: "UPDATE notes SET header = CAST(header || x'00' AS BLOB) WHERE id = ?",
                         arguments: [ids[position].uuidString.lowercased()])
                 }
             }
@@ -172,11 +172,41 @@ struct VaultFullScanTests {
             let (first, later) = (ids[2100].uuidString.lowercased(), ids[3500].uuidString.lowercased())
             let (typed, sealed) = typeFirst ? (first, later) : (later, first)
             try withRawDatabase(dir) { db in
-                try db.execute(sql: "UPDATE notes SET header = header || x'00' WHERE id = ?", arguments: [sealed])
+                try db.execute(sql: "UPDATE notes SET header = CAST(header || x'00' AS BLOB) WHERE id = ?", arguments: [sealed])
                 try db.execute(sql: "UPDATE notes SET revision = 'seven' WHERE id = ?", arguments: [typed])
             }
             #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(first)")
             #expect(expectVaultError(.tampered) { try vault.search("needle") }?.part == "note \(first)")
+        }
+    }
+
+    @Test("a damaged page further on is reported after the bad rows before it")
+    func damagedPageAfterABadRow() throws {
+        try withScratch { dir in
+            let (vault, ids) = try makeLargeVault(dir)
+            defer { vault.close() }
+            let bad = ids[10].uuidString.lowercased()
+            let (original, page, pageSize) = try withRawDatabase(dir) { db in
+                let original = try Data.fetchOne(db, sql: "SELECT header FROM notes WHERE id = ?", arguments: [bad])
+                try db.execute(sql: "UPDATE notes SET header = CAST(header || x'00' AS BLOB) WHERE id = ?", arguments: [bad])
+                _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                // The notes table's leaf pages in row order; one about 70% along holds rows read
+                // while the first batch (which holds the bad row) is still being opened.
+                let leaves = try Int.fetchAll(
+                    db, sql: "SELECT pageno FROM dbstat WHERE name = 'notes' AND pagetype = 'leaf' ORDER BY path")
+                return (original, leaves[leaves.count * 7 / 10], try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0)
+            }
+            let file = try #require(FileHandle(forUpdatingAtPath: dir + "/vault/vault.sqlite"))
+            // Page type 0xFF: no b-tree page is that; SQLite reports the file as malformed there.
+            try file.seek(toOffset: UInt64((page - 1) * pageSize))
+            try file.write(contentsOf: Data([0xFF]))
+            try file.close()
+            #expect(expectVaultError(.tampered) { try vault.list() }?.part == "note \(bad)")
+            // With the bad row repaired the damaged page itself is what a listing reports.
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "UPDATE notes SET header = ? WHERE id = ?", arguments: [original, bad])
+            }
+            #expect(expectVaultError(.corrupt) { try vault.list() }?.part == "database")
         }
     }
 

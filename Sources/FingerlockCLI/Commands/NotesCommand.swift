@@ -398,7 +398,7 @@ struct NotesCommand: ParsableCommand {
                 }
                 throw QuietExit(status: .authFailed)
             }
-            try NotesCommand.printSummaries(found, json: json, highlight: query, dependencies: dependencies)
+            try NotesCommand.printSummaries(consume found, json: json, highlight: query, dependencies: dependencies)
         }
     }
 }

@@ -27,7 +27,7 @@ struct SummaryLines: Sendable {
     /// each) took about as long as making all the lines.
     func render(_ summaries: consuming [NoteSummary], _ deliver: ([UInt8]) -> Void) {
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        var summaries = summaries
+        var summaries = consume summaries
         let count = summaries.count
         let chunkCount = (count + Self.chunkSize - 1) / Self.chunkSize
         summaries.withUnsafeMutableBufferPointer { buffer in

@@ -53,7 +53,11 @@ struct SealedNoteBatch: Sendable {
             ? UnsafeRawPointer(sqlite3_column_text(statement, column)) : sqlite3_column_blob(statement, column)
         let count = Int(sqlite3_column_bytes(statement, column))
         let start = bytes.count
-        if count > 0, let pointer { bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
+        guard count > 0 else { return Span(start: start, count: 0) }
+        // No pointer for a non-empty value: SQLite ran out of memory converting it. Counted as a
+        // value that is not there, never as bytes that were not copied.
+        guard let pointer else { return Span(start: 0, count: -1) }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
         return Span(start: start, count: count)
     }
 
