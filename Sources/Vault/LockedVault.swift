@@ -115,7 +115,12 @@ public final class LockedVault: Sendable {
         if state == .vault(needsUpgrade: true) {
             try guarded { try VaultSchema.upgrade(database, files: files, configuration: configuration) }
         }
-        handedOver.withLock { $0 = true }
+        // Claimed in one step: of two unlocks racing on one connection, one gets it.
+        let claimed = handedOver.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
+        guard claimed else { throw .closed }
         return Vault(files: files, configuration: configuration, database: database, unlocked: unlocked)
     }
 }

@@ -148,33 +148,3 @@ struct ScanShare<Kept: Sendable>: Sendable {
     var kept: [Kept] = []
     var failure: VaultError?
 }
-
-/// One value per scan worker. @unchecked Sendable: worker `w` touches only slot `w`, a scan's
-/// workers run one batch at a time, and this thread reads or takes a slot only after the batch's
-/// `DispatchGroup` has been waited for, which orders every worker's writes before its reads.
-final class WorkerSlots<Value>: @unchecked Sendable {
-    private let slots: UnsafeMutableBufferPointer<Value>
-    private let initial: Value
-
-    init(count: Int, initial: Value) {
-        self.initial = initial
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: initial)
-    }
-
-    func set(_ index: Int, _ value: Value) { slots[index] = value }
-
-    func update(_ index: Int, _ change: (inout Value) -> Void) { change(&slots[index]) }
-
-    /// The slot's value; the slot goes back to its initial value.
-    func take(_ index: Int) -> Value {
-        var value = initial
-        swap(&value, &slots[index])
-        return value
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
-    }
-}

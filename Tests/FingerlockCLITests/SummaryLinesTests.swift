@@ -36,7 +36,8 @@ import Vault
     func everyLineIsWhatTheStringHelpersMake(color: Bool) {
         let lines = SummaryLines(useColor: color)
         for note in Self.awkward {
-            let made = String(decoding: lines.lines([note], 0..<1), as: UTF8.self)
+            var made = ""
+            lines.render([note]) { made += String(decoding: $0, as: UTF8.self) }
             #expect(made == Self.expectedLine(note, color: color), "\(note.title.debugDescription)")
         }
     }

@@ -36,7 +36,7 @@ struct SummaryLines: Sendable {
             while first < chunkCount {
                 // One round: a chunk per worker, made together, then delivered in order.
                 let round = min(workers, chunkCount - first)
-                let chunks = ChunkSlots(count: round)
+                let chunks = WorkerSlots<[UInt8]>(count: round, initial: [])
                 let base = first
                 DispatchQueue.concurrentPerform(iterations: round) { slot in
                     let start = (base + slot) * Self.chunkSize
@@ -46,15 +46,6 @@ struct SummaryLines: Sendable {
                 first += round
             }
         }
-    }
-
-    /// The lines of `summaries[range]`.
-    func lines(_ summaries: [NoteSummary], _ range: Range<Int>) -> [UInt8] {
-        var writer = LineWriter(self, lineCount: range.count)
-        summaries.withUnsafeBufferPointer { buffer in
-            for index in range { writer.append(buffer[index]) }
-        }
-        return writer.out
     }
 
     /// Appends lines, one summary at a time.
@@ -156,29 +147,5 @@ private final class ChunkedSummaries: @unchecked Sendable {
             writer.append(note)
         }
         return writer.out
-    }
-}
-
-/// The chunks of one round. @unchecked Sendable: each slot is written by exactly one iteration of
-/// `concurrentPerform`, which returns only after every iteration has, and is read after that.
-private final class ChunkSlots: @unchecked Sendable {
-    private var slots: UnsafeMutableBufferPointer<[UInt8]>
-
-    init(count: Int) {
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: [])
-    }
-
-    func set(_ index: Int, _ value: [UInt8]) { slots[index] = value }
-
-    func take(_ index: Int) -> [UInt8] {
-        var value: [UInt8] = []
-        swap(&value, &slots[index])
-        return value
-    }
-
-    deinit {
-        slots.deinitialize()
-        slots.deallocate()
     }
 }
