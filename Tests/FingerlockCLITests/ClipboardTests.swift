@@ -31,15 +31,24 @@ import Testing
     }
 
     /// The command lines and environments of the running clearers (`sh … fingerlock-clip-clear`).
+    /// A clearer's shell forks to run `sleep` and its pipeline, and between fork and exec the child
+    /// shows the same command line: a process whose parent is a clearer is that clearer's child, not
+    /// another clearer.
     func clearers() -> [(arguments: String, environment: String)] {
         let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
-        return pids.compactMap { pid in
+        let found = pids.compactMap { pid -> (pid: String, parent: String, arguments: String, environment: String)? in
             guard let arguments = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
                 String(decoding: arguments, as: UTF8.self).contains("fingerlock-clip-clear")
             else { return nil }
             let environment = FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()
-            return (String(decoding: arguments, as: UTF8.self), String(decoding: environment, as: UTF8.self))
+            // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces, so read after the last ')'.
+            let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat").map { String(decoding: $0, as: UTF8.self) } ?? ""
+            let afterName = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            let parent = afterName.count > 1 ? String(afterName[1]) : ""
+            return (pid, parent, String(decoding: arguments, as: UTF8.self), String(decoding: environment, as: UTF8.self))
         }
+        let clearerPIDs = Set(found.map(\.pid))
+        return found.filter { !clearerPIDs.contains($0.parent) }.map { ($0.arguments, $0.environment) }
     }
 
     @Test func theBodyIsCopiedNotPrintedAndClearedAfterTheDelay() async throws {
