@@ -25,8 +25,10 @@ public final class LockedVault: Sendable {
     /// The database file's device and inode, taken before it was opened: a file replaced between
     /// that and the open makes `isCurrent` false (a needless reopen), never true for another file.
     private let fileIdentity: FileIdentity
-    /// Set once a `Vault` owns the connection; from then on this never closes it.
-    private let handedOver = Mutex(false)
+    /// Set once a `Vault` owns the connection or this closed it: from then on this neither closes
+    /// it nor hands it over. Claimed in one step (`claim()`), so a `close()` racing an unlock
+    /// either closes a connection no vault got, or leaves alone the one a vault got.
+    private let released = Mutex(false)
 
     private init(
         files: VaultFiles, configuration: VaultConfiguration, database: DatabaseQueue, header: VaultHeader,
@@ -69,9 +71,9 @@ public final class LockedVault: Sendable {
     }
 
     /// Whether the vault's path still names the file this connection reads, and it is still free
-    /// to unlock (not handed to a `Vault` yet).
+    /// to unlock (neither handed to a `Vault` nor closed).
     public var isCurrent: Bool {
-        !handedOver.withLock { $0 } && FileIdentity(path: files.database) == fileIdentity
+        !released.withLock { $0 } && FileIdentity(path: files.database) == fileIdentity
     }
 
     /// Unlocks with `credential`, checked as `Vault.open(in:using:)` checks it. On success the
@@ -94,13 +96,21 @@ public final class LockedVault: Sendable {
         return try handOver(unlocked, upgrading: state)
     }
 
-    /// Closes the connection unless a `Vault` owns it.
+    /// Closes the connection unless a `Vault` owns it; a later unlock throws `.closed`.
     public func close() {
-        if !handedOver.withLock({ $0 }) { try? database.close() }
+        if claim() { try? database.close() }
+    }
+
+    /// Takes the connection for the caller (a close or a hand-over) if nobody has yet.
+    private func claim() -> Bool {
+        released.withLock { taken in
+            defer { taken = true }
+            return !taken
+        }
     }
 
     private func readForUnlock() throws(VaultError) -> (MetaRow, [KeySlot], VaultSchema.State) {
-        guard !handedOver.withLock({ $0 }) else { throw .closed }
+        guard !released.withLock({ $0 }) else { throw .closed }
         try files.checkPermissions()
         return try guarded {
             try database.read { db in
@@ -115,12 +125,8 @@ public final class LockedVault: Sendable {
         if state == .vault(needsUpgrade: true) {
             try guarded { try VaultSchema.upgrade(database, files: files, configuration: configuration) }
         }
-        // Claimed in one step: of two unlocks racing on one connection, one gets it.
-        let claimed = handedOver.withLock { taken in
-            defer { taken = true }
-            return !taken
-        }
-        guard claimed else { throw .closed }
+        // Of two unlocks (or an unlock and a close) racing on one connection, one gets it.
+        guard claim() else { throw .closed }
         return Vault(files: files, configuration: configuration, database: database, unlocked: unlocked)
     }
 }

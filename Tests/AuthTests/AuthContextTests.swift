@@ -272,6 +272,24 @@ struct Installation {
         #expect(try install.attempts.read() == AttemptState())
     }
 
+    @Test func aDamagedVaultIsNoWrongPasscodeAndCountsNone() async throws {
+        try await install.setUp()
+        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        let earlier = install.clock.now()
+        try install.attempts.update { $0.failedPasscodes = 2; $0.lastPasscodeFailure = earlier }
+        install.clock.advance(600)
+        // Cut after its first page: the slots can no longer be read, so no passcode can be judged.
+        #expect(truncate(install.directory + "/vault.sqlite", 4096) == 0)
+        for passcode in [Installation.passcode, "wrong passcode", Installation.passcode, "wrong", "again", "and again"] {
+            let interaction = ScriptedInteraction(answers: [.secret(passcode)], passcodeFromScript: true)
+            let error = await #expect(throws: AuthError.self) {
+                _ = try await install.context(reader: nil, interaction: interaction).unlockWithPasscode(reason: "r")
+            }
+            #expect(error?.code == .dataError, "\(String(describing: error))")
+        }
+        #expect(try install.attempts.read() == AttemptState(failedPasscodes: 2, lastPasscodeFailure: earlier))
+    }
+
     @Test func aDelayStartedByAnotherRunWhileThisOneWaitedAtItsPromptStillHolds() async throws {
         try await install.setUp()
         _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()

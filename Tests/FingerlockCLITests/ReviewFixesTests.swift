@@ -58,6 +58,13 @@ import Glibc
         let closed = try await runner.run(["unlock", "--passcode-fd", "99"])
         #expect(closed.status == 64)
         #expect(closed.stderr.contains("not open"))
+        // 3 to 5 are the runtime's own by the time the options are read (libdispatch's epoll,
+        // eventfd and timerfd): never the caller's passcode.
+        for fd in ["3", "4", "5"] {
+            let own = try await runner.run(["unlock", "--passcode-fd", fd])
+            #expect(own.status == 64, "fd \(fd): \(own.stderr)")
+            #expect(own.stderr.contains("--passcode-fd \(fd): that descriptor is not open."))
+        }
         let attempts = (try? String(contentsOfFile: runner.dataDirectory + "/attempts", encoding: .utf8)) ?? ""
         #expect(!attempts.contains("passcodes=1 "))
     }

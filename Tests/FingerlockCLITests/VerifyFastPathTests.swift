@@ -88,6 +88,10 @@ struct VerifyFastPathTests {
         let open = try #require(Self.parsedFast(line))
         #expect(open.passcodeDescriptor == fd)
         #expect(open == Self.parsedByArgumentParser(line))
+        // Close-on-exec: not inherited, so one of this process's own (the runtime's), not the caller's.
+        #expect(fcntl(fd, F_SETFD, FD_CLOEXEC) == 0)
+        #expect(Self.parsedFast(line) == nil)
+        #expect(Self.parsedByArgumentParser(line) == nil)
         close(fd)
         #expect(Self.parsedFast(line) == nil)
         #expect(Self.parsedByArgumentParser(line) == nil)

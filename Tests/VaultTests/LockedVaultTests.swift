@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import Testing
 import Vault
 
@@ -107,6 +108,43 @@ struct LockedVaultTests {
             vault.close()
             #expect(chmod(dir + "/vault", 0o755) == 0)
             expectVaultError(.permissions) { try LockedVault.open(in: dir + "/vault", configuration: configuration()) }
+        }
+    }
+
+    @Test("closed, it refuses to unlock; a close racing an unlock never closes the vault that unlock got")
+    func closeAndUnlockRace() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let note = try vault.add(title: "t", body: "b", tags: [])
+            let key = try vault.exportMasterKey()
+            vault.close()
+            let closed = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            closed.close()
+            #expect(!closed.isCurrent)
+            expectVaultError(.closed) { try closed.unlock(using: .passcode(passcode)) }
+
+            for _ in 0..<100 {
+                let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+                let outcome = Mutex<Result<Vault?, any Error>?>(nil)
+                DispatchQueue.concurrentPerform(iterations: 2) { side in
+                    if side == 0 {
+                        let result = Result { try locked.unlock(masterKeyFor: { _ in key }) }
+                        outcome.withLock { $0 = result }
+                    } else {
+                        locked.close()
+                    }
+                }
+                switch try #require(outcome.withLock { $0 }) {
+                case .success(let opened):
+                    // The unlock got the connection: the close left it alone.
+                    let opened = try #require(opened)
+                    #expect(try opened.note(id: note.id) == note)
+                    opened.close()
+                case .failure(let error):
+                    // The close got it first: the unlock says so, not some error of a closed database.
+                    #expect((error as? VaultError)?.code == .closed)
+                }
+            }
         }
     }
 }

@@ -83,14 +83,17 @@ extension AuthContext {
         // recovery key is still counted here.
         let systemMode = isSystemMode
         let countedByService = systemMode && attempts.allSatisfy { if case .passcode = $0 { true } else { false } }
+        var failureBefore: Date?
         if !countedByService {
             try dependencies.attempts.update {
                 try Self.checkDelay($0, now: now)
+                failureBefore = $0.lastPasscodeFailure
                 $0.failedPasscodes += 1
                 $0.lastPasscodeFailure = now
             }
         }
         var serviceSays: String?
+        var judgedWrong = false
         for credential in attempts {
             do {
                 let vault = try passcodes.open(with: credential)
@@ -105,12 +108,26 @@ extension AuthContext {
                 if systemMode, error.code == .wrongPasscode, case .passcode = credential {
                     serviceSays = error.message
                 }
+                judgedWrong = true
                 continue
             } catch {
+                // Nothing judged the secret (a damaged vault, a failed read): this was no wrong
+                // passcode, so it must not count as one, or a damaged vault would lock its owner out.
+                if !countedByService && !judgedWrong { uncount(at: now, restoring: failureBefore) }
                 throw Self.authError(error)
             }
         }
         return .refused(.init(serviceSays: serviceSays))
+    }
+
+    /// Takes back the attempt `countedAttempt` counted at `now`. Best effort: if the counters cannot
+    /// be written, the attempt stays counted, which errs on the safe side.
+    private func uncount(at now: Date, restoring failureBefore: Date?) {
+        try? dependencies.attempts.update {
+            if $0.failedPasscodes > 0 { $0.failedPasscodes -= 1 }
+            // Unless another run has counted a failure since.
+            if $0.lastPasscodeFailure == now { $0.lastPasscodeFailure = failureBefore }
+        }
     }
 
     // MARK: - Setting and replacing the passcode

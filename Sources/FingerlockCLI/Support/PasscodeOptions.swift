@@ -25,7 +25,11 @@ struct PasscodeOptions: ParsableArguments {
         if stdin && fd != nil { return "Use either --passcode-stdin or --passcode-fd, not both." }
         guard let fd else { return nil }
         if fd < 0 { return "--passcode-fd takes a file descriptor number (0 or more)." }
-        if fcntl(fd, F_GETFD) < 0 { return "--passcode-fd \(fd): that descriptor is not open." }
+        // Only a descriptor this process inherited: those never have close-on-exec (exec closes the
+        // ones that do). By now the runtime has opened its own (libdispatch's epoll, eventfd and
+        // timerfd, all close-on-exec, often 3 to 5): reading a passcode from them is never meant.
+        let flags = fcntl(fd, F_GETFD)
+        if flags < 0 || flags & FD_CLOEXEC != 0 { return "--passcode-fd \(fd): that descriptor is not open." }
         return nil
     }
 
