@@ -133,6 +133,8 @@ extension ServiceCore {
         let sealed = try Self.bytes(proof.sealedSlot, "sealedSlot", limit: 1024)
         let associatedData = try Self.bytes(proof.associatedData, "associatedData", limit: 4096)
         let secret = try registeredSecret(owner)
+        // Read before the attempt is counted: a state that cannot be read judges no passcode.
+        let binding = try state { try dependencies.secrets.binding(owner) }
         let attempts = try state { try dependencies.attempts(owner) }
         let now = dependencies.now()
         let failures = try state {
@@ -153,7 +155,6 @@ extension ServiceCore {
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         // Only the slot sealed last is a proof: a slot sealed for a passcode of someone's choosing, or
         // an old copy from before a passcode change, is a wrong passcode (and counted as one).
-        let binding = try state { try dependencies.secrets.binding(owner) }
         let bound = binding?.binds(sealed, associatedData: associatedData, secret: secret) ?? false
         guard bound, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
             let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds

@@ -271,6 +271,23 @@ struct ServiceCoreTests {
         }
     }
 
+    @Test func aDamagedSlotBindingJudgesNoPasscodeAndCountsNone() throws {
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        let slot = try vault.seal(core, as: alice)
+        let binding = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/slot-binding"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: binding))
+        for _ in 0..<6 {
+            do {
+                _ = try vault.unlock(core, slot: slot, as: alice)
+                Issue.record("unlocked with a damaged slot binding")
+            } catch {
+                #expect(error.name == "io.fingerlock.Service.ServiceFailure")
+            }
+        }
+        #expect(try core.status(.init(vault: vault.id), peer: alice).status.failedPasscodes == 0)
+    }
+
     @Test func stateIsPrivate() throws {
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
