@@ -153,6 +153,18 @@ public struct PrivateDirectory: Sendable, Hashable {
         try checkFile(info, path: path)
     }
 
+    /// As `checkFile(_:)` for a file that comes and goes (SQLite's `-wal`, `-shm`, `-journal`): one
+    /// that is not there, or was removed while this looked, passes. One `lstat`, so a file removed by
+    /// another process between "is it there?" and "whose is it?" is no error.
+    public static func checkFileIfPresent(_ path: String) throws(SafeFilesError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw .io("inspect", path: path, errno: errno)
+        }
+        try checkFile(info, path: path)
+    }
+
     /// As `checkFile(_:)`, for a file already open (no window between the check and the use); also
     /// refuses anything but a regular file. Returns the file's size.
     @discardableResult

@@ -110,23 +110,32 @@ public final class LockedVault: Sendable {
     }
 
     private func readForUnlock() throws(VaultError) -> (MetaRow, [KeySlot], VaultSchema.State) {
-        guard !released.withLock({ $0 }) else { throw .closed }
         try files.checkPermissions()
-        return try guarded {
-            try database.read { db in
-                let state = try VaultSchema.inspectVault(db, path: files.database)
-                return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+        // Read under the lock `close()` takes, so it cannot close the connection mid-read.
+        return try released.withLock { taken throws(VaultError) in
+            guard !taken else { throw .closed }
+            return try guarded {
+                try database.read { db in
+                    let state = try VaultSchema.inspectVault(db, path: files.database)
+                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+                }
             }
         }
     }
 
     private func handOver(_ unlocked: Vault.Unlocked, upgrading state: VaultSchema.State) throws(VaultError) -> Vault {
+        // Of two unlocks (or an unlock and a close) racing on one connection, one gets it; then
+        // nothing else closes it.
+        guard claim() else { throw .closed }
         // Only once the key proved this vault ours: an older vault gets its newer indexes.
         if state == .vault(needsUpgrade: true) {
-            try guarded { try VaultSchema.upgrade(database, files: files, configuration: configuration) }
+            do {
+                try guarded { try VaultSchema.upgrade(database, files: files, configuration: configuration) }
+            } catch {
+                try? database.close()
+                throw error
+            }
         }
-        // Of two unlocks (or an unlock and a close) racing on one connection, one gets it.
-        guard claim() else { throw .closed }
         return Vault(files: files, configuration: configuration, database: database, unlocked: unlocked)
     }
 }

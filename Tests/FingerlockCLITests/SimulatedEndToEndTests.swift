@@ -164,8 +164,12 @@ extension BinaryRunner {
         #expect(scripted.status == 0)
         // The passcode cached the key again.
         #expect(try await runner.run(["verify"], environment: touches("right-thumb")).status == 0)
-        let unlock = try await runner.run(["unlock", "--passcode-fd", "3"], environment: [:], stdin: "")
-        #expect(unlock.status == 8 || unlock.status == 1)
+        // A passcode source with nothing in it: no passcode, and nothing to count.
+        let empty = runner.dataDirectory + "-empty"
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        let unlock = try await runner.run(["unlock", "--passcode-fd", "3"], environment: [:], stdin: "", descriptorsFromFiles: [3: empty])
+        #expect(unlock.status == 8 || unlock.status == 1, "\(unlock.stderr)")
     }
 
     @Test func wrongPasscodesEscalateToADelayThatSurvivesSIGKILL() async throws {

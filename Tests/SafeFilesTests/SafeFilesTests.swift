@@ -45,6 +45,16 @@ func mode(of path: String) -> mode_t {
         #expect(error?.code == .tooOpen)
     }
 
+    @Test func aFileThatComesAndGoesIsCheckedOnlyWhenThere() throws {
+        let root = makeTemporaryDirectory()
+        try PrivateDirectory.checkFileIfPresent(root + "/absent")
+        try AtomicFile.write(Array("x".utf8), to: root + "/f")
+        try PrivateDirectory.checkFileIfPresent(root + "/f")
+        chmod(root + "/f", 0o644)
+        let error = #expect(throws: SafeFilesError.self) { try PrivateDirectory.checkFileIfPresent(root + "/f") }
+        #expect(error?.code == .tooOpen)
+    }
+
     @Test func refusesAPlainFileWhereADirectoryBelongs() throws {
         let root = makeTemporaryDirectory()
         try AtomicFile.write([1], to: root + "/file")

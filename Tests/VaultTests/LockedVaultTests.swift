@@ -142,9 +142,35 @@ struct LockedVaultTests {
                     opened.close()
                 case .failure(let error):
                     // The close got it first: the unlock says so, not some error of a closed database.
-                    #expect((error as? VaultError)?.code == .closed)
+                    #expect((error as? VaultError)?.code == .closed, "\(error)")
                 }
             }
+        }
+    }
+
+    @Test("another process's last connection closing (SQLite removes -wal and -shm) is no error here")
+    func journalFilesComingAndGoing() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let key = try vault.exportMasterKey()
+            vault.close()
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                for _ in 0..<150 {
+                    do {
+                        if side == 0 {
+                            // Opens and closes: each close of the last connection removes the -wal and -shm.
+                            try Vault.open(in: dir + "/vault", using: .masterKey(key), configuration: configuration()).close()
+                        } else {
+                            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+                            try #require(try locked.unlock(masterKeyFor: { _ in key })).close()
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
         }
     }
 }

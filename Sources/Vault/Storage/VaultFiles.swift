@@ -37,9 +37,8 @@ struct VaultFiles: Sendable {
         }
         do {
             try PrivateDirectory.check(directory)
-            for file in all where access(file, F_OK) == 0 {
-                try PrivateDirectory.checkFile(file)
-            }
+            // SQLite removes `-wal` and `-shm` when another process's last connection closes.
+            for file in all { try PrivateDirectory.checkFileIfPresent(file) }
         } catch {
             throw VaultError.from(error)
         }
