@@ -39,34 +39,92 @@ extension Vault {
 
     /// Replaces a note's title, body and tags; keeps its id and creation date, stamps `modified`.
     /// The stored revision is checked against the manifest first, so a rolled-back note is never
-    /// built upon.
+    /// built upon. Whatever another process saved since `note` was read is replaced: to change a
+    /// note in place, use `update(id:_:)`.
     @discardableResult
     public func update(_ note: Note) throws(VaultError) -> Note {
         let stamp = now()
         return try write { db, keys, manifest in
-            let id = note.id.storageKey
-            let bucket = NoteBucket(note.id)
-            try Self.verifyNotes(in: bucket, db, keys, manifest)
-            guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
-            else { throw VaultError.notFound("Note \(id)") }
-            guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
-            let revision = try Self.revision(row[1], part: "note \(id)")
-            let stored = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
-            var updated = note
-            updated.created = stored.created
-            updated.modified = stamp
-            let next = revision + 1
-            try db.execute(
-                sql: "UPDATE notes SET revision = ?, header = ? WHERE seq = ?",
-                arguments: [next, try NoteSealing.sealHeader(updated, keys: keys, revision: next), seq])
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO note_bodies (note, body) VALUES (?, ?)",
-                arguments: [seq, try NoteSealing.sealBody(updated, keys: keys, revision: next)])
-            let hasher = TallyHasher(key: keys.tallyKey)
-            manifest.removeNote(bucket, hasher.note(id, revision: revision))
-            manifest.addNote(bucket, hasher.note(id, revision: next))
-            return updated
+            let stored = try Self.storedNote(id: note.id, db, keys, manifest, withBody: false)
+            return try Self.store(note, over: stored, modified: stamp, db, keys, &manifest)
         }
+    }
+
+    /// Reads the note as stored now, lets `change` edit it, and saves the result, all in one write
+    /// transaction under the vault lock: what another process saved between a command's first read
+    /// and its write is built upon, never lost. Returns the saved note, or nil when `change` left it
+    /// as it was (nothing is written and `modified` stays). An error `change` throws ends it with
+    /// nothing written and is passed on as it is.
+    @discardableResult
+    public func update<E: Error>(id noteID: UUID, _ change: (inout Note) throws(E) -> Void) throws -> Note? {
+        let stamp = now()
+        var refusal: E?
+        let saved: Note? = try write { db, keys, manifest in
+            let stored = try Self.storedNote(id: noteID, db, keys, manifest, withBody: true)
+            var note = stored.note
+            do throws(E) {
+                try change(&note)
+            } catch {
+                refusal = error
+                return nil
+            }
+            guard note != stored.note else { return nil }
+            return try Self.store(note, over: stored, modified: stamp, db, keys, &manifest)
+        }
+        if let refusal { throw refusal }
+        return saved
+    }
+
+    /// A note's row as stored, authenticated and checked against the manifest.
+    private struct StoredNote {
+        let seq: Int64
+        let revision: UInt64
+        /// The note; its body is empty unless it was asked for.
+        let note: Note
+    }
+
+    private static func storedNote(
+        id noteID: UUID, _ db: Database, _ keys: KeyHierarchy, _ manifest: Manifest, withBody: Bool
+    ) throws -> StoredNote {
+        let id = noteID.storageKey
+        try verifyNotes(in: NoteBucket(noteID), db, keys, manifest)
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT n.seq, n.revision, n.header, \(withBody ? "b.body" : "NULL") FROM notes n
+                    LEFT JOIN note_bodies b ON b.note = n.seq WHERE n.id = ?
+                    """, arguments: [id])
+        else { throw VaultError.notFound("Note \(id)") }
+        guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
+        let revision = try revision(row[1], part: "note \(id)")
+        let summary = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
+        let body =
+            withBody ? try NoteSealing.bodyString(NoteSealing.openBody(row.blob(3), keys: keys, id: id, revision: revision), id: id) : ""
+        return StoredNote(seq: seq, revision: revision, note: Note(summary, body: body))
+    }
+
+    /// Writes `note` as the next revision of `stored`, keeping its creation date.
+    private static func store(
+        _ note: Note, over stored: StoredNote, modified: Date, _ db: Database, _ keys: KeyHierarchy,
+        _ manifest: inout Manifest
+    ) throws -> Note {
+        let id = note.id.storageKey
+        var updated = note
+        updated.created = stored.note.created
+        updated.modified = modified
+        let next = stored.revision + 1
+        try db.execute(
+            sql: "UPDATE notes SET revision = ?, header = ? WHERE seq = ?",
+            arguments: [next, try NoteSealing.sealHeader(updated, keys: keys, revision: next), stored.seq])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO note_bodies (note, body) VALUES (?, ?)",
+            arguments: [stored.seq, try NoteSealing.sealBody(updated, keys: keys, revision: next)])
+        let hasher = TallyHasher(key: keys.tallyKey)
+        let bucket = NoteBucket(note.id)
+        manifest.removeNote(bucket, hasher.note(id, revision: stored.revision))
+        manifest.addNote(bucket, hasher.note(id, revision: next))
+        return updated
     }
 
     /// Deletes a note; `.notFound` if there is none with this id. Like `note(id:)`, checks the

@@ -174,6 +174,15 @@ import Glibc
         #expect(size == 0)
         #expect(try await shell("exec \"$FL\" export --yes-plaintext --passcode-fd 3 3<\"$FLPASS\" >\"$OUT\"", environment: ["OUT": file]) == 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8).contains("a line of a long note"))
+
+        // Appending (`>>`) to a file that then fills up: what it held before stays, whole.
+        let kept = "what the file held before\n"
+        try Data(kept.utf8).write(to: URL(fileURLWithPath: file))
+        let appended = try await shell(
+            "trap '' XFSZ; ulimit -f 4; exec \"$FL\" export --yes-plaintext --passcode-fd 3 3<\"$FLPASS\" >>\"$OUT\"",
+            environment: ["OUT": file])
+        #expect(appended == 6)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == kept)
     }
 
     @Test func aListingIntoAFullDiskFails() async throws {

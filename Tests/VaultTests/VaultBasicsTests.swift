@@ -68,6 +68,34 @@ struct VaultBasicsTests {
         }
     }
 
+    @Test("update in place: applied to the note as stored, unchanged is no write, a refusal writes nothing")
+    func updateInPlace() throws {
+        struct Refused: Error {}
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            let note = try vault.add(title: "Groceries", body: "Milk", tags: ["home"])
+            // Another process's change since this one read the note is built upon.
+            var elsewhere = note
+            elsewhere.body = "Milk and eggs"
+            try vault.update(elsewhere)
+            let saved = try #require(try vault.update(id: note.id) { $0.tags.append("shop") })
+            #expect(saved.body == "Milk and eggs" && saved.tags == ["home", "shop"] && saved.created == note.created)
+            #expect(try vault.note(id: note.id) == saved)
+
+            #expect(try vault.update(id: note.id) { $0.title = "Groceries" } == nil)
+            #expect(try vault.note(id: note.id).modified == saved.modified)
+            #expect(throws: Refused.self) { try vault.update(id: note.id) { (n: inout Note) throws(Refused) in n.title = "x"; throw Refused() } }
+            #expect(try vault.note(id: note.id) == saved)
+            #expect(throws: VaultError.self) { try vault.update(id: UUID()) { $0.title = "x" } }
+
+            // Many writers at once, each adding its own tag: none is lost.
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                #expect(throws: Never.self) { try vault.update(id: note.id) { $0.tags.append("t\(index)") } }
+            }
+            #expect(Set(try vault.note(id: note.id).tags) == Set(["home", "shop"] + (0..<8).map { "t\($0)" }))
+        }
+    }
+
     @Test("bulk add is all or nothing")
     func bulkAdd() throws {
         try withScratch { dir in

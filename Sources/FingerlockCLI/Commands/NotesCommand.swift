@@ -297,31 +297,60 @@ struct NotesCommand: ParsableCommand {
             }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            var note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
-            let stored = note
-            if let newBody {
-                note.body = newBody
-            } else if needsEditor, let terminal {
+            let noteID = try NoteIDArgument.resolve(id, in: vault)
+            var editing: (from: Note, to: (title: String, body: String))?
+            if needsEditor, let terminal {
+                let note = try vault.note(id: noteID)
                 let original = EditableNote.render(title: note.title, body: note.body)
                 let edited = try editor.edit(original, terminal: terminal)
                 if edited == original {
                     dependencies.console.print("No changes.")
                     return
                 }
-                (note.title, note.body) = EditableNote.parse(edited)
+                let (title, body) = EditableNote.parse(edited)
+                guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !title.isEmpty else {
+                    throw CLIError(.cancelled, "The note is empty; nothing was saved.")
+                }
+                editing = (note, (title, body))
             }
-            if let title { note.title = title }
-            if !tags.isEmpty { note.tags = tags }
-            note.tags = try tagEdit.applied(to: note.tags)
-            // Compared with the note as stored, so a new body alone is a change.
-            if note == stored {
-                // Adding a tag the note has already: nothing to save, and `modified` stays.
+            // Applied to the note as stored at the moment of saving, in the same transaction: another
+            // fingerlock's change made since (a tag added, say) is kept, not overwritten.
+            let saved: Note?
+            do {
+                saved = try vault.update(id: noteID) { (note: inout Note) throws in
+                    if let editing {
+                        // The editor started from this title and body: if another process changed
+                        // either since, neither version may silently replace the other.
+                        guard note.title == editing.from.title, note.body == editing.from.body else {
+                            throw ChangedWhileEditing()
+                        }
+                        (note.title, note.body) = editing.to
+                    }
+                    if let newBody { note.body = newBody }
+                    if let title { note.title = title }
+                    if !tags.isEmpty { note.tags = tags }
+                    note.tags = try tagEdit.applied(to: note.tags)
+                }
+            } catch let error where editing != nil && (error is ChangedWhileEditing || (error as? VaultError)?.code == .notFound) {
+                // What was typed in the editor is never lost: it becomes a note of its own.
+                let editing = editing!
+                let copy = try vault.add(title: editing.to.title, body: editing.to.body, tags: editing.from.tags)
+                let what = error is ChangedWhileEditing ? "changed" : "was deleted"
+                dependencies.console.print(
+                    "The note \(what) while you were editing it (another fingerlock saved first); your version was "
+                        + "saved as a new note \(String(copy.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(copy.title))")
+                return
+            }
+            // Nothing to save (adding a tag the note has already): `modified` stays.
+            guard let saved else {
                 dependencies.console.print("No changes.")
                 return
             }
-            let saved = try vault.update(note)
             dependencies.console.print("Saved \(String(saved.id.uuidString.lowercased().prefix(8))): \(TerminalSafeText.line(saved.title))")
         }
+
+        /// The note was saved by another process while this one's editor was open.
+        struct ChangedWhileEditing: Error {}
     }
 
     struct Remove: FingerlockCommand {

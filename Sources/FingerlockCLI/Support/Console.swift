@@ -56,10 +56,14 @@ public struct FileDescriptorOutput: OutputStream {
     public var isTerminal: Bool { isatty(fd) == 1 }
     public var failure: String? { firstFailure.value }
 
-    /// The offset of a regular file the output goes to (for undoing a partial write), else nil.
+    /// Where the next write lands in a regular file the output goes to (for undoing a partial
+    /// write), else nil: its end when opened for appending (`>>`), whose offset still reads 0.
     public var regularFileOffset: Int64? {
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0 else { return nil }
+        if flags & O_APPEND != 0 { return Int64(info.st_size) }
         let offset = lseek(fd, 0, SEEK_CUR)
         return offset >= 0 ? Int64(offset) : nil
     }
