@@ -62,11 +62,17 @@ extension Vault {
         }
         let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
         try writeChecked { db, oldKeys, meta in
-            guard
-                KeySlot.verifyTableMAC(
-                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: oldKeys)
-            else {
+            let slotsNow = try KeySlot.readAll(db)
+            guard KeySlot.verifyTableMAC(meta.slotMAC, slotsNow, kind: meta.kind, mode: meta.mode, keys: oldKeys) else {
                 throw VaultError.tampered("slot table")
+            }
+            // The passcode was proven against the slots read above; a passcode change committed by
+            // another process since then would be silently undone by the slots written below.
+            guard slotsNow == slots else {
+                throw VaultError(
+                    .busy,
+                    "The passcode or recovery key was changed by another fingerlock process during the rekey; "
+                        + "nothing was rekeyed. Run it again with the current passcode.")
             }
             let oldManifest = try Manifest.open(meta.manifest, with: oldKeys)
             let oldHasher = TallyHasher(key: oldKeys.tallyKey)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import SafeFiles
+import Synchronization
 import Testing
 import Vault
 
@@ -215,6 +216,39 @@ struct VaultBasicsTests {
             reopened.close()
             // The recovery slot is untouched by a passcode change.
             _ = try Vault.open(in: dir + "/vault", using: .recoveryKey(recovery.displayString))
+        }
+    }
+
+    @Test("a passcode change committed while a rekey derives its keys stops the rekey, and stays")
+    func passcodeChangeDuringRekey() throws {
+        try withScratch { dir in
+            // A slow passcode slot, so the rekey's two key derivations take a while.
+            let (vault, _) = try Vault.create(
+                in: dir + "/vault", passcode: passcode, kind: .test, cost: .insecureForTestsOnly(log2N: 17),
+                configuration: configuration())
+            let note = try vault.add(title: "kept", body: "b", tags: [])
+            let other = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: configuration())
+            let rekeyed = Mutex<Result<RecoveryKey, VaultError>?>(nil)
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                if side == 0 {
+                    let result = Result { () throws(VaultError) in try vault.rekey(passcode: passcode, cost: testCost) }
+                    rekeyed.withLock { $0 = result }
+                } else {
+                    usleep(20_000)
+                    #expect(throws: Never.self) { try other.changePasscode(to: "changed meanwhile", cost: testCost) }
+                }
+            }
+            other.close()
+            vault.close()
+            guard case .failure(let error) = try #require(rekeyed.withLock { $0 }) else {
+                Issue.record("the rekey went ahead over a newer passcode slot")
+                return
+            }
+            #expect(error.code == .busy)
+            expectVaultError(.wrongPasscode) { try Vault.open(in: dir + "/vault", using: .passcode(passcode)) }
+            let reopened = try Vault.open(in: dir + "/vault", using: .passcode("changed meanwhile"))
+            #expect(try reopened.note(id: note.id).title == "kept")
+            reopened.close()
         }
     }
 
