@@ -59,11 +59,19 @@ public enum AtomicFile {
         return (fd, temp)
     }
 
-    /// Reads a whole file.
-    public static func read(_ path: String) throws(SafeFilesError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+    /// Reads a whole regular file. A FIFO, device or socket is refused (`.notARegularFile`): it could
+    /// block forever or never end. A symbolic link is refused too unless `followingSymlinks` (for a
+    /// file the user names, such as a backup to restore).
+    public static func read(_ path: String, followingSymlinks: Bool = false) throws(SafeFilesError) -> [UInt8] {
+        // Non-blocking only so that opening a FIFO returns at once; regular files ignore it.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingSymlinks ? 0 : O_NOFOLLOW))
         guard fd >= 0 else { throw .io("read", path: path, errno: errno) }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io("read", path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw SafeFilesError(.notARegularFile, path: path, "\(path) is not a regular file; fingerlock will not read it.")
+        }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -143,7 +143,7 @@ extension Vault {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
         try files.checkPermissions()
-        let bytes = try guarded { try AtomicFile.read(backupPath) }
+        let bytes = try guarded { try AtomicFile.read(backupPath, followingSymlinks: true) }
         let staged = VaultFiles.temporaryName(near: files.database, "restore")
         do {
             try guarded { try AtomicFile.write(bytes, to: staged) }

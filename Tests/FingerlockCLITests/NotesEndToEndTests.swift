@@ -186,6 +186,22 @@ import Glibc
         #expect(restored.status == 0, "\(restored.stderr)")
         #expect(try await list().compactMap { $0["title"] as? String } == ["kept"])
         #expect(try await runner.run(["restore", "/nonexistent/backup", "--yes"], environment: touch).status == 5)
+        // Not a file: refused at once (a FIFO blocked forever, /dev/zero read until memory ran out).
+        let fifo = runner.dataDirectory + "-fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        for special in [fifo, "/dev/zero"] {
+            let refused = try await runner.run(
+                ["restore", special, "--yes", "--passcode-stdin"], environment: touch, stdin: passcode, timeout: .seconds(30))
+            #expect(refused.status == 6, "\(special): \(refused.stderr)")
+            #expect(refused.stderr.contains("\(special) is not a regular file"), "\(refused.stderr)")
+        }
+        // A link to a backup (`latest.flb -> ...`) is a backup.
+        let link = runner.dataDirectory + "-latest.flb"
+        #expect(symlink(backup, link) == 0)
+        defer { unlink(link) }
+        let viaLink = try await runner.run(["restore", link, "--yes", "--passcode-stdin"], environment: touch, stdin: passcode)
+        #expect(viaLink.status == 0, "\(viaLink.stderr)")
         // A fresh machine: restore into an empty data directory with the backup's passcode — after
         // a typo, which must leave nothing behind that blocks the next try.
         let fresh = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])

@@ -64,6 +64,20 @@ func mode(of path: String) -> mode_t {
 }
 
 @Suite struct AtomicFileTests {
+    @Test func readsOnlyRegularFilesAndFollowsLinksOnlyWhenAsked() throws {
+        let root = makeTemporaryDirectory()
+        try AtomicFile.write(Array("data".utf8), to: root + "/file")
+        #expect(symlink(root + "/file", root + "/link") == 0)
+        #expect(mkfifo(root + "/fifo", 0o600) == 0)
+        #expect(try AtomicFile.read(root + "/link", followingSymlinks: true) == Array("data".utf8))
+        #expect(throws: SafeFilesError.self) { try AtomicFile.read(root + "/link") }
+        // Neither blocks: a FIFO with no writer, a device that never ends.
+        for special in [root + "/fifo", "/dev/zero"] {
+            let error = #expect(throws: SafeFilesError.self) { try AtomicFile.read(special, followingSymlinks: true) }
+            #expect(error?.code == .notARegularFile)
+        }
+    }
+
     @Test func writesPrivatelyAndReplacesWholeContent() throws {
         let root = makeTemporaryDirectory()
         let path = root + "/data"
