@@ -128,10 +128,12 @@ public enum ServiceInterface {
         # with AES-GCM, authenticating `associatedData`. `stretched` is the client's scrypt output
         # for the passcode (32 bytes). Returns the sealed slot (nonce || ciphertext || tag).
         # Once a slot was sealed for the vault, sealing another needs the vault's key: `key` itself, or
-        # `currentKey` when `key` is a new one (rekey); otherwise KeyRequired. The key before a rekey
-        # also seals (to reseal it after a rekey that never committed) until the current key is seen in
-        # use: in SetVaultPolicy, in a proof of the slot sealed last, or sealed again. Only the slot sealed
-        # last counts as a proof in the methods that take one (a copy of an older slot is a wrong passcode).
+        # `currentKey` when `key` is a new one (rekey); otherwise KeyRequired. The client puts the sealed
+        # slot in its vault afterwards, in a transaction that may fail: so the slot and key in use before
+        # the last seal still prove and seal until the slot sealed last is seen in use (proven in a method
+        # that takes a proof, as clients do right after their transaction commits; after a rekey, also its
+        # new key shown in SetVaultPolicy). From then on only the slot sealed last counts as a proof in the
+        # methods that take one (a copy of an older slot is a wrong passcode), and only its key seals.
         method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string, currentKey: ?string) -> (sealedSlot: string)
 
         # Counts the attempt durably before anything else (refused at once while a delay runs),

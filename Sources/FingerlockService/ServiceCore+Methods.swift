@@ -153,10 +153,12 @@ extension ServiceCore {
             }
         }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
-        // Only the slot sealed last is a proof: a slot sealed for a passcode of someone's choosing, or
-        // an old copy from before a passcode change, is a wrong passcode (and counted as one).
-        let bound = binding?.binds(sealed, associatedData: associatedData, secret: secret) ?? false
-        guard bound, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData) else {
+        // Only a slot the binding names is a proof (the one sealed last, or while that one is not yet
+        // seen in use the one before it): a slot sealed for a passcode of someone's choosing, or an
+        // old copy from before a passcode change, is a wrong passcode (and counted as one).
+        let proven = binding?.proves(sealed, associatedData: associatedData, secret: secret)
+        guard let proven, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData)
+        else {
             let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
             logger.notice(
                 "wrong passcode",
@@ -170,8 +172,12 @@ extension ServiceCore {
                 $0.failedTouches = 0
             }
         }
-        // The slot sealed last was proven: a rekey that sealed it committed.
-        try confirmKeyInUse(binding, owner)
+        // The slot sealed last was proven, so the vault holds it (the transaction that sealed it
+        // committed): the slot and key before it prove and seal nothing more.
+        if proven == .sealedLast, let inUse = binding.provenInUse {
+            try state { try dependencies.secrets.setBinding(inUse, for: owner) }
+            logger.info("the slot sealed last is in use", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+        }
         return (owner, key)
     }
 

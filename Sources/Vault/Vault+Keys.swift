@@ -54,10 +54,11 @@ extension Vault {
         }
         let newKeys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: current.keys.storeID)
         let passcodeSlot: KeySlot
+        var stretched: SymmetricKey?
         switch current.mode {
         case .user: passcodeSlot = try guarded { try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys) }
         case .system:
-            passcodeSlot = try KeySlot.makeSystemPasscode(
+            (passcodeSlot, stretched) = try KeySlot.makeSystemPasscode(
                 passcode, cost: cost, keys: newKeys, service: service, authorizedBy: master)
         }
         let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
@@ -172,7 +173,9 @@ extension Vault {
         state.withLock { $0?.keys = newKeys }
         forgetOldPages()
         if current.mode == .system {
-            // Best effort: the old key opens nothing here any more; the service only forgets a copy.
+            // The new slot is in the vault: the service may retire the old slot and key (first), and
+            // forget any key it holds (the old key opens nothing here any more). Both best effort.
+            if let stretched { passcodeSlot.confirmInService(stretched: stretched, storeID: newKeys.storeID, service: service) }
             try? service.lock(vault: current.keys.storeID)
         }
         return recoveryKey

@@ -77,12 +77,13 @@ extension Vault {
     /// Replaces whichever passcode slot the vault has by one for `passcode` in `mode` (sealed through
     /// the service for system mode), and records the mode — slots, mode and MAC in one transaction.
     func writePasscodeSlot(_ passcode: String, mode: VaultMode, cost: KDFCost) throws(VaultError) {
-        let keys = try unlocked().keys
+        let (keys, modeBefore) = try { () throws(VaultError) in let now = try unlocked(); return (now.keys, now.mode) }()
         let slot: KeySlot
+        var stretched: SymmetricKey?
         switch mode {
         case .user: slot = try guarded { try KeySlot.makePasscode(passcode, cost: cost, keys: keys) }
         case .system:
-            slot = try KeySlot.makeSystemPasscode(passcode, cost: cost, keys: keys, service: configuration.systemSlots)
+            (slot, stretched) = try KeySlot.makeSystemPasscode(passcode, cost: cost, keys: keys, service: configuration.systemSlots)
         }
         try writeChecked { db, keys, meta in
             // `passcode reset` must work when the passcode slot's cost fields were forged: the
@@ -100,5 +101,11 @@ extension Vault {
         }
         state.withLock { $0?.mode = mode }
         forgetOldPages()
+        // A new slot in a system-mode vault (a passcode change or reset) retires the one before it in
+        // the service. Not on `system enable`: that vault's first slot has none before it, and the
+        // service is to hold no key until the first passcode unlock.
+        if let stretched, modeBefore == .system {
+            slot.confirmInService(stretched: stretched, storeID: keys.storeID, service: configuration.systemSlots)
+        }
     }
 }

@@ -43,12 +43,14 @@ import Testing
         #expect(claimed?.name == ServiceInterface.ErrorName.keyRequired.qualifiedName)
     }
 
-    @Test func aSlotSealedBeforeTheLastOneIsAWrongPasscodeAndCounted() throws {
+    @Test func aSlotSealedBeforeTheLastOneIsAWrongPasscodeAndCountedOnceTheNewOneIsInUse() throws {
         let (vault, old) = try registered()
-        // A passcode change: the same key under a new stretched passcode.
+        // A passcode change: the same key under a new stretched passcode, its slot proven as the
+        // client does once its transaction put the slot in the vault.
         var changed = vault
         changed.stretched = Data(repeating: 9, count: 32)
         let current = try changed.seal(core, as: alice)
+        #expect(try changed.unlock(core, slot: current, as: alice).key == changed.key.base64EncodedString())
         let error = #expect(throws: VarlinkError.self) { try vault.unlock(core, slot: old, as: alice) }
         #expect(error?.name == ServiceInterface.ErrorName.wrongPasscode.qualifiedName)
         #expect(try failedPasscodes(vault) == 1)
@@ -56,6 +58,43 @@ import Testing
         #expect(try failedPasscodes(vault) == 2)
         #expect(try changed.unlock(core, slot: current, as: alice).key == changed.key.base64EncodedString())
         #expect(try failedPasscodes(vault) == 0)
+    }
+
+    /// A passcode change or rekey sealed here, then failed or was killed before its transaction
+    /// committed: the vault still holds the slot before, and its passcode still works, as often
+    /// as needed; any number of further seals that never commit change nothing of that.
+    @Test(arguments: ["passcode change", "rekey"])
+    func aChangeThatNeverCommittedLeavesTheSlotInUseWorking(_ change: String) throws {
+        let (vault, old) = try registered()
+        for attempt in 1...3 {
+            if change == "rekey" {
+                _ = try rekey(vault, to: UInt8(20 + attempt))
+            } else {
+                var changed = vault
+                changed.stretched = Data(repeating: UInt8(30 + attempt), count: 32)
+                _ = try changed.seal(core, as: alice)
+            }
+            #expect(try vault.unlock(core, slot: old, as: alice).key == vault.key.base64EncodedString())
+            #expect(try failedPasscodes(vault) == 0)
+        }
+        // A change that commits afterwards still works, and then retires the slot before it.
+        var changed = vault
+        changed.stretched = Data(repeating: 40, count: 32)
+        let current = try changed.seal(core, as: alice)
+        _ = try changed.unlock(core, slot: current, as: alice)
+        #expect(throws: VarlinkError.self) { try vault.unlock(core, slot: old, as: alice) }
+    }
+
+    @Test func aBindingWrittenBeforeTheSlotInUseWasKeptReadsAsOneSlot() throws {
+        let secret = SymmetricKey(size: .bits256)
+        let key = SymmetricKey(size: .bits256)
+        let binding = SlotBinding.first(Data([1, 2, 3]), associatedData: Data([4]), key: key, secret: secret)
+        let legacy = Array(binding.encoded.prefix(3 * 32))
+        #expect(SlotBinding(encoded: legacy) == binding)
+        #expect(SlotBinding(encoded: binding.encoded) == binding)
+        #expect(SlotBinding(encoded: Array(binding.encoded.prefix(100))) == nil)
+        #expect(binding.proves(Data([1, 2, 3]), associatedData: Data([4]), secret: secret) == .sealedLast)
+        #expect(binding.proves(Data([1, 2, 3]), associatedData: Data([5]), secret: secret) == nil)
     }
 
     /// `vault` rekeyed to a new key (the service seals it, proven with the current key).

@@ -8,9 +8,11 @@ import Vault
 /// fingerlockd in memory: a secret per vault, the KEK as the service derives it, and a count of
 /// the passcode attempts it saw. Enough to test the vault's side of the system-mode slot.
 final class FakeSystemSlots: SystemSlotService {
-    private let state = Mutex<(secrets: [UUID: SymmetricKey], attempts: Int)>(([:], 0))
+    private let state = Mutex<(secrets: [UUID: SymmetricKey], attempts: Int, proven: [Data])>(([:], 0, []))
 
     var attempts: Int { state.withLock { $0.attempts } }
+    /// Every slot opened, in order (a client proves a slot it just committed).
+    var provenSlots: [Data] { state.withLock { $0.proven } }
     func isRegistered(_ vault: UUID) -> Bool { state.withLock { $0.secrets[vault] != nil } }
 
     func register(vault: UUID) throws(SystemSlotError) {
@@ -50,6 +52,7 @@ final class FakeSystemSlots: SystemSlotService {
         guard let box = try? AES.GCM.SealedBox(combined: sealedSlot),
             let key = try? AES.GCM.open(box, using: kek, authenticating: associatedData)
         else { throw SystemSlotError(.wrongPasscode(failedPasscodes: count, delaySeconds: 0), "wrong") }
+        state.withLock { $0.proven.append(sealedSlot) }
         return SymmetricKey(data: key)
     }
 
@@ -177,8 +180,15 @@ struct VaultSystemModeTests {
             let recoveryKey = try makeSystemVault(dir, service)
             let vault = try Vault.open(
                 in: dir + "/vault", using: .recoveryKey(recoveryKey.displayString), configuration: withService(service))
+            #expect(service.provenSlots.isEmpty)
             try vault.changePasscode(to: "a new passcode", cost: testCost)
             vault.close()
+            // The new slot, once in the vault, was proven to the service (so it retires the old one);
+            // enabling system mode proved nothing (the service holds no key before an unlock).
+            let newSlot = try withRawDatabase(dir) { db in
+                try Data.fetchOne(db, sql: "SELECT wrapped FROM slots WHERE name = 'system-passcode'")
+            }
+            #expect(service.provenSlots == [try #require(newSlot)])
             let reopened = try Vault.open(
                 in: dir + "/vault", using: .passcode("a new passcode"), configuration: withService(service))
             #expect(try reopened.mode == .system)
@@ -197,8 +207,13 @@ struct VaultSystemModeTests {
             let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
             let newRecoveryKey = try vault.rekey(passcode: passcode, cost: testCost)
             vault.close()
-            // Opening proved the passcode once, rekey once more: both counted by the service.
-            #expect(service.attempts == 2)
+            // Opening proved the passcode once, rekey once more, and the new slot once it was in the
+            // vault (so the service retires the old one): each counted by the service.
+            #expect(service.attempts == 3)
+            let newSlot = try withRawDatabase(dir) { db in
+                try Data.fetchOne(db, sql: "SELECT wrapped FROM slots WHERE name = 'system-passcode'")
+            }
+            #expect(service.provenSlots.last == newSlot)
 
             let reopened = try Vault.open(
                 in: dir + "/vault", using: .passcode(passcode), configuration: withService(service))
@@ -206,7 +221,7 @@ struct VaultSystemModeTests {
             #expect(try reopened.note(id: try reopened.list()[0].id).body == "secret body")
             #expect(try reopened.mode == .system)
             reopened.close()
-            #expect(service.attempts == 3)
+            #expect(service.attempts == 4)
             expectVaultError(.wrongRecoveryKey) {
                 try Vault.open(in: dir + "/vault", using: .recoveryKey(oldRecoveryKey.displayString))
             }

@@ -18,7 +18,7 @@ extension KeySlot {
     static func makeSystemPasscode(
         _ passcode: String, cost: KDFCost, keys: KeyHierarchy, service: any SystemSlotService,
         authorizedBy currentKey: SymmetricKey? = nil
-    ) throws(VaultError) -> KeySlot {
+    ) throws(VaultError) -> (slot: KeySlot, stretched: SymmetricKey) {
         let (parameters, stretched) = try guarded {
             try ScryptParameters.derive(try passcodeBytes(passcode), cost: cost)
         }
@@ -28,7 +28,17 @@ extension KeySlot {
                 vault: keys.storeID, stretched: stretched, key: keys.master,
                 associatedData: systemAssociatedData(parameters: encoded, storeID: keys.storeID), authorizedBy: currentKey)
         }
-        return KeySlot(name: systemPasscode, parameters: encoded, wrapped: sealed)
+        return (KeySlot(name: systemPasscode, parameters: encoded, wrapped: sealed), stretched)
+    }
+
+    /// Proves this slot, just committed to the vault, to the service (`stretched` from sealing it,
+    /// so no second key derivation): until a slot sealed there is seen in use the service still
+    /// takes the one before it, which a change that failed after sealing leaves in the vault. Best
+    /// effort: if it fails, the next passcode unlock proves it.
+    func confirmInService(stretched: SymmetricKey, storeID: UUID, service: any SystemSlotService) {
+        _ = try? service.unlock(
+            vault: storeID, stretched: stretched, sealedSlot: wrapped,
+            associatedData: Self.systemAssociatedData(parameters: parameters, storeID: storeID))
     }
 
     /// Opens through the service, which counts the attempt before it tries the slot.
