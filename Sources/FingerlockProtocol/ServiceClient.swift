@@ -75,8 +75,9 @@ public final class ServiceClient {
         try call(.unlockWithPasscode, parameters)
     }
 
-    public func lock(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.LockReply {
-        try call(.lock, VarlinkParameters.Vault(vault: vault))
+    /// Forgets the key of `vault`, or (nil) of every vault of the caller's.
+    public func lock(_ vault: String?) throws(ServiceClientError) -> VarlinkParameters.LockReply {
+        try call(.lock, VarlinkParameters.Lock(vault: vault))
     }
 
     public func status(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.VaultStatus {

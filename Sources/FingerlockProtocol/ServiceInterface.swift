@@ -143,8 +143,9 @@ public enum ServiceInterface {
         # `cachedSeconds` says how long it is kept. It starts the reuse window.
         method UnlockWithPasscode(vault: string, stretched: string, sealedSlot: string, associatedData: string, cacheSeconds: int) -> (key: string, cachedSeconds: int)
 
-        # Forgets the vault's cached key.
-        method Lock(vault: string) -> (wasUnlocked: bool)
+        # Forgets the vault's cached key; without `vault`, the key of every vault of the caller's
+        # (`fingerlock lock`). `wasUnlocked`: a key was held.
+        method Lock(vault: ?string) -> (wasUnlocked: bool)
 
         # Tells the service the vault's policy, which only the open vault knows. Only the vault's owner
         # can, and only with the vault's key (`key`, checked against the key of the slot sealed last,

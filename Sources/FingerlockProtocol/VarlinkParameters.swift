@@ -79,6 +79,12 @@ public enum VarlinkParameters {
         }
     }
 
+    /// `Lock`: one vault, or (nil) every vault of the caller's.
+    public struct Lock: Codable, Sendable, Equatable {
+        public var vault: String?
+        public init(vault: String?) { self.vault = vault }
+    }
+
     public struct LockReply: Codable, Sendable, Equatable {
         public var wasUnlocked: Bool
         public init(wasUnlocked: Bool) { self.wasUnlocked = wasUnlocked }

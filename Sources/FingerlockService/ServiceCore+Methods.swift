@@ -50,10 +50,17 @@ extension ServiceCore {
         return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: cached)
     }
 
-    public func lock(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
+    public func lock(_ parameters: VarlinkParameters.Lock, peer: PeerCredentials) throws(VarlinkError)
         -> VarlinkParameters.LockReply
     {
-        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        guard let vault = parameters.vault else {
+            // Every vault of the caller's (and of nobody else: the names start with the uid).
+            let prefix = VaultOwner.cacheNamePrefix(uid: peer.uid)
+            let forgotten = try state { try dependencies.keyCache.invalidateAll(withPrefix: prefix) }
+            lastUnlocks.withLock { windows in windows = windows.filter { !$0.key.hasPrefix(prefix) } }
+            return .init(wasUnlocked: forgotten > 0)
+        }
+        let owner = try VaultOwner(uid: peer.uid, vault: vault)
         let was = try state { try dependencies.keyCache.invalidate(name: owner.cacheName) }
         endReuseWindow(owner)
         return .init(wasUnlocked: was)

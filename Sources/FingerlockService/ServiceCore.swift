@@ -129,7 +129,7 @@ public final class ServiceCore: Sendable {
             return VarlinkReply.encode(
                 try unlockWithPasscode(call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
         case .lock:
-            return VarlinkReply.encode(try lock(call.parameters(VarlinkParameters.Vault.self), peer: peer))
+            return VarlinkReply.encode(try lock(call.parameters(VarlinkParameters.Lock.self), peer: peer))
         case .status:
             return VarlinkReply.encode(try status(call.parameters(VarlinkParameters.Vault.self), peer: peer))
         case .forgetVault:

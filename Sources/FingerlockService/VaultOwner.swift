@@ -15,7 +15,10 @@ public struct VaultOwner: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The name of the vault's entry in the key cache.
-    public var cacheName: String { "\(uid)/\(vault)" }
+    public var cacheName: String { "\(Self.cacheNamePrefix(uid: uid))\(vault)" }
+
+    /// What the cache names of every vault of `uid` start with.
+    static func cacheNamePrefix(uid: uid_t) -> String { "\(uid)/" }
 
     public var description: String { "uid \(uid) vault \(vault)" }
 }

@@ -99,8 +99,8 @@ final class FakeSystemFingers: SystemFingerService {
 
     func policy(vault: UUID) throws -> SystemVaultPolicy? { answeredPolicy }
 
-    func lock(vault: UUID) throws -> Bool {
-        calls.withLock { $0.append("lock") }
+    func lock(vault: UUID?) throws -> Bool {
+        calls.withLock { $0.append(vault == nil ? "lock all" : "lock") }
         return true
     }
 
@@ -263,10 +263,32 @@ final class FakeSystemFingers: SystemFingerService {
         }
     }
 
-    @Test func lockAsksTheServiceToForgetTheKey() async throws {
+    @Test func lockAsksTheServiceToForgetTheKeyOfEveryVaultAndEmptiesTheKeyringToo() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
-        #expect(try context(fingers, interaction: ScriptedInteraction(secrets: [])).lock().forgotten == 1)
-        #expect(fingers.calls.withLock { $0 } == ["lock"])
+        // A user-mode vault's key of another data directory, in the user's keyring.
+        try install.cache.store(SymmetricKey(size: .bits256), name: UUID().uuidString, lifetime: .seconds(600))
+        _ = try install.cache.invalidate(name: try install.passcodes.open(with: .passcode(Installation.passcode)).storeID.uuidString)
+        #expect(try context(fingers, interaction: ScriptedInteraction(secrets: [])).lock().forgotten == 2)
+        #expect(fingers.calls.withLock { $0 } == ["lock all"])
+        #expect(try install.cache.invalidateAll() == 0)
+    }
+
+    @Test func lockInUserModeAlsoAsksAServiceThatIsThereAndIgnoresOneThatIsNot() async throws {
+        try await install.setUp(fingers: [])
+        _ = try install.cache.invalidateAll()
+        let user = AuthContext(
+            .init(
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
+                systemFingers: FakeSystemFingers(key: try install.masterKey(), touches: [])))
+        // The service held the key of a system-mode vault of the user's, elsewhere.
+        #expect(try user.lock().forgotten == 1)
+        let noService = AuthContext(
+            .init(
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
+                systemFingers: NoSystemFingerService()))
+        #expect(try noService.lock().forgotten == 0)
     }
 }

@@ -57,6 +57,23 @@ struct ServiceCoreTests {
         #expect(try !core.lock(.init(vault: vault.id), peer: alice).wasUnlocked)
     }
 
+    @Test func lockWithoutAVaultForgetsEveryKeyOfTheCallersAndNoOneElses() throws {
+        func unlocked(_ peer: PeerCredentials) throws -> ClientVault {
+            let vault = ClientVault()
+            _ = try core.registerVault(.init(vault: vault.id), peer: peer)
+            _ = try vault.unlock(core, slot: try vault.seal(core, as: peer), as: peer, cacheSeconds: 600)
+            return vault
+        }
+        let alices = [try unlocked(alice), try unlocked(alice)]
+        let bobs = try unlocked(bob)
+        #expect(try core.lock(.init(vault: nil), peer: alice).wasUnlocked)
+        for vault in alices {
+            #expect(try !core.status(.init(vault: vault.id), peer: alice).status.unlocked)
+        }
+        #expect(try core.status(.init(vault: bobs.id), peer: bob).status.unlocked)
+        #expect(try !core.lock(.init(vault: nil), peer: alice).wasUnlocked)
+    }
+
     @Test func wrongPasscodesAreCountedBeforeEvaluationAndDelayedAsDesigned() throws {
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)

@@ -52,6 +52,17 @@ public final class InMemoryKeyCache: KeyCache {
     }
 
     @discardableResult
+    public func invalidateAll(withPrefix prefix: String) throws(KeyCacheError) -> Int {
+        let now = now()
+        return entries.withLock { entries in
+            let names = entries.keys.filter { $0.hasPrefix(prefix) }
+            // Only keys still alive count as forgotten; expired ones go too.
+            let alive = names.filter { entries[$0]!.expires > now }.count
+            for name in names { entries.removeValue(forKey: name) }
+            return alive
+        }
+    }
+
     public func invalidateAll() throws(KeyCacheError) -> Int {
         entries.withLock { entries in
             defer { entries.removeAll() }

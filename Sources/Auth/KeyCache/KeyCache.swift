@@ -16,6 +16,10 @@ public protocol KeyCache: Sendable {
     /// that none is left; returns how many there were. Throws when one cannot be removed.
     @discardableResult
     func invalidateAll() throws(KeyCacheError) -> Int
+    /// Forgets every entry whose name starts with `prefix` (fingerlockd: one user's vaults); returns
+    /// how many there were.
+    @discardableResult
+    func invalidateAll(withPrefix prefix: String) throws(KeyCacheError) -> Int
     /// How long the entry under `name` has left, as far as the cache can tell; nil when there is
     /// no such entry or the cache cannot say. Tells only the time, never the key.
     func remainingLifetime(name: String) -> Duration?
@@ -24,6 +28,12 @@ public protocol KeyCache: Sendable {
 extension KeyCache {
     /// A cache that cannot tell how long its entries live (`status` then shows no time).
     public func remainingLifetime(name: String) -> Duration? { nil }
+
+    /// A cache that keeps one user's keys only (the kernel keyring) has no other user's to spare:
+    /// it cannot forget by name prefix, and says so.
+    public func invalidateAll(withPrefix prefix: String) throws(KeyCacheError) -> Int {
+        throw KeyCacheError("This key cache cannot forget keys by name.")
+    }
 }
 
 public struct KeyCacheError: Error, Equatable, Sendable, CustomStringConvertible {

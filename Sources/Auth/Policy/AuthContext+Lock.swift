@@ -12,25 +12,31 @@ extension AuthContext {
     }
 
     /// Forgets every fingerlock key this user has cached — of this vault, another data directory,
-    /// or a vault since restored or rekeyed — found by name in the key cache, without opening any
-    /// vault. Never reports success while one remains: a key that cannot be removed throws.
+    /// or a vault since restored or rekeyed, moved or damaged — without opening any vault: those in
+    /// the key cache (user mode), found by name, and those fingerlockd holds for any vault of the
+    /// user's (system mode). Never reports success while one remains: a key that cannot be removed
+    /// throws.
     public func lock() throws -> LockOutcome {
-        if isSystemMode {
-            // The key is in fingerlockd's memory only; the user's keyring holds nothing of this vault.
-            let storeID = try recordedStoreID
+        var forgotten = 0
+        let cache = dependencies.keyCache
+        let cacheUnavailable = cache.unavailableReason()
+        if cacheUnavailable == nil {
             do {
-                return LockOutcome(forgotten: try systemFingers.lock(vault: storeID) ? 1 : 0, cacheUnavailable: nil)
-            } catch let error as SystemFingerError {
+                forgotten += try cache.invalidateAll()
+            } catch {
+                throw AuthError(.dataError, error.message + " The vault may still open with a touch; try `keyctl clear @u`.")
+            }
+        }
+        do {
+            if try systemFingers.lock(vault: nil) { forgotten += 1 }
+        } catch let error as SystemFingerError {
+            // A service that cannot be reached holds no key (it keeps them in its memory only):
+            // nothing to forget there, unless this vault needs it, which is then worth saying.
+            guard !isSystemMode, case .slot(let slot) = error.code, slot.code == .unreachable else {
                 throw Self.authError(systemFinger: error)
             }
         }
-        let cache = dependencies.keyCache
-        if let reason = cache.unavailableReason() { return LockOutcome(forgotten: 0, cacheUnavailable: reason) }
-        do {
-            return LockOutcome(forgotten: try cache.invalidateAll(), cacheUnavailable: nil)
-        } catch {
-            throw AuthError(.dataError, error.message + " The vault may still open with a touch; try `keyctl clear @u`.")
-        }
+        return LockOutcome(forgotten: forgotten, cacheUnavailable: isSystemMode || forgotten > 0 ? nil : cacheUnavailable)
     }
 
     /// What `unlock` did: whether the key is now cached, and for how long.

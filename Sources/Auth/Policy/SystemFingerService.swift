@@ -18,8 +18,9 @@ public protocol SystemFingerService: Sendable {
     func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws
     /// The policy the service applies to `vault` (nil: never told, the defaults apply).
     func policy(vault: UUID) throws -> SystemVaultPolicy?
-    /// Makes the service forget the key it holds for `vault`; returns whether it held one.
-    func lock(vault: UUID) throws -> Bool
+    /// Makes the service forget the key it holds for `vault`, or (nil) for every vault of the
+    /// caller's; returns whether it held one.
+    func lock(vault: UUID?) throws -> Bool
     /// Enrolls `finger` on the service's reader after the passcode proof; reports each step.
     func enroll(
         _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
@@ -130,7 +131,7 @@ public struct NoSystemFingerService: SystemFingerService {
         throw unavailable
     }
     public func policy(vault: UUID) throws -> SystemVaultPolicy? { throw unavailable }
-    public func lock(vault: UUID) throws -> Bool { throw unavailable }
+    public func lock(vault: UUID?) throws -> Bool { throw unavailable }
     public func enroll(
         _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
         progress: @escaping @Sendable (EnrollEvent) -> Void

@@ -71,8 +71,8 @@ public struct ServiceFingerClient: SystemFingerService {
             maxTries: policy.maxTries, scanTimeout: .seconds(policy.scanTimeoutSeconds), kind: kind)
     }
 
-    public func lock(vault: UUID) throws -> Bool {
-        try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in try client.lock(Self.id(vault)) }
+    public func lock(vault: UUID?) throws -> Bool {
+        try blocking(timeout: .seconds(10)) { client throws(ServiceClientError) in try client.lock(vault.map(Self.id)) }
             .wasUnlocked
     }
 
