@@ -14,8 +14,10 @@ import Darwin
 extension Vault {
     /// Writes a consistent encrypted copy of the vault to `path` (0600, durable, atomic) with the
     /// SQLite backup API, after verifying the vault so a damaged vault is not copied as good.
-    /// The copy opens with the passcode and recovery key valid now.
-    public func backup(to path: String, replacing: Bool = false) throws(VaultError) {
+    /// The copy opens with the passcode and recovery key valid now. Returns how many notes the copy
+    /// holds (counted in the copy: a note added meanwhile by another process is in it or not).
+    @discardableResult
+    public func backup(to path: String, replacing: Bool = false) throws(VaultError) -> Int {
         try Self.checkBackupTarget(path, replacing: replacing, vaultDirectory: directory)
         try verifyIntegrity()
         let temp = VaultFiles.temporaryName(near: path, "tmp")
@@ -26,20 +28,23 @@ extension Vault {
             throw Self.naming(path, error)
         }
         do {
-            try guarded {
+            let count = try guarded {
                 let copy = try DatabaseQueue(path: temp)
                 try database.backup(to: copy)
                 try copy.close()
                 // A single self-contained file: leave WAL mode so no -wal/-shm is needed beside it.
                 let reopened = try DatabaseQueue(path: temp)
-                try reopened.writeWithoutTransaction { db in
+                let count = try reopened.writeWithoutTransaction { db in
                     _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+                    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0
                 }
                 try reopened.close()
+                return count
             }
             try VaultFiles.syncFile(temp)
             try Self.publish(temp, as: path, replacing: replacing)
             try guarded { try AtomicFile.syncDirectory(AtomicFile.parentDirectory(of: path)) }
+            return count
         } catch {
             VaultFiles.removeDatabaseFiles(temp)
             let failure = VaultError.from(error)

@@ -19,8 +19,7 @@ struct BackupCommand: FingerlockCommand {
         try Vault.checkBackupTarget(file, replacing: force, vaultDirectory: try global.dataDirectory(dependencies.environment))
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
-        try vault.backup(to: file, replacing: force)
-        let count = try vault.noteCount()
+        let count = try vault.backup(to: file, replacing: force)
         dependencies.console.print("Backed up \(count) \(count == 1 ? "note" : "notes") to \(file).")
     }
 }
