@@ -115,6 +115,17 @@ import Testing
         #expect(try await list(runner).isEmpty)
     }
 
+    @Test func tagsNoCommandCouldNameAreNotImported() async throws {
+        let runner = try await vault()
+        let id = UUID().uuidString.lowercased()
+        let stamp = "2024-01-02T03:04:05Z"
+        let json = ##"[{"id": "\##(id)", "title": "t", "body": "b", "tags": ["", " ", "work", "Work", " home ", "#kept"], "created": "\##(stamp)", "modified": "\##(stamp)"}]"##
+        #expect(try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: json).status == 0)
+        let shown = try await runner.run(["notes", "show", id, "--json"], environment: touch)
+        let note = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown)")
+        #expect(note["tags"] as? [String] == ["work", "home", "#kept"])
+    }
+
     @Test func aMarkdownDirectoryGivesOneNotePerFile() async throws {
         let runner = try await vault()
         let directory = scratch + "/md"

@@ -26,6 +26,19 @@ enum FingerlockJSONImport {
         for note in notes where !seen.insert(note.id).inserted {
             throw CLIError(.dataError, "The export holds the id \(note.id.uuidString.lowercased()) twice; nothing was imported.")
         }
-        return notes
+        return notes.map { note in
+            var note = note
+            note.tags = storableTags(note.tags)
+            return note
+        }
+    }
+
+    /// Tags as fingerlock itself stores them: trimmed, none empty, none twice ignoring case (the
+    /// first spelling kept). A hand-edited file's `""` or `" "` would be a tag no command could
+    /// name, so none could remove it. A leading `#` is kept: `notes add --tag '##x'` stores `#x`.
+    static func storableTags(_ tags: [String]) -> [String] {
+        var seen = Set<String>()
+        return tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty && seen.insert($0.lowercased()).inserted }
     }
 }
