@@ -31,7 +31,7 @@ public final class ServiceClient {
         // A local descriptor until every check passed: self is not fully initialised before the
         // end, so a refusal closes it here and deinit never closes it a second time.
         let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketFD >= 0 else { throw .unreachable("cannot create a socket (errno \(errno))") }
+        guard socketFD >= 0 else { throw .unreachable("cannot create a socket (\(String(cString: strerror(errno))))") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -40,7 +40,7 @@ public final class ServiceClient {
         guard connected == 0 else {
             let error = errno
             close(socketFD)
-            throw .unreachable("cannot connect to \(socketPath) (errno \(error))")
+            throw .unreachable("cannot connect to \(socketPath) (\(String(cString: strerror(error))))")
         }
         // struct ucred: pid, uid, gid (three 32-bit fields).
         var raw = (UInt32(0), UInt32(0), UInt32(0))
@@ -232,7 +232,7 @@ public final class ServiceClient {
             } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
                 try wait(for: Int16(POLLOUT), until: deadline)
             } else {
-                throw .unreachable("the service closed the connection (errno \(errno))")
+                throw .unreachable("the service closed the connection (\(String(cString: strerror(errno))))")
             }
         }
     }
@@ -267,7 +267,7 @@ public final class ServiceClient {
             var pfd = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&pfd, 1, milliseconds)
             if ready > 0 { return }
-            if ready < 0 && errno != EINTR { throw .unreachable("poll failed (errno \(errno))") }
+            if ready < 0 && errno != EINTR { throw .unreachable("poll failed (\(String(cString: strerror(errno))))") }
         }
     }
 }

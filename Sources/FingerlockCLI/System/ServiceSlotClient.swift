@@ -66,6 +66,10 @@ public struct ServiceSlotClient: SystemSlotService {
                         + "`fingerlock passcode reset` (with the recovery key) puts the vault back in user mode.")
             case ServiceInterface.ErrorName.vaultNotRegistered.qualifiedName:
                 return SystemSlotError(.notRegistered, "fingerlockd has no secret for this vault.")
+            case ServiceInterface.ErrorName.tooManyConnections.qualifiedName:
+                let limit = failure.int("limit").map { " (\($0))" } ?? ""
+                return SystemSlotError(
+                    .failure, "fingerlockd has too many connections open\(limit); try again in a moment.")
             default:
                 var reason = ""
                 if case .string(let text) = failure.parameters["reason"] { reason = ": " + text }
