@@ -36,6 +36,10 @@ extension Vault {
         passcode: String, cost: KDFCost = .calibrated, recoveryKey: RecoveryKey = .generate()
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
+        // Held from before fingerlockd seals the new slot until the vault holds it (see
+        // `writePasscodeSlot`); a passcode change committed before it is found below.
+        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
         let service = configuration.systemSlots
         let master: SymmetricKey
@@ -62,7 +66,7 @@ extension Vault {
                 passcode, cost: cost, keys: newKeys, service: service, authorizedBy: master)
         }
         let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
-        try writeChecked { db, oldKeys, meta in
+        try writeChecked(holding: lock) { db, oldKeys, meta in
             let slotsNow = try KeySlot.readAll(db)
             guard KeySlot.verifyTableMAC(meta.slotMAC, slotsNow, kind: meta.kind, mode: meta.mode, keys: oldKeys) else {
                 throw VaultError.tampered("slot table")

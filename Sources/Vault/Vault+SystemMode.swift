@@ -78,6 +78,10 @@ extension Vault {
     /// the service for system mode), and records the mode — slots, mode and MAC in one transaction.
     func writePasscodeSlot(_ passcode: String, mode: VaultMode, cost: KDFCost) throws(VaultError) {
         let (keys, modeBefore) = try { () throws(VaultError) in let now = try unlocked(); return (now.keys, now.mode) }()
+        // Held from before fingerlockd seals the new slot until the vault holds it: another change's
+        // seal in between would leave the service bound to a slot no vault holds.
+        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
         let slot: KeySlot
         var stretched: SymmetricKey?
         switch mode {
@@ -85,7 +89,7 @@ extension Vault {
         case .system:
             (slot, stretched) = try KeySlot.makeSystemPasscode(passcode, cost: cost, keys: keys, service: configuration.systemSlots)
         }
-        try writeChecked { db, keys, meta in
+        try writeChecked(holding: lock) { db, keys, meta in
             // `passcode reset` must work when the passcode slot's cost fields were forged: the
             // rest of the table is checked as written, and the passcode slot replaced below.
             guard

@@ -273,10 +273,14 @@ public final class Vault: Sendable {
     }
 
     /// A write transaction under the process lock, after checking that the vault on disk is still
-    /// the one our keys belong to (so a key that is not the vault's never encrypts new data).
-    func writeChecked<T>(_ body: (Database, KeyHierarchy, MetaRow) throws -> T) throws(VaultError) -> T {
+    /// the one our keys belong to (so a key that is not the vault's never encrypts new data). Takes
+    /// the lock unless the caller holds it already (`holding`).
+    func writeChecked<T>(holding held: FileLock? = nil, _ body: (Database, KeyHierarchy, MetaRow) throws -> T)
+        throws(VaultError) -> T
+    {
         let keys = try unlocked().keys
-        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        let lock: FileLock
+        if let held { lock = held } else { lock = try files.acquireLock(timeout: configuration.lockTimeout) }
         defer { withExtendedLifetime(lock) {} }
         return try guarded {
             try database.write { db in
