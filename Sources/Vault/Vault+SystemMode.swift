@@ -77,7 +77,8 @@ extension Vault {
     /// Replaces whichever passcode slot the vault has by one for `passcode` in `mode` (sealed through
     /// the service for system mode), and records the mode — slots, mode and MAC in one transaction.
     func writePasscodeSlot(_ passcode: String, mode: VaultMode, cost: KDFCost) throws(VaultError) {
-        let (keys, modeBefore) = try { () throws(VaultError) in let now = try unlocked(); return (now.keys, now.mode) }()
+        let current = try unlocked()
+        let keys = current.keys
         // Held from before fingerlockd seals the new slot until the vault holds it: another change's
         // seal in between would leave the service bound to a slot no vault holds.
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
@@ -108,7 +109,7 @@ extension Vault {
         // A new slot in a system-mode vault (a passcode change or reset) retires the one before it in
         // the service. Not on `system enable`: that vault's first slot has none before it, and the
         // service is to hold no key until the first passcode unlock.
-        if let stretched, modeBefore == .system {
+        if let stretched, current.mode == .system {
             slot.confirmInService(stretched: stretched, storeID: keys.storeID, service: configuration.systemSlots)
         }
     }

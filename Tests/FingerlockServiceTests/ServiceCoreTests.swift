@@ -273,12 +273,18 @@ struct ServiceCoreTests {
         _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: bob)
     }
 
-    @Test func aDamagedSecretIsAServiceFailureThatRevealsNoPath() throws {
+    /// Alice's vault with a sealed slot, then `file` of its state damaged.
+    func sealedVault(damaging file: String) throws -> (ClientVault, String) {
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
         let slot = try vault.seal(core, as: alice)
-        let secret = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/secret"
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: secret))
+        let path = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/" + file
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
+        return (vault, slot)
+    }
+
+    @Test func aDamagedSecretIsAServiceFailureThatRevealsNoPath() throws {
+        let (vault, slot) = try sealedVault(damaging: "secret")
         do {
             _ = try vault.unlock(core, slot: slot, as: alice)
             Issue.record("unlocked with a damaged secret")
@@ -289,11 +295,7 @@ struct ServiceCoreTests {
     }
 
     @Test func aDamagedSlotBindingJudgesNoPasscodeAndCountsNone() throws {
-        let vault = ClientVault()
-        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
-        let slot = try vault.seal(core, as: alice)
-        let binding = harness.directory + "/state/v1/\(alice.uid)/\(vault.id.lowercased())/slot-binding"
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: binding))
+        let (vault, slot) = try sealedVault(damaging: "slot-binding")
         for _ in 0..<6 {
             do {
                 _ = try vault.unlock(core, slot: slot, as: alice)
