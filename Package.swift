@@ -53,7 +53,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Exact: `CBoringSSLShim` declares BoringSSL functions that this version of swift-crypto links
+        // in but does not export (`AESGCMOpenerTests` fails loudly if they move or change).
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -101,10 +103,18 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The policy's rules, written once and hosted by both modes (Auth in the CLI, fingerlockd):
+        // the touch and passcode ledgers, delays, reuse window, reader kind, match candidates, the
+        // settings' bounds, and the stores they keep their state in. No vault, no keyring, no SQLite.
+        .target(
+            name: "AuthCore",
+            dependencies: ["Fingerprint", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "Auth",
             dependencies: [
-                "Fingerprint", "Vault", "CKeyutils", "SafeFiles",
+                "AuthCore", "Fingerprint", "Vault", "CKeyutils", "SafeFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -113,7 +123,7 @@ let package = Package(
             name: "FingerlockCLI",
             dependencies: [
                 // FingerlockProtocol: the Varlink client behind Vault's `SystemSlotService` seam.
-                "Fingerprint", "Vault", "Auth", "SafeFiles", "FingerlockProtocol",
+                "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -121,7 +131,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI", "Auth", "Fingerprint", "SafeFiles", "Vault"],
+            dependencies: ["FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
             swiftSettings: upcoming,
             // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
             // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
@@ -136,7 +146,9 @@ let package = Package(
         .target(
             name: "FingerlockService",
             dependencies: [
-                "FingerlockProtocol", "Auth", "Fingerprint", "SafeFiles",
+                // AuthCore, not Auth: the service hosts the rules and never opens a vault, so it links
+                // neither GRDB/SQLite nor libkeyutils.
+                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "fingerlockd",
             dependencies: [
-                "FingerlockService", "Auth", "Fingerprint", "SafeFiles",
+                "FingerlockService", "Fingerprint", "SafeFiles",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -164,15 +176,20 @@ let package = Package(
             name: "FingerprintTests",
             // Auth and Vault for the tests of the policy on a real libfprint reader (shared storage), which
             // must run under the serialized libfprint suite.
-            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "Auth", "Vault"],
+            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "AuthCore", "Auth", "Vault"],
             resources: [],
             swiftSettings: upcoming
         ),
         .testTarget(name: "VaultTests", dependencies: ["Vault", "vault-stress"], swiftSettings: upcoming),
         .testTarget(
+            name: "AuthCoreTests",
+            dependencies: ["AuthCore", "Fingerprint", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "AuthTests",
             dependencies: [
-                "Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto"),
+                "AuthCore", "Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
@@ -180,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: [
-                "FingerlockCLI", "fingerlock", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
+                "FingerlockCLI", "fingerlock", "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming
@@ -189,7 +206,7 @@ let package = Package(
             name: "FingerlockServiceTests",
             dependencies: [
                 // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
-                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "Auth", "Fingerprint",
+                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "AuthCore", "Auth", "Fingerprint",
                 "FingerprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

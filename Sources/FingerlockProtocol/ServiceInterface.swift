@@ -13,8 +13,6 @@ public enum ServiceInterface {
     public static let maximumCacheSeconds = 48 * 3600
     /// The longest one scan (each touch of an enrollment) may wait for a finger.
     public static let maximumScanSeconds = 300
-    /// Consecutive failed touches after which the cached key is forgotten (the passcode is needed).
-    public static let touchLockout = 5
     /// The largest template ImportFinger takes (and so ExportFinger returns): a libfprint template
     /// is a few KiB, an image-based one some tens; in base64 with the rest it fits one message.
     public static let maximumTemplateSize = 40 * 1024
@@ -24,7 +22,8 @@ public enum ServiceInterface {
     public enum PasscodeRequiredReason: String, Sendable {
         /// No key held (after a restart, Lock or expiry).
         case locked
-        /// The key was forgotten after `touchLockout` failed touches; until the passcode is entered.
+        /// The key was forgotten after too many failed touches in a row (AuthCore's `TouchLedger`);
+        /// until the passcode is entered.
         case lockout
     }
 

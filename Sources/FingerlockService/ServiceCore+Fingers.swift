@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 public import FingerlockProtocol
 import Fingerprint
 import Foundation

@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 import Crypto
 public import FingerlockProtocol
 import Foundation
@@ -57,12 +57,12 @@ extension ServiceCore {
             // Every vault of the caller's (and of nobody else: the names start with the uid).
             let prefix = VaultOwner.cacheNamePrefix(uid: peer.uid)
             let forgotten = try state { try dependencies.keyCache.invalidateAll(withPrefix: prefix) }
-            lastUnlocks.withLock { windows in windows = windows.filter { !$0.key.hasPrefix(prefix) } }
+            reuse.closeAll(withPrefix: prefix)
             return .init(wasUnlocked: forgotten > 0)
         }
         let owner = try VaultOwner(uid: peer.uid, vault: vault)
         let was = try state { try dependencies.keyCache.invalidate(name: owner.cacheName) }
-        endReuseWindow(owner)
+        reuse.close(for: owner.cacheName)
         return .init(wasUnlocked: was)
     }
 
@@ -82,21 +82,21 @@ extension ServiceCore {
             unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
         let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
         let told = try toldPolicy(owner)
-        let lockedOut = attempts.failedTouches >= ServiceInterface.touchLockout
+        let lockedOut = TouchLedger.isLockedOut(attempts)
         let window = (told ?? .defaults).reuseWindowSeconds
-        let reuse = unlocked && !lockedOut ? reuseLeft(owner, told ?? .defaults) : nil
+        let reuseLeft = unlocked && !lockedOut ? reuse.left(for: owner.cacheName, window: .seconds(window)) : nil
         return .init(
             status: .init(
                 registered: true, unlocked: unlocked, unlockedSeconds: seconds,
                 failedPasscodes: attempts.failedPasscodes, delaySeconds: Int(delay),
                 failedTouches: attempts.failedTouches, touchLockedOut: lockedOut, policy: told?.wire,
-                reuseSeconds: window > 0 ? Int(reuse?.components.seconds ?? 0) : nil))
+                reuseSeconds: window > 0 ? Int(reuseLeft?.components.seconds ?? 0) : nil))
     }
 
     public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {
         let (owner, _) = try checkPasscode(parameters, peer: peer)
         _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
-        endReuseWindow(owner)
+        reuse.close(for: owner.cacheName)
         try state { try dependencies.secrets.forget(owner) }
         logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
     }
@@ -142,23 +142,9 @@ extension ServiceCore {
         let secret = try registeredSecret(owner)
         // Read before the attempt is counted: a state that cannot be read judges no passcode.
         let binding = try state { try dependencies.secrets.binding(owner) }
-        let attempts = try state { try dependencies.attempts(owner) }
-        let now = dependencies.now()
-        let failures = try state {
-            try attempts.update { state throws -> Int in
-                if let left = PasscodeDelays.remaining(in: state, now: now) {
-                    throw VarlinkError(
-                        .passcodeDelayed,
-                        [
-                            "secondsLeft": .int(Int(left.components.seconds)),
-                            "failedPasscodes": .int(state.failedPasscodes),
-                        ])
-                }
-                state.failedPasscodes += 1
-                state.lastPasscodeFailure = now
-                return state.failedPasscodes
-            }
-        }
+        let ledger = PasscodeLedger(try state { try dependencies.attempts(owner) }, now: dependencies.now)
+        // A delay still running is refused here, as a `PasscodeDelayed` (see `state`).
+        let attempt = try state { try ledger.checkDelayAndCount() }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         // Only a slot the binding names is a proof (the one sealed last, or while that one is not yet
         // seen in use the one before it): a slot sealed for a passcode of someone's choosing, or an
@@ -166,19 +152,15 @@ extension ServiceCore {
         let proven = binding?.proves(sealed, associatedData: associatedData, secret: secret)
         guard let proven, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData)
         else {
-            let delay = PasscodeDelays.delay(afterFailures: failures).components.seconds
+            let failures = attempt.failures
             logger.notice(
                 "wrong passcode",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
-            throw VarlinkError(.wrongPasscode, ["failedPasscodes": .int(failures), "delaySeconds": .int(Int(delay))])
+            throw VarlinkError(
+                .wrongPasscode,
+                ["failedPasscodes": .int(failures), "delaySeconds": .int(Int(attempt.delayIfWrong.components.seconds))])
         }
-        try state {
-            try attempts.update {
-                $0.failedPasscodes = 0
-                $0.lastPasscodeFailure = nil
-                $0.failedTouches = 0
-            }
-        }
+        try state { try ledger.succeeded() }
         // The slot sealed last was proven, so the vault holds it (the transaction that sealed it
         // committed): the slot and key before it prove and seal nothing more.
         if proven == .sealedLast, let inUse = binding.provenInUse {
@@ -202,6 +184,10 @@ extension ServiceCore {
             return try body()
         } catch let error as VarlinkError {
             throw error
+        } catch let delay as PasscodeDelay {
+            throw VarlinkError(
+                .passcodeDelayed,
+                ["secondsLeft": .int(Int(delay.left.components.seconds)), "failedPasscodes": .int(delay.failures)])
         } catch let error as ServiceStateError {
             if case .tooManyVaults(let limit) = error.code {
                 throw VarlinkError(.tooManyVaults, ["limit": .int(limit)])

@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 import Crypto
 public import FingerlockProtocol
 import Fingerprint
@@ -62,19 +62,8 @@ extension ServiceCore {
     /// Counts kept elsewhere only ever raise the service's: a client cannot wipe a count with them.
     private func raiseCounters(_ owner: VaultOwner, touches: Int, passcodes: Int) throws(VarlinkError) {
         let attempts = try state { try dependencies.attempts(owner) }
-        let now = dependencies.now()
-        let lockedOut = try state {
-            try attempts.update { state -> Bool in
-                state.failedTouches = max(state.failedTouches, touches)
-                if passcodes > state.failedPasscodes {
-                    state.failedPasscodes = passcodes
-                    // When they were counted is not known here: the delay they earn starts now.
-                    state.lastPasscodeFailure = now
-                }
-                return state.failedTouches >= ServiceInterface.touchLockout
-            }
-        }
-        if lockedOut { forgetKey(owner) }
+        try state { try PasscodeLedger(attempts, now: dependencies.now).raise(to: passcodes) }
+        if try state({ try TouchLedger(attempts).raise(to: touches) }) { forgetKey(owner) }
     }
 
     /// Caches the key a passcode proof released, for the vault's cache-expiry (or `requested` when
@@ -87,44 +76,14 @@ extension ServiceCore {
         }
         try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(seconds)) }
         forgetWhenExpired(owner)
-        startReuseWindow(owner)
+        reuse.open(for: owner.cacheName)
         return seconds
     }
 
     /// Shortens the life of the vault's cached key to at most `limit` (never lengthens it); returns
     /// what is left.
     func limitCachedKey(_ owner: VaultOwner, to limit: Duration) throws(VarlinkError) -> Duration {
-        let cache = dependencies.keyCache
-        return try state { () throws -> Duration in
-            guard let key = try cache.load(name: owner.cacheName), let remaining = cache.remainingLifetime(name: owner.cacheName)
-            else { return .zero }
-            guard limit < remaining else { return remaining }
-            if limit == .zero {
-                _ = try cache.invalidate(name: owner.cacheName)
-                return .zero
-            }
-            try cache.store(key, name: owner.cacheName, lifetime: limit)
-            return limit
-        }
-    }
-
-    func startReuseWindow(_ owner: VaultOwner) {
-        let now = dependencies.now()
-        lastUnlocks.withLock { $0[owner.cacheName] = now }
-    }
-
-    func endReuseWindow(_ owner: VaultOwner) {
-        _ = lastUnlocks.withLock { $0.removeValue(forKey: owner.cacheName) }
-    }
-
-    /// What is left of the reuse window (nil: none), measured from the last passcode unlock or
-    /// matching touch, with the window the policy says now.
-    func reuseLeft(_ owner: VaultOwner, _ policy: ServiceVaultPolicy) -> Duration? {
-        guard policy.reuseWindowSeconds > 0, let last = lastUnlocks.withLock({ $0[owner.cacheName] }) else { return nil }
-        let elapsed = dependencies.now().timeIntervalSince(last)
-        let left = Double(policy.reuseWindowSeconds) - elapsed
-        guard elapsed >= 0, left > 0 else { return nil }
-        return .milliseconds(Int64(left * 1000))
+        try state { try dependencies.keyCache.limitLifetime(name: owner.cacheName, to: limit) }
     }
 
     /// The scan timeout of one touch: the vault's own once its owner set it (`told`), else the caller's.
@@ -136,7 +95,7 @@ extension ServiceCore {
 
     /// A reader of the wrong kind for the vault never scans for it.
     func checkReaderKind(_ reader: any FingerprintReader, _ policy: ServiceVaultPolicy) throws(VarlinkError) {
-        guard policy.accepts(reader.identity) else {
+        guard policy.kind?.accepts(reader.identity) ?? true else {
             throw VarlinkError(
                 .wrongReaderKind,
                 ["reader": .string(reader.identity.description), "kind": .string(policy.kind?.rawValue ?? "")])
@@ -147,7 +106,7 @@ extension ServiceCore {
     func reusedUnlock(_ owner: VaultOwner, _ policy: ServiceVaultPolicy) throws(VarlinkError)
         -> VarlinkParameters.UnlockWithTouchReply?
     {
-        guard reuseLeft(owner, policy) != nil,
+        guard reuse.isOpen(for: owner.cacheName, window: .seconds(policy.reuseWindowSeconds)),
             let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
         else { return nil }
         logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])

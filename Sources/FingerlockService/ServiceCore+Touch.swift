@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 import Crypto
 public import FingerlockProtocol
 import Fingerprint
@@ -62,16 +62,15 @@ extension ServiceCore {
         let timeout = try touchTimeout(parameters.timeoutSeconds, told)
         let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
         let secret = try registeredSecret(owner)
-        let attempts = try state { try dependencies.attempts(owner) }
-        try checkTouchCanUnlock(owner, attempts)
+        let ledger = TouchLedger(try state { try dependencies.attempts(owner) })
+        try checkTouchCanUnlock(owner, ledger)
         if parameters.reuse == true, let reply = try reusedUnlock(owner, policy) { return reply }
-        let lockout = ServiceInterface.touchLockout
-        let count = TouchCount(attempts: attempts)
+        let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
         do {
             scan = try await scans.run(for: owner.uid, waitingAtMost: timeout) {
                 // Touches that ran while this one waited may have locked the vault out.
-                try checkTouchCanUnlock(owner, attempts)
+                try checkTouchCanUnlock(owner, ledger)
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's
                 // thread, which the running scan holds, and would let a later request in first.
                 let reader = try await currentReader(timeout: timeout)
@@ -85,29 +84,30 @@ extension ServiceCore {
         } catch {
             // A finger read before the scan failed or was cancelled stays counted, maybe as the
             // last one allowed.
-            if let failures = count.made, failures >= lockout { forgetKey(owner) }
+            if let failures = count.made, failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }
             throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
         }
         switch scan.result {
         case .match(let print) where scan.prints.contains(print):
-            try state { try attempts.update { $0.failedTouches = 0 } }
+            try state { try ledger.matched() }
             // Locked, expired or forgotten while the finger was on the reader: nothing to release.
             guard let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) }) else {
                 throw Self.passcodeRequired(.locked)
             }
-            startReuseWindow(owner)
+            reuse.open(for: owner.cacheName)
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
                 reader: scan.reader.description)
         case .match, .noMatch, .notInReaderStorage:
             let failures = try state { try count.failures() }
-            if failures >= lockout { forgetKey(owner) }
+            if failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }
             logger.notice(
                 "touch did not match",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
             throw VarlinkError(
-                .noMatch, ["failedTouches": .int(failures), "touchesLeft": .int(max(0, lockout - failures))])
+                .noMatch,
+                ["failedTouches": .int(failures), "touchesLeft": .int(TouchLedger.touchesLeft(after: failures))])
         case .retry(let reason):
             try state { try count.undo() }
             throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
@@ -120,23 +120,24 @@ extension ServiceCore {
         _ owner: VaultOwner, secret: SymmetricKey, reader: any FingerprintReader, policy: ServiceVaultPolicy, wanted: Finger?
     ) throws(VarlinkError) -> [EnrolledPrint] {
         try checkReaderKind(reader, policy)
-        var prints = try state { try dependencies.templates.prints(owner, secret: secret) }
-            .filter { $0.reader == reader.identity }
-        guard !prints.isEmpty else {
-            throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.identity.description)])
+        let enrolled = try state { try dependencies.templates.prints(owner, secret: secret) }
+        do {
+            return try MatchCandidates(enrolled, reader: reader.identity, canIdentify: reader.info.canIdentify, wanted: wanted)
+                .prints
+        } catch {
+            switch error {
+            case .noneEnrolled(let reader):
+                throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.description)])
+            case .fingerNotEnrolled(let finger, _):
+                throw VarlinkError(.fingerNotEnrolled, ["finger": .string(finger.rawValue)])
+            }
         }
-        if let wanted {
-            prints = prints.filter { $0.finger == wanted }
-            guard !prints.isEmpty else { throw VarlinkError(.fingerNotEnrolled, ["finger": .string(wanted.rawValue)]) }
-        }
-        if prints.count > 1 && !reader.info.canIdentify { prints = [prints[0]] }
-        return prints
     }
 
     /// Refuses a touch that could release nothing: locked out, or no key held.
-    private func checkTouchCanUnlock(_ owner: VaultOwner, _ attempts: any AttemptStore) throws(VarlinkError) {
+    private func checkTouchCanUnlock(_ owner: VaultOwner, _ ledger: TouchLedger) throws(VarlinkError) {
         // The lockout first: it also forgets the key, and is what the user must be told.
-        if try state({ try attempts.read() }).failedTouches >= ServiceInterface.touchLockout {
+        if try state({ try ledger.isLockedOut() }) {
             forgetKey(owner)
             throw Self.passcodeRequired(.lockout)
         }

@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 import Crypto
 public import FingerlockProtocol
 public import Foundation
@@ -19,12 +19,13 @@ public final class ServiceCore: Sendable {
     let expiryTimers = Mutex<Set<String>>([])
     /// One scan at a time on the reader, in arrival order.
     let scans = ScanQueue()
-    /// When each cached vault was last unlocked by its passcode or a matching touch: the start of
-    /// its reuse window. Memory only, like the keys.
-    let lastUnlocks = Mutex<[String: Date]>([:])
+    /// Each vault's reuse window (AuthCore's rule), opened by its passcode or a matching touch.
+    /// Memory only, like the keys, and apart from them: forgetting keys counts keys only.
+    let reuse: ReuseWindow
 
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies
+        reuse = ReuseWindow(markers: InMemoryKeyCache(now: dependencies.now), suffix: "", now: dependencies.now)
         self.product = "fingerlockd"
         self.version = version
     }

@@ -1,4 +1,4 @@
-public import Auth
+public import AuthCore
 public import Foundation
 public import Logging
 

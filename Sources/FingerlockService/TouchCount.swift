@@ -1,22 +1,22 @@
-import Auth
+import AuthCore
 import Synchronization
 
-/// One touch's place in its vault's failed-touch count: added when the reader reports a finger
-/// (on the reader's thread, mid-scan, before the result is out), then read, or taken back when
-/// the touch turns out not to count. A match resets the whole count, elsewhere.
+/// One touch's place in its vault's failed-touch count (`TouchLedger`): added when the reader
+/// reports a finger (on the reader's thread, mid-scan, before the result is out), then read, or
+/// taken back when the touch turns out not to count. A match resets the whole count, elsewhere.
 final class TouchCount: Sendable {
-    private let attempts: any AttemptStore
+    private let ledger: TouchLedger
     /// nil until the touch is counted; then the count it made, or why it could not be made.
     private let counted = Mutex<Result<Int, any Error>?>(nil)
 
-    init(attempts: any AttemptStore) {
-        self.attempts = attempts
+    init(_ ledger: TouchLedger) {
+        self.ledger = ledger
     }
 
     /// The reader has a finger: the touch counts as failed until its result says otherwise.
     func fingerRead() {
         counted.withLock { counted in
-            if counted == nil { counted = Result { try add() } }
+            if counted == nil { counted = Result { try ledger.count() } }
         }
     }
 
@@ -27,7 +27,7 @@ final class TouchCount: Sendable {
     /// reporting the finger first. Throws when the count could not be written.
     func failures() throws -> Int {
         try counted.withLock { counted in
-            let result = counted ?? Result { try add() }
+            let result = counted ?? Result { try ledger.count() }
             counted = result
             return try result.get()
         }
@@ -37,15 +37,8 @@ final class TouchCount: Sendable {
     func undo() throws {
         try counted.withLock { counted in
             guard case .success = counted else { return }
-            try attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+            try ledger.undo()
             counted = nil
-        }
-    }
-
-    private func add() throws -> Int {
-        try attempts.update { state -> Int in
-            state.failedTouches += 1
-            return state.failedTouches
         }
     }
 }

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import AuthCore
 import Glibc
 #endif
 import Auth
@@ -24,6 +25,7 @@ let dependencies = CLIDependencies(
     now: { Date() },
     username: environment["USER"] ?? "fingerlock",
     keyCache: KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
+    reuseMarkers: KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
     input: FileDescriptorInput.standardInput,
     passcodeRepository: { directory, systemSlots in
         VaultPasscodeRepository(

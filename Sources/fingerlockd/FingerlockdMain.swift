@@ -1,4 +1,3 @@
-import Auth
 import FingerlockService
 import Fingerprint
 import Foundation

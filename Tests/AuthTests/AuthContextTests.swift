@@ -1,3 +1,4 @@
+import AuthCore
 import Auth
 import Crypto
 import Fingerprint
@@ -18,6 +19,8 @@ struct Installation {
     let directory: String
     let clock = FakeClock()
     let cache: InMemoryKeyCache
+    /// The reuse window's markers, apart from the keys as in the CLI.
+    let markers: InMemoryKeyCache
     let attempts: FileAttemptStore
     static let passcode = "plum tree 42"
     /// Removes the directory once the test no longer holds this installation (or a copy of it).
@@ -27,6 +30,7 @@ struct Installation {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-auth-\(UUID().uuidString)").path
         removal = DirectoryRemoval(directory)
         cache = InMemoryKeyCache(now: clock.now)
+        markers = InMemoryKeyCache(now: clock.now)
         attempts = FileAttemptStore(dataDirectory: directory)
     }
 
@@ -42,7 +46,7 @@ struct Installation {
         cache: (any KeyCache)? = nil
     ) -> AuthContext {
         AuthContext(.init(
-            passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, attempts: attempts,
+            passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, reuseMarkers: markers, attempts: attempts,
             interaction: interaction, remoteSession: { RemoteSessionDetector(environment: environment, probe: FakeSessionProbe()).reason() },
             now: clock.now))
     }
@@ -426,16 +430,23 @@ struct Installation {
         var settings = try SecuritySettings(vault: setup)
         try settings.set(.reuseWindow, to: "2m")
         try settings.save(.reuseWindow, to: setup)
+        // The passcode unlock opened the window (measured with the setting in force now).
         let first = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: first).evaluate(.biometricsOrPasscode, reason: "r")
-        #expect(first.scans == 1)
-        let second = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([]), interaction: second).evaluate(.biometricsOrPasscode, reason: "r")
-        #expect(second.scans == 0)
+        _ = try await install.context(reader: Installation.reader([]), interaction: first).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(first.scans == 0)
         install.clock.advance(121)
+        let second = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: second).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(second.scans == 1)
+        // The matching touch opened a new one; releasing the key in it does not lengthen it.
+        install.clock.advance(60)
         let third = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: third).evaluate(.biometricsOrPasscode, reason: "r")
-        #expect(third.scans == 1)
+        _ = try await install.context(reader: Installation.reader([]), interaction: third).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(third.scans == 0)
+        install.clock.advance(61)
+        let fourth = ScriptedInteraction()
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: fourth).evaluate(.biometricsOrPasscode, reason: "r")
+        #expect(fourth.scans == 1)
     }
 
     // MARK: biometrics only

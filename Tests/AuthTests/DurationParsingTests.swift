@@ -1,3 +1,4 @@
+import AuthCore
 @testable import Auth
 import Testing
 

@@ -1,4 +1,5 @@
 import Auth
+import AuthCore
 import Crypto
 import Foundation
 import Synchronization
@@ -12,29 +13,6 @@ final class FakeClock: Sendable {
 }
 
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
-
-@Suite struct InMemoryKeyCacheTests {
-    @Test func keysExpireOnTheInjectedClock() throws {
-        let clock = FakeClock()
-        let cache = InMemoryKeyCache(now: clock.now)
-        let key = SymmetricKey(size: .bits256)
-        try cache.store(key, name: "store", lifetime: .seconds(60))
-        clock.advance(59)
-        #expect(try cache.load(name: "store").map(bytes) == bytes(key))
-        clock.advance(2)
-        #expect(try cache.load(name: "store") == nil)
-    }
-
-    @Test func invalidateForgetsAndUnavailableCachesSayWhy() throws {
-        let cache = InMemoryKeyCache(now: Date.init)
-        try cache.store(SymmetricKey(size: .bits256), name: "a", lifetime: .seconds(60))
-        #expect(try cache.invalidate(name: "a"))
-        #expect(try !cache.invalidate(name: "a"))
-        let broken = InMemoryKeyCache(now: Date.init, unavailableReason: "no keyring here")
-        #expect(broken.unavailableReason() == "no keyring here")
-        #expect(throws: KeyCacheError("no keyring here")) { try broken.load(name: "a") }
-    }
-}
 
 /// The real kernel keyring (`@u`), as the CLI uses it.
 @Suite(.serialized) struct KernelKeyringCacheTests {

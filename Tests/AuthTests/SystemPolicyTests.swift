@@ -1,3 +1,4 @@
+import AuthCore
 import Crypto
 import Fingerprint
 import Foundation
@@ -18,7 +19,7 @@ import Vault
     {
         AuthContext(
             .init(
-                passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
     }
 

@@ -1,3 +1,4 @@
+import AuthCore
 import Crypto
 import Fingerprint
 import Foundation
@@ -132,7 +133,7 @@ final class FakeSystemFingers: SystemFingerService {
         AuthContext(
             .init(
                 passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
-                keyCache: install.cache, attempts: install.attempts, interaction: interaction,
+                keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts, interaction: interaction,
                 remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
     }
 
@@ -279,14 +280,14 @@ final class FakeSystemFingers: SystemFingerService {
         _ = try install.cache.invalidateAll()
         let user = AuthContext(
             .init(
-                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemFingers: FakeSystemFingers(key: try install.masterKey(), touches: [])))
         // The service held the key of a system-mode vault of the user's, elsewhere.
         #expect(try user.lock().forgotten == 1)
         let noService = AuthContext(
             .init(
-                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, attempts: install.attempts,
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemFingers: NoSystemFingerService()))
         #expect(try noService.lock().forgotten == 0)

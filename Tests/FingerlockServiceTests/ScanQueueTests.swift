@@ -1,3 +1,4 @@
+import AuthCore
 import Auth
 import Foundation
 import Synchronization
@@ -69,7 +70,7 @@ struct ScanQueueTests {
     @Test func aTouchTakenBackLeavesTheCountAsItWas() throws {
         let attempts = MemoryAttempts()
         try attempts.update { $0.failedTouches = 2 }
-        let retried = TouchCount(attempts: attempts)
+        let retried = TouchCount(TouchLedger(attempts))
         retried.fingerRead()
         retried.fingerRead()
         #expect(retried.made == 3)
@@ -78,13 +79,13 @@ struct ScanQueueTests {
         #expect(retried.made == nil)
         #expect(try attempts.read().failedTouches == 2)
         // A result without a finger reported first is counted when it is read.
-        let unreported = TouchCount(attempts: attempts)
+        let unreported = TouchCount(TouchLedger(attempts))
         #expect(try unreported.failures() == 3)
         #expect(try unreported.failures() == 3)
     }
 
     @Test func aCountThatCannotBeWrittenFailsTheTouch() throws {
-        let count = TouchCount(attempts: BrokenAttempts())
+        let count = TouchCount(TouchLedger(BrokenAttempts()))
         count.fingerRead()
         #expect(count.made == nil)
         #expect(throws: BrokenAttempts.Failure.self) { try count.failures() }

@@ -1,3 +1,4 @@
+import AuthCore
 import Auth
 import Crypto
 import FingerlockProtocol

@@ -1,3 +1,4 @@
+public import AuthCore
 internal import CKeyutils
 public import Crypto
 import Foundation

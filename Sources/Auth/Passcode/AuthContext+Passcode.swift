@@ -1,3 +1,4 @@
+import AuthCore
 import Fingerprint
 import Foundation
 import Synchronization
@@ -58,15 +59,7 @@ extension AuthContext {
     func refuseDuringPasscodeDelay() throws {
         // In system mode fingerlockd keeps the passcode counters and refuses during its delays.
         if isSystemMode { return }
-        try Self.checkDelay(try dependencies.attempts.read(), now: dependencies.now())
-    }
-
-    static func checkDelay(_ state: AttemptState, now: Date) throws {
-        if let left = PasscodeDelays.remaining(in: state, now: now) {
-            throw AuthError(
-                .passcodeDelay,
-                "Too many wrong passcodes (\(state.failedPasscodes)): try again in \(PasscodeDelays.describe(left)).")
-        }
+        if let delay = try Self.vaultCall({ try passcodeLedger.delayLeft() }) { throw Self.passcodeDelayed(delay) }
     }
 
     /// Checks the delay and counts the attempt in one step under the counters' lock — so parallel
@@ -78,20 +71,12 @@ extension AuthContext {
     func countedAttempt(anyOf credentials: [VaultCredential]) throws -> CountedAttempt {
         let attempts = credentials.filter { if case .passcode(let text) = $0 { !text.isEmpty } else { true } }
         guard !attempts.isEmpty else { return .refused(.init(serviceSays: nil)) }
-        let now = dependencies.now()
         // A system-mode passcode is counted (first) by fingerlockd, not in the user's own files; a
         // recovery key is still counted here.
         let systemMode = isSystemMode
         let countedByService = systemMode && attempts.allSatisfy { if case .passcode = $0 { true } else { false } }
-        var failureBefore: Date?
-        if !countedByService {
-            try dependencies.attempts.update {
-                try Self.checkDelay($0, now: now)
-                failureBefore = $0.lastPasscodeFailure
-                $0.failedPasscodes += 1
-                $0.lastPasscodeFailure = now
-            }
-        }
+        let ledger = passcodeLedger
+        let counted = countedByService ? nil : try Self.vaultCall { try ledger.checkDelayAndCount() }
         var serviceSays: String?
         var judgedWrong = false
         for credential in attempts {
@@ -100,7 +85,7 @@ extension AuthContext {
                 // Whatever the passcode was for (an unlock, a change, rekey, restore), the vault is
                 // open: fingerlockd learns its settings (the cache-expiry it already capped the key to).
                 if systemMode, case .passcode = credential { tellServicePolicy(of: vault) }
-                try dependencies.attempts.update { $0 = AttemptState() }
+                try Self.vaultCall { try ledger.succeeded() }
                 return .opened(vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 // A malformed recovery key is just a wrong one, and counts as such. The service's
@@ -113,21 +98,11 @@ extension AuthContext {
             } catch {
                 // Nothing judged the secret (a damaged vault, a failed read): this was no wrong
                 // passcode, so it must not count as one, or a damaged vault would lock its owner out.
-                if !countedByService && !judgedWrong { uncount(at: now, restoring: failureBefore) }
+                if let counted, !judgedWrong { ledger.notJudged(counted) }
                 throw Self.authError(error)
             }
         }
         return .refused(.init(serviceSays: serviceSays))
-    }
-
-    /// Takes back the attempt `countedAttempt` counted at `now`. Best effort: if the counters cannot
-    /// be written, the attempt stays counted, which errs on the safe side.
-    private func uncount(at now: Date, restoring failureBefore: Date?) {
-        try? dependencies.attempts.update {
-            if $0.failedPasscodes > 0 { $0.failedPasscodes -= 1 }
-            // Unless another run has counted a failure since.
-            if $0.lastPasscodeFailure == now { $0.lastPasscodeFailure = failureBefore }
-        }
     }
 
     // MARK: - Setting and replacing the passcode
@@ -148,7 +123,7 @@ extension AuthContext {
         try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
         let created = try Self.vaultCall { try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey) }
         do {
-            try dependencies.attempts.update { $0 = AttemptState() }
+            try Self.vaultCall { try passcodeLedger.succeeded() }
             try cacheKey(of: created)
         } catch {
             created.close()

@@ -1,3 +1,4 @@
+import AuthCore
 import Crypto
 import Foundation
 import Vault
@@ -108,30 +109,26 @@ extension AuthContext {
             interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
             return
         }
-        startReuseWindow(vault, settings)
+        startReuseWindow(vault)
     }
 
     /// Whether an unlock moments ago lets this one skip the touch (`reuse-window`).
     func isWithinReuseWindow(_ vault: Vault, _ settings: SecuritySettings) throws -> Bool {
-        guard settings.reuseWindow > .zero else { return false }
         let storeID = try Self.vaultCall { try vault.storeID.uuidString }
-        return try dependencies.keyCache.load(name: storeID + Self.reuseSuffix) != nil
+        return reuseWindow.isOpen(for: storeID, window: settings.reuseWindow)
     }
 
-    /// A marker (a random key, no secret) that expires with the reuse window.
-    func startReuseWindow(_ vault: Vault, _ settings: SecuritySettings) {
-        guard settings.reuseWindow > .zero, let storeID = try? vault.storeID.uuidString else { return }
-        try? dependencies.keyCache.store(
-            SymmetricKey(size: .bits256), name: storeID + Self.reuseSuffix, lifetime: settings.reuseWindow)
+    /// Opens the reuse window after a passcode unlock or a matching touch.
+    func startReuseWindow(_ vault: Vault) {
+        guard let storeID = try? vault.storeID.uuidString else { return }
+        reuseWindow.open(for: storeID)
     }
 
-    static let reuseSuffix = ":reuse"
-
-    /// Removes this vault's key and reuse marker from the user's keyring (best effort: a keyring
+    /// Removes this vault's key and reuse window from the user's keyring (best effort: a keyring
     /// that cannot be used holds nothing). System mode leaves nothing there.
     func forgetUserKeyringEntries(of vault: Vault) {
         guard let storeID = try? vault.storeID.uuidString else { return }
         _ = try? dependencies.keyCache.invalidate(name: storeID)
-        _ = try? dependencies.keyCache.invalidate(name: storeID + Self.reuseSuffix)
+        reuseWindow.close(for: storeID)
     }
 }

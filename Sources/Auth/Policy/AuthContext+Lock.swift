@@ -1,3 +1,4 @@
+import AuthCore
 import Fingerprint
 import Foundation
 import Vault
@@ -23,6 +24,8 @@ extension AuthContext {
         if cacheUnavailable == nil {
             do {
                 forgotten += try cache.invalidateAll()
+                // The windows end with the keys; they are no keys, so they are not counted.
+                _ = try dependencies.reuseMarkers.invalidateAll()
             } catch {
                 throw AuthError(.dataError, error.message + " The vault may still open with a touch; try `keyctl clear @u`.")
             }
@@ -55,13 +58,6 @@ extension AuthContext {
         }
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
         return UnlockOutcome(cachedFor: settings.cacheExpiry, notCachedBecause: nil)
-    }
-
-    /// Forgets this vault's cached key and reuse window only (after a rekey).
-    func forgetCachedKey(of vault: Vault) {
-        guard let storeID = try? vault.storeID.uuidString else { return }
-        _ = try? dependencies.keyCache.invalidate(name: storeID)
-        _ = try? dependencies.keyCache.invalidate(name: storeID + Self.reuseSuffix)
     }
 }
 

@@ -1,3 +1,4 @@
+public import AuthCore
 public import Fingerprint
 import Foundation
 import Vault

@@ -1,3 +1,4 @@
+public import AuthCore
 import Fingerprint
 import Foundation
 import Synchronization

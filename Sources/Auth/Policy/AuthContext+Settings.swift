@@ -1,3 +1,4 @@
+public import AuthCore
 import Vault
 
 /// `config get|set`: the sealed security settings.

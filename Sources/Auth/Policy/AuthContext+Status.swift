@@ -1,3 +1,4 @@
+import AuthCore
 import Fingerprint
 import Foundation
 public import Vault
@@ -12,7 +13,7 @@ extension AuthContext {
         let cache = dependencies.keyCache
         var status = VaultStatus(
             setUp: passcodes.hasPasscode, unlocked: false, failedTouches: attempts.failedTouches,
-            lockedOut: attempts.failedTouches >= Self.lockoutThreshold, failedPasscodes: attempts.failedPasscodes,
+            lockedOut: TouchLedger.isLockedOut(attempts), failedPasscodes: attempts.failedPasscodes,
             passcodeDelayLeft: PasscodeDelays.remaining(in: attempts, now: dependencies.now()),
             mode: vaultMode.rawValue,
             keyCacheUnavailable: cache.unavailableReason())
@@ -27,9 +28,8 @@ extension AuthContext {
         let storeID = try Self.vaultCall { try vault.storeID.uuidString }
         status.unlocked = true
         status.keyExpiresIn = cache.remainingLifetime(name: storeID)
-        if (try? cache.load(name: storeID + Self.reuseSuffix)) != nil {
-            status.reuseWindowLeft = cache.remainingLifetime(name: storeID + Self.reuseSuffix) ?? .zero
-        }
+        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        if !status.lockedOut { status.reuseWindowLeft = reuseWindow.left(for: storeID, window: settings.reuseWindow) }
         status.kind = try Self.vaultCall { try vault.kind }
         status.enrolledFingers = try Self.vaultCall {
             try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }

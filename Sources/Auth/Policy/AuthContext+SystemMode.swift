@@ -1,3 +1,4 @@
+import AuthCore
 public import Fingerprint
 import Foundation
 import Synchronization

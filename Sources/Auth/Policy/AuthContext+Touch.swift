@@ -1,3 +1,4 @@
+import AuthCore
 public import Fingerprint
 import Foundation
 import Vault
@@ -45,23 +46,17 @@ extension AuthContext {
         let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
         try checkReaderKind(reader, vault: vault)
-        if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
-        var prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
-        guard !prints.isEmpty else { throw notEnrolled(reader) }
-        if let finger {
-            prints = prints.filter { $0.finger == finger }
-            guard !prints.isEmpty else {
-                throw AuthError(.notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")
-            }
-        }
-        let identified = prints.count == 1 || reader.info.canIdentify
-        if !identified {
-            interaction.notify("This reader cannot identify among fingers; checking \(prints[0].finger).")
-            prints = [prints[0]]
+        if try Self.vaultCall({ try touchLedger.isLockedOut() }) { throw lockout }
+        let candidates = try matchCandidates(vault: vault, reader: reader, wanted: finger)
+        if !candidates.identifies {
+            interaction.notify("This reader cannot identify among fingers; checking \(candidates.prints[0].finger).")
         }
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
-        let matched = try await touches(prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
-        return (matched, reader.identity, identified)
+        let matched = try await touches(
+            candidates.prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
+        // A matching touch is an unlock, `verify`'s too (as fingerlockd counts it).
+        startReuseWindow(vault)
+        return (matched, reader.identity, candidates.identifies)
     }
 
     func unlockWithFinger() async throws -> Vault {
@@ -73,13 +68,12 @@ extension AuthContext {
         let vault = try await vaultFromCache()
         do {
             try checkReaderKind(reader, vault: vault)
-            if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+            if try Self.vaultCall({ try touchLedger.isLockedOut() }) { throw lockout }
             let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
             if try isWithinReuseWindow(vault, settings) { return vault }
-            let prints = try VaultPrintStore(vault: vault).prints(for: reader.identity)
-            guard !prints.isEmpty else { throw notEnrolled(reader) }
-            _ = try await touches(prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
-            startReuseWindow(vault, settings)
+            let candidates = try matchCandidates(vault: vault, reader: reader, wanted: nil)
+            _ = try await touches(candidates.prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
+            startReuseWindow(vault)
             return vault
         } catch {
             vault.close()
@@ -99,11 +93,8 @@ extension AuthContext {
         var lost = ""
         let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
         while noMatches < tries {
-            let failures = try dependencies.attempts.update { state -> Int in
-                state.failedTouches += 1
-                return state.failedTouches
-            }
-            guard failures <= Self.lockoutThreshold else {
+            let failures = try Self.vaultCall { try touchLedger.count() }
+            guard failures <= TouchLedger.lockoutThreshold else {
                 try uncountTouch()
                 throw lockout
             }
@@ -123,16 +114,15 @@ extension AuthContext {
             }
             switch outcome {
             case .scanned(.match(let print)):
-                try dependencies.attempts.update { $0.failedTouches = 0 }
+                try Self.vaultCall { try touchLedger.matched() }
                 return print
             case .scanned(.noMatch), .scanned(.notInReaderStorage):
                 if case .scanned(.notInReaderStorage) = outcome {
                     // The reader decided, so the touch stays counted unless its own list, read to the
                     // end, shows that no print of the scan is on it any more: then no touch could
                     // have matched, which is not a guess.
-                    let scanned = prints.count > 1 && !reader.info.canIdentify ? [prints[0]] : prints
-                    if let missing = await Self.printsGone(scanned, from: reader), !missing.isEmpty {
-                        if missing.count == scanned.count {
+                    if let missing = await Self.printsGone(prints, from: reader), !missing.isEmpty {
+                        if missing.count == prints.count {
                             try uncountTouch()
                             throw AuthError(
                                 .biometryNotAvailable, Self.notStoredSentence(missing, on: reader),
@@ -145,11 +135,11 @@ extension AuthContext {
                     }
                 }
                 noMatches += 1
-                if failures >= Self.lockoutThreshold {
+                if failures >= TouchLedger.lockoutThreshold {
                     // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
                     throw AuthError(
                         .authenticationFailed,
-                        "No match. That was the \(Self.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered." + lost)
+                        "No match. That was the \(TouchLedger.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered." + lost)
                 }
                 if noMatches < tries { interaction.notify("No match." + lost + " Try again.") }
             case .scanned(.retry(let reason)):
@@ -188,7 +178,23 @@ extension AuthContext {
     }
 
     private func uncountTouch() throws {
-        try dependencies.attempts.update { $0.failedTouches = max(0, $0.failedTouches - 1) }
+        try Self.vaultCall { try touchLedger.undo() }
+    }
+
+    /// The vault's prints a touch on `reader` is matched against (the rule both modes share).
+    func matchCandidates(vault: Vault, reader: any FingerprintReader, wanted: Finger?) throws -> MatchCandidates {
+        let enrolled = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+        do {
+            return try MatchCandidates(enrolled, reader: reader.identity, canIdentify: reader.info.canIdentify, wanted: wanted)
+        } catch {
+            switch error {
+            case .noneEnrolled:
+                throw notEnrolled(reader)
+            case .fingerNotEnrolled(let finger, _):
+                throw AuthError(
+                    .notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")
+            }
+        }
     }
 
     func refuseRemoteSession() throws {
@@ -219,7 +225,7 @@ extension AuthContext {
     /// Refuses a test reader on a hardware vault and a hardware reader on a test vault.
     func checkReaderKind(_ reader: any FingerprintReader, vault: Vault) throws {
         let kind = try Self.vaultCall { try vault.kind }
-        if (kind == .hardware) == reader.identity.isTestReader {
+        if !ReaderKind(kind).accepts(reader.identity) {
             throw Self.wrongReaderKind(reader.identity.description, vaultKind: kind)
         }
     }

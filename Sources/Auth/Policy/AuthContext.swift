@@ -1,3 +1,4 @@
+public import AuthCore
 public import Fingerprint
 public import Foundation
 public import Vault
@@ -18,6 +19,8 @@ public final class AuthContext: Sendable {
         /// copy from each reader's own storage).
         public var connectedReaders: @Sendable () async -> [any FingerprintReader]
         public var keyCache: any KeyCache
+        /// Where the reuse window's markers live: apart from the keys, so `lock` counts keys only.
+        public var reuseMarkers: any KeyCache
         public var attempts: any AttemptStore
         public var interaction: any AuthInteraction
         /// Why this is a remote session (so the finger is skipped), or nil for a local one.
@@ -31,7 +34,7 @@ public final class AuthContext: Sendable {
 
         public init(
             passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
-            attempts: any AttemptStore, interaction: any AuthInteraction,
+            reuseMarkers: any KeyCache, attempts: any AttemptStore, interaction: any AuthInteraction,
             remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
             connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
             testReaderChosen: Bool? = nil, systemFingers: any SystemFingerService = NoSystemFingerService()
@@ -39,6 +42,7 @@ public final class AuthContext: Sendable {
             self.passcodes = passcodes
             self.readerLookup = readerLookup
             self.keyCache = keyCache
+            self.reuseMarkers = reuseMarkers
             self.attempts = attempts
             self.interaction = interaction
             self.remoteSession = remoteSession
@@ -49,8 +53,6 @@ public final class AuthContext: Sendable {
         }
     }
 
-    /// Consecutive failed touches, across invocations, that lock biometrics until a passcode unlock.
-    public static let lockoutThreshold = 5
     /// Wrong passcodes accepted in one evaluation at a terminal before giving up.
     public static let passcodePromptsPerEvaluation = 3
     /// Retry hints tolerated in one evaluation (they do not count as tries).
@@ -63,6 +65,10 @@ public final class AuthContext: Sendable {
     let recordedHeader = Mutex<VaultHeader?>(nil)
     var passcodes: any PasscodeRepository { dependencies.passcodes }
     var interaction: any AuthInteraction { dependencies.interaction }
+    /// The rules both modes host, over this user's counters and keyring.
+    var touchLedger: TouchLedger { TouchLedger(dependencies.attempts) }
+    var passcodeLedger: PasscodeLedger { PasscodeLedger(dependencies.attempts, now: dependencies.now) }
+    var reuseWindow: ReuseWindow { ReuseWindow(markers: dependencies.reuseMarkers, now: dependencies.now) }
 
     public init(_ dependencies: Dependencies) {
         self.dependencies = dependencies
@@ -79,7 +85,7 @@ public final class AuthContext: Sendable {
             try await biometricPreconditions()
             let storeID = try recordedStoreID
             guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
-            if try dependencies.attempts.read().failedTouches >= Self.lockoutThreshold { throw lockout }
+            if try touchLedger.isLockedOut() { throw lockout }
             return nil
         } catch {
             let authError = Self.authError(error)
@@ -132,6 +138,11 @@ public final class AuthContext: Sendable {
     func notEnrolled(_ reader: any FingerprintReader) -> AuthError {
         AuthError(.biometryNotEnrolled, "No finger is enrolled on \(reader.identity); run `fingerlock enroll`.")
     }
+    static func passcodeDelayed(_ delay: PasscodeDelay) -> AuthError {
+        AuthError(
+            .passcodeDelay,
+            "Too many wrong passcodes (\(delay.failures)): try again in \(PasscodeDelays.describe(delay.left)).")
+    }
     static let noTerminal = "There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N."
 
     static func fallsBack(_ code: AuthError.Code) -> Bool {
@@ -169,6 +180,10 @@ public final class AuthContext: Sendable {
             }
         case let error as KeyCacheError:
             return AuthError(.biometryNotAvailable, error.message, unavailability: .noKeyring)
+        case let error as AttemptStoreError:
+            return AuthError(.dataError, error.message)
+        case let delay as PasscodeDelay:
+            return passcodeDelayed(delay)
         default:
             return AuthError(.dataError, String(describing: error))
         }

@@ -1,52 +1,24 @@
+public import AuthCore
 public import Vault
 
 /// The security settings, stored sealed in the vault so nobody can loosen them without unlocking it.
 public struct SecuritySettings: Equatable, Sendable {
     /// How long a passcode unlock keeps the key cached for fingerprint unlocks (default 8 h, at most 48 h).
-    public var cacheExpiry: Duration = .seconds(8 * 3600)
+    public var cacheExpiry: Duration = .seconds(Key.cacheExpiry.defaultValue)
     /// After a successful unlock, further unlocks within this window need no touch (default 0, at most 5 min).
-    public var reuseWindow: Duration = .zero
+    public var reuseWindow: Duration = .seconds(Key.reuseWindow.defaultValue)
     /// Touches per evaluation before falling back to the passcode (default 3).
-    public var maxTries = 3
+    public var maxTries = Int(Key.maxTries.defaultValue)
     /// How long a scan waits for a finger (default 30 s).
-    public var scanTimeout: Duration = .seconds(30)
+    public var scanTimeout: Duration = .seconds(Key.scanTimeout.defaultValue)
     /// How long `notes show --clip` leaves a note on the clipboard (default 45 s, as `pass -c`).
-    public var clipClear: Duration = .seconds(45)
+    public var clipClear: Duration = .seconds(Key.clipClear.defaultValue)
 
     public init() {}
 
-    /// The keys `config get|set` accepts, with their bounds.
-    public enum Key: String, CaseIterable, Sendable {
-        case cacheExpiry = "cache-expiry"
-        case reuseWindow = "reuse-window"
-        case maxTries = "max-tries"
-        case scanTimeout = "scan-timeout"
-        case clipClear = "clip-clear"
-
-        var isDuration: Bool { self != .maxTries }
-
-        /// Allowed values, in seconds (or tries).
-        public var range: ClosedRange<Int64> {
-            switch self {
-            case .cacheExpiry: 60...(48 * 3600)
-            case .reuseWindow: 0...300
-            case .maxTries: 1...10
-            case .scanTimeout: 5...120
-            // A few seconds is enough to paste once; more than 10 min is a secret left lying about.
-            case .clipClear: 2...600
-            }
-        }
-
-        public var help: String {
-            switch self {
-            case .cacheExpiry: "how long a passcode unlock lets a finger unlock (1m to 48h)"
-            case .reuseWindow: "after an unlock, no touch is needed again for this long (0 to 5m)"
-            case .maxTries: "touches per unlock before asking for the passcode (1 to 10)"
-            case .scanTimeout: "how long a scan waits for a finger (5s to 2m)"
-            case .clipClear: "how long notes show --clip leaves a note on the clipboard (2s to 10m)"
-            }
-        }
-    }
+    /// The keys `config get|set` accepts; their bounds and defaults are AuthCore's, shared with
+    /// fingerlockd.
+    public typealias Key = SecuritySetting
 
     public func value(_ key: Key) -> String {
         switch key {
@@ -194,3 +166,15 @@ public struct SecuritySettings: Equatable, Sendable {
 }
 
 import Foundation
+
+extension SecuritySetting {
+    public var help: String {
+        switch self {
+        case .cacheExpiry: "how long a passcode unlock lets a finger unlock (1m to 48h)"
+        case .reuseWindow: "after an unlock, no touch is needed again for this long (0 to 5m)"
+        case .maxTries: "touches per unlock before asking for the passcode (1 to 10)"
+        case .scanTimeout: "how long a scan waits for a finger (5s to 2m)"
+        case .clipClear: "how long notes show --clip leaves a note on the clipboard (2s to 10m)"
+        }
+    }
+}

@@ -1,3 +1,4 @@
+public import AuthCore
 public import Crypto
 public import Fingerprint
 public import Foundation

@@ -1,3 +1,4 @@
+import AuthCore
 import Auth
 import Fingerprint
 import Vault
@@ -28,7 +29,7 @@ enum StatusText {
         if status.lockedOut {
             lines.append("fingerprint: locked out after \(status.failedTouches) failed touches; the passcode turns it back on")
         } else if status.failedTouches > 0 {
-            lines.append("fingerprint: \(status.failedTouches) failed touches in a row (lockout at \(AuthContext.lockoutThreshold))")
+            lines.append("fingerprint: \(status.failedTouches) failed touches in a row (lockout at \(TouchLedger.lockoutThreshold))")
         }
         if let service = status.service { lines.append(serviceLine(service, socket: socket)) }
         let countedBy = status.service.map { if case .answered = $0 { " (counted by fingerlockd)" } else { "" } } ?? ""

@@ -1,3 +1,4 @@
+public import AuthCore
 public import Auth
 public import Fingerprint
 public import Foundation
@@ -18,6 +19,8 @@ public struct CLIDependencies: Sendable {
     public var username: String
     /// Where an unlocked vault key waits for a finger (the kernel keyring).
     public var keyCache: any KeyCache
+    /// Where the reuse window's markers wait (the kernel keyring too, under a name of their own).
+    public var reuseMarkers: any KeyCache
     /// Standard input, for note bodies.
     public var input: any InputSource
     /// The vault (behind its key slots) in a data directory, with fingerlockd for system mode.
@@ -38,7 +41,7 @@ public struct CLIDependencies: Sendable {
         environment: [String: String], console: Console,
         hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
         openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
-        keyCache: any KeyCache, input: any InputSource,
+        keyCache: any KeyCache, reuseMarkers: any KeyCache, input: any InputSource,
         passcodeRepository:
             @escaping @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) ->
             any PasscodeRepository,
@@ -56,6 +59,7 @@ public struct CLIDependencies: Sendable {
         self.attemptStore = attemptStore
         self.remoteSession = remoteSession
         self.keyCache = keyCache
+        self.reuseMarkers = reuseMarkers
         self.input = input
         self.environment = environment
         self.console = console

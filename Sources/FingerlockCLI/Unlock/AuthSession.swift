@@ -74,7 +74,7 @@ struct AuthSession {
             .init(
                 passcodes: dependencies.passcodeRepository(dataDirectory, dependencies.systemSlots(socketPath)),
                 readerLookup: readerLookup,
-                keyCache: dependencies.keyCache, attempts: dependencies.attemptStore(dataDirectory),
+                keyCache: dependencies.keyCache, reuseMarkers: dependencies.reuseMarkers, attempts: dependencies.attemptStore(dataDirectory),
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
                 systemFingers: dependencies.systemFingers(socketPath)))

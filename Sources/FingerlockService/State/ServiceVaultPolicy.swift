@@ -1,4 +1,4 @@
-import Auth
+public import AuthCore
 public import FingerlockProtocol
 import Fingerprint
 import Foundation
@@ -12,22 +12,16 @@ public struct ServiceVaultPolicy: Codable, Equatable, Sendable {
     public var maxTries: Int
     public var scanTimeoutSeconds: Int
     /// Nil before the owner said (no kind check then).
-    public var kind: VaultKind?
+    public var kind: ReaderKind?
 
-    public enum VaultKind: String, Codable, Sendable {
-        case test, hardware
-    }
+    /// What applies before the owner told the service anything: the defaults a new vault has.
+    public static let defaults = ServiceVaultPolicy(
+        cacheExpirySeconds: Int(SecuritySetting.cacheExpiry.defaultValue),
+        reuseWindowSeconds: Int(SecuritySetting.reuseWindow.defaultValue),
+        maxTries: Int(SecuritySetting.maxTries.defaultValue),
+        scanTimeoutSeconds: Int(SecuritySetting.scanTimeout.defaultValue), kind: nil)
 
-    /// What applies before the owner told the service anything: the design's defaults.
-    public static let defaults: ServiceVaultPolicy = {
-        let settings = SecuritySettings()
-        return ServiceVaultPolicy(
-            cacheExpirySeconds: Int(settings.cacheExpiry.components.seconds),
-            reuseWindowSeconds: Int(settings.reuseWindow.components.seconds), maxTries: settings.maxTries,
-            scanTimeoutSeconds: Int(settings.scanTimeout.components.seconds), kind: nil)
-    }()
-
-    init(cacheExpirySeconds: Int, reuseWindowSeconds: Int, maxTries: Int, scanTimeoutSeconds: Int, kind: VaultKind?) {
+    init(cacheExpirySeconds: Int, reuseWindowSeconds: Int, maxTries: Int, scanTimeoutSeconds: Int, kind: ReaderKind?) {
         self.cacheExpirySeconds = cacheExpirySeconds
         self.reuseWindowSeconds = reuseWindowSeconds
         self.maxTries = maxTries
@@ -37,11 +31,11 @@ public struct ServiceVaultPolicy: Codable, Equatable, Sendable {
 
     /// The policy a client sent, each value checked exactly as `config set` checks it.
     public init(_ wire: VarlinkParameters.VaultPolicy) throws(VarlinkError) {
-        func checked(_ value: Int, _ key: SecuritySettings.Key, _ name: String) throws(VarlinkError) -> Int {
-            guard key.range.contains(Int64(value)) else { throw .invalidParameter("policy." + name) }
+        func checked(_ value: Int, _ key: SecuritySetting, _ name: String) throws(VarlinkError) -> Int {
+            guard key.contains(Int64(value)) else { throw .invalidParameter("policy." + name) }
             return value
         }
-        guard let kind = VaultKind(rawValue: wire.kind) else { throw .invalidParameter("policy.kind") }
+        guard let kind = ReaderKind(rawValue: wire.kind) else { throw .invalidParameter("policy.kind") }
         self.init(
             cacheExpirySeconds: try checked(wire.cacheExpirySeconds, .cacheExpiry, "cacheExpirySeconds"),
             reuseWindowSeconds: try checked(wire.reuseWindowSeconds, .reuseWindow, "reuseWindowSeconds"),
@@ -58,15 +52,5 @@ public struct ServiceVaultPolicy: Codable, Equatable, Sendable {
         .init(
             cacheExpirySeconds: cacheExpirySeconds, reuseWindowSeconds: reuseWindowSeconds, maxTries: maxTries,
             scanTimeoutSeconds: scanTimeoutSeconds, kind: kind?.rawValue ?? "")
-    }
-
-    /// Whether `reader` may scan for this vault: a hardware vault refuses the test readers and a
-    /// test vault every other, as in user mode.
-    func accepts(_ reader: ReaderIdentity) -> Bool {
-        switch kind {
-        case nil: true
-        case .hardware: !reader.isTestReader
-        case .test: reader.isTestReader
-        }
     }
 }

@@ -1,3 +1,4 @@
+import AuthCore
 import Auth
 import FingerprintTestSupport
 import Foundation
@@ -112,7 +113,7 @@ extension LibfprintTests {
                 try await chip.enroll(.rightIndex, in: alice, touching: aliceID)
                 let entry = try #require(try await chip.storage(bob).entries.first)
                 _ = try await chip.delete(entry.print.id, in: bob) { _ in true }
-                for _ in 0..<(AuthContext.lockoutThreshold + 1) {
+                for _ in 0..<(TouchLedger.lockoutThreshold + 1) {
                     let error = await #expect(throws: AuthError.self) {
                         try await chip.verify(alice, touching: nil, then: .error(7))
                     }
@@ -223,7 +224,7 @@ struct SharedChipFixture {
                 passcodes: VaultPasscodeRepository(
                     dataDirectory: directory, configuration: VaultConfiguration(now: Date.init),
                     cost: .insecureForTestsOnly()),
-                readerLookup: .found(reader), keyCache: InMemoryKeyCache(now: Date.init), attempts: attempts,
+                readerLookup: .found(reader), keyCache: InMemoryKeyCache(now: Date.init), reuseMarkers: InMemoryKeyCache(now: Date.init), attempts: attempts,
                 interaction: interaction, remoteSession: { nil }, now: Date.init,
                 connectedReaders: { [reader] in [reader] }))
         try await auth.setPasscode().close()

@@ -1,4 +1,4 @@
-import Auth
+import AuthCore
 import Foundation
 import Testing
 
@@ -67,9 +67,9 @@ import Testing
         let store = FileAttemptStore(dataDirectory: directory)
         try store.update { $0.failedPasscodes = 7 }
         try Data(content.utf8).write(to: URL(fileURLWithPath: directory + "/attempts"))
-        let error = #expect(throws: AuthError.self) { try store.read() }
-        #expect(error?.code == .dataError)
-        #expect(throws: AuthError.self) { try store.update { $0.failedTouches += 1 } }
+        let error = #expect(throws: AttemptStoreError.self) { try store.read() }
+        #expect(error?.message.contains("damaged") == true)
+        #expect(throws: AttemptStoreError.self) { try store.update { $0.failedTouches += 1 } }
     }
 
     @Test func onlyAMissingFileIsAFreshStart() throws {
@@ -112,8 +112,7 @@ import Testing
         handle.seekToEndOfFile()
         handle.write(Data(repeating: UInt8(ascii: " "), count: 200))
         handle.closeFile()
-        let error = #expect(throws: AuthError.self) { try store.read() }
-        #expect(error?.code == .dataError)
+        let error = #expect(throws: AttemptStoreError.self) { try store.read() }
         #expect(error?.message.contains("Deleting the file resets them") == true)
     }
 
@@ -149,8 +148,8 @@ import Testing
     @Test func aDamagedEarlierFileIsAnErrorToo() throws {
         #expect(FileManager.default.createFile(
             atPath: directory + "/attempts.json", contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
-        let error = #expect(throws: AuthError.self) { try FileAttemptStore(dataDirectory: directory).read() }
-        #expect(error?.code == .dataError)
+        let error = #expect(throws: AttemptStoreError.self) { try FileAttemptStore(dataDirectory: directory).read() }
+        #expect(error?.message.contains("attempts.json") == true)
         #expect(FileManager.default.fileExists(atPath: directory + "/attempts.json"))
     }
 }

@@ -45,7 +45,7 @@ public enum PrintLabel {
 
     /// Who `print` belongs to, given this vault's tag. Only a sealed print is this vault's: a label
     /// is whatever the enrolling program wrote, so it never makes a print this vault's own.
-    static func owner(of print: StoredPrint, ourTag: String) -> StoredPrintOwner {
+    public static func owner(of print: StoredPrint, ourTag: String) -> StoredPrintOwner {
         if let known = print.known { return .thisVault(known.finger) }
         guard let username = print.username, username.hasPrefix(prefix) else {
             return .foreign(username: print.username)
@@ -58,7 +58,7 @@ public enum PrintLabel {
     }
 
     /// The user behind a fingerlock label, or the username itself for a foreign print.
-    static func user(of print: StoredPrint) -> String? {
+    public static func user(of print: StoredPrint) -> String? {
         guard let username = print.username else { return nil }
         guard username.hasPrefix(prefix) else { return username }
         let parts = username.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)

@@ -139,13 +139,12 @@ public struct FileAttemptStore: AttemptStore {
         return state
     }
 
-    private func ioError(_ verb: String) -> AuthError {
-        AuthError(.dataError, "Cannot \(verb) the attempt counters in \(path) (errno \(errno)).")
+    private func ioError(_ verb: String) -> AttemptStoreError {
+        AttemptStoreError("Cannot \(verb) the attempt counters in \(path) (errno \(errno)).")
     }
 
-    private func damaged(_ file: String) -> AuthError {
-        AuthError(
-            .dataError,
+    private func damaged(_ file: String) -> AttemptStoreError {
+        AttemptStoreError(
             "The attempt counters in \(file) are damaged; fingerlock will not guess them. Deleting the file resets them (and ends any lockout).")
     }
 
