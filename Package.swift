@@ -215,6 +215,16 @@ let package = Package(
             exclude: ["Fixtures"],
             swiftSettings: upcoming
         ),
+        // The same unlock scenarios against both custodies: user mode, and fingerlockd in process over
+        // its socket (reached through the CLI's own clients). Fails when either mode drifts from AuthCore.
+        .testTarget(
+            name: "CustodyParityTests",
+            dependencies: [
+                "Auth", "AuthCore", "Vault", "Fingerprint", "FingerlockCLI", "FingerlockService",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
         // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).
         .testTarget(name: "UdevTests", swiftSettings: upcoming),
     ]

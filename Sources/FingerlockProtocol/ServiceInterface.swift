@@ -63,6 +63,7 @@ public enum ServiceInterface {
         case readerUnavailable = "ReaderUnavailable"
         case readerMismatch = "ReaderMismatch"
         case wrongReaderKind = "WrongReaderKind"
+        case scanRequired = "ScanRequired"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -191,9 +192,11 @@ public enum ServiceInterface {
         # scanTimeoutSeconds replaces it once SetVaultPolicy was called. A reader of the wrong kind
         # for the vault (see VaultPolicy) is refused with WrongReaderKind before anything is counted.
         # With `reuse` true, within the reuse window of the last passcode unlock or matching touch the
-        # key is released without a scan (`reused` true, `finger` and `reader` empty). Closing the
-        # connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool)
+        # key is released without a scan (`reused` true, `finger` and `reader` empty). With `scan`
+        # false as well, nothing is ever scanned: outside the window it fails with ScanRequired,
+        # which carries the vault's touch settings (so a client shows a touch prompt only when a
+        # touch is needed). Closing the connection cancels the scan.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool, scan: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool)
 
         # Enrolls `finger` on the service's reader for this vault, after the same passcode proof
         # (and counting) as UnlockWithPasscode. Call it with "more": each step is a reply with
@@ -285,6 +288,10 @@ public enum ServiceInterface {
         # The service's reader `reader` is of the wrong kind for this vault: a "hardware" vault refuses
         # the simulated and virtual_* readers, a "test" vault refuses every other (VaultPolicy.kind).
         error WrongReaderKind (reader: string, kind: string)
+
+        # UnlockWithTouch with `scan` false, outside the reuse window: a touch is needed. `maxTries`
+        # and `scanTimeoutSeconds` are the vault's (absent until SetVaultPolicy was called).
+        error ScanRequired (maxTries: ?int, scanTimeoutSeconds: ?int)
 
         """
 }

@@ -7,11 +7,14 @@ extension VarlinkParameters {
         public var timeoutSeconds: Int
         /// Whether an unlock within the vault's reuse window may be released without a scan.
         public var reuse: Bool?
-        public init(vault: String, finger: String? = nil, timeoutSeconds: Int, reuse: Bool? = nil) {
+        /// False: never scan (only a release within the reuse window; else ScanRequired).
+        public var scan: Bool?
+        public init(vault: String, finger: String? = nil, timeoutSeconds: Int, reuse: Bool? = nil, scan: Bool? = nil) {
             self.vault = vault
             self.finger = finger
             self.timeoutSeconds = timeoutSeconds
             self.reuse = reuse
+            self.scan = scan
         }
     }
 
@@ -62,11 +65,12 @@ extension VarlinkParameters {
     }
 
     public struct EnrollStage: Codable, Sendable, Equatable {
-        public var event: String
+        /// An event the client does not know fails the reply's decoding: a protocol error.
+        public var event: ServiceInterface.EnrollStageEvent
         public var completed: Int
         public var total: Int
         public var retry: String
-        public init(event: String, completed: Int, total: Int, retry: String) {
+        public init(event: ServiceInterface.EnrollStageEvent, completed: Int, total: Int, retry: String) {
             self.event = event
             self.completed = completed
             self.total = total

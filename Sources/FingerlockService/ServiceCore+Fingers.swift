@@ -34,10 +34,10 @@ extension ServiceCore {
                 for try await event in reader.enroll(finger, username: label, timeout: timeout) {
                     let stage: VarlinkParameters.EnrollStage
                     switch event {
-                    case .opened(let total): stage = .init(event: "opened", completed: 0, total: total, retry: "")
+                    case .opened(let total): stage = .init(event: .opened, completed: 0, total: total, retry: "")
                     case .stage(let completed, let total):
-                        stage = .init(event: "stage", completed: completed, total: total, retry: "")
-                    case .retry(let reason): stage = .init(event: "retry", completed: 0, total: 0, retry: reason.rawValue)
+                        stage = .init(event: .stage, completed: completed, total: total, retry: "")
+                    case .retry(let reason): stage = .init(event: .retry, completed: 0, total: 0, retry: reason.rawValue)
                     case .enrolled(let print): return print
                     }
                     // Leaving the loop ends the stream, which cancels the enrollment.

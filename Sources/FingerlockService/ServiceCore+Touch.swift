@@ -65,6 +65,13 @@ extension ServiceCore {
         let ledger = TouchLedger(try state { try dependencies.attempts(owner) })
         try checkTouchCanUnlock(owner, ledger)
         if parameters.reuse == true, let reply = try reusedUnlock(owner, policy) { return reply }
+        if parameters.scan == false {
+            var settings: [String: VarlinkError.Value] = [:]
+            if let told {
+                settings = ["maxTries": .int(told.maxTries), "scanTimeoutSeconds": .int(told.scanTimeoutSeconds)]
+            }
+            throw VarlinkError(.scanRequired, settings)
+        }
         let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
         do {
@@ -185,17 +192,18 @@ extension ServiceCore {
         case let error as VarlinkError:
             return error
         case let error as FingerprintError:
-            let problem: String
+            let problem: ServiceInterface.ReaderProblem
             switch error.code {
             case .timedOut:
                 return VarlinkError(.scanTimedOut, ["seconds": .int(Int(timeout?.components.seconds ?? 0))])
-            case .noReader: problem = "noReader"
-            case .busy: problem = "busy"
-            case .unplugged: problem = "unplugged"
-            case .permissionDenied: problem = "noPermission"
-            default: problem = "deviceError"
+            case .noReader: problem = .noReader
+            case .busy: problem = .busy
+            case .unplugged: problem = .unplugged
+            case .permissionDenied: problem = .noPermission
+            default: problem = .deviceError
             }
-            return VarlinkError(.readerUnavailable, ["problem": .string(problem), "message": .string(error.message)])
+            return VarlinkError(
+                .readerUnavailable, ["problem": .string(problem.rawValue), "message": .string(error.message)])
         default:
             logger.error("failure", metadata: ["error": "\(error)"])
             return VarlinkError(.serviceFailure, ["reason": .string("the service failed; see its log")])

@@ -100,6 +100,11 @@ final class FakeSystemFingers: SystemFingerService {
 
     func policy(vault: UUID) throws -> SystemVaultPolicy? { answeredPolicy }
 
+    /// No reuse window here: a touch is always needed, with the policy the fake answers.
+    func unlockWithoutScan(vault: UUID) async throws -> SystemReuse {
+        .scanNeeded(tries: answeredPolicy?.maxTries, scanTimeout: answeredPolicy?.scanTimeout)
+    }
+
     func lock(vault: UUID?) throws -> Bool {
         calls.withLock { $0.append(vault == nil ? "lock all" : "lock") }
         return true

@@ -45,7 +45,7 @@ struct RealUsersTests {
             // Copies, so no directory of the build (maybe private) has to be reachable by the users.
             binary = base + "/fingerlockd"
             client = base + "/raw_client.py"
-            try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: binary)
+            try ExecutableCopy.copy(DaemonProcess.binaryPath, to: binary)
             try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
             try FileManager.default.copyItem(
                 atPath: fixtures + "/hold_connections.py", toPath: base + "/hold_connections.py")

@@ -182,6 +182,35 @@ struct ServicePolicyTests {
         #expect(await fixture.touchError()?.name == "io.fingerlock.Service.PasscodeRequired")
     }
 
+    @Test func withoutAScanOnlyTheReuseWindowReleasesAndOtherwiseTheTouchSettingsAreSaid() async throws {
+        // Two touches enroll; the third is never scanned.
+        let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex), .finger(.rightIndex)])
+        _ = try await fixture.enroll(.rightIndex)
+        try fixture.unlockWithPasscode(cacheSeconds: 600)
+        let probe = VarlinkParameters.UnlockWithTouch(vault: fixture.vault.id, timeoutSeconds: 5, reuse: true, scan: false)
+        // Never told a policy: a touch is needed, with no settings to say.
+        do {
+            _ = try await fixture.core.unlockWithTouch(probe, peer: alice)
+            Issue.record("released without a window")
+        } catch let error as VarlinkError {
+            #expect(error.name == "io.fingerlock.Service.ScanRequired")
+            #expect(error.parameters.isEmpty)
+        }
+        _ = try set(fixture, Self.policy(reuse: 0, tries: 4, timeout: 20))
+        do {
+            _ = try await fixture.core.unlockWithTouch(probe, peer: alice)
+            Issue.record("released without a window")
+        } catch let error as VarlinkError {
+            #expect(error.int("maxTries") == 4 && error.int("scanTimeoutSeconds") == 20)
+        }
+        _ = try set(fixture, Self.policy(reuse: 60))
+        try fixture.unlockWithPasscode(cacheSeconds: 600)
+        let released = try await fixture.core.unlockWithTouch(probe, peer: alice)
+        #expect(released.reused == true && released.key == fixture.vault.key.base64EncodedString())
+        // Nothing was scanned for any of it.
+        #expect(fixture.touches.remainingCount == 1)
+    }
+
     @Test func afterALockoutTheReasonStaysLockoutAndReuseReleasesNothing() async throws {
         let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex)] + Array(repeating: .unknown, count: 5))
         _ = try await fixture.enroll(.rightIndex)

@@ -15,8 +15,8 @@ struct ServiceTouchTests {
     @Test func enrollmentStreamsItsStagesAndKeepsTheTemplateSealed() async throws {
         let fixture = try TouchFixture(script: [.finger(.rightIndex), .retry(.centerFinger), .finger(.rightIndex)])
         let stages = try await fixture.enroll(.rightIndex)
-        #expect(stages.map(\.event) == ["opened", "stage", "retry", "stage"])
-        #expect(stages.last == .init(event: "stage", completed: 2, total: 2, retry: ""))
+        #expect(stages.map(\.event) == [.opened, .stage, .retry, .stage])
+        #expect(stages.last == .init(event: .stage, completed: 2, total: 2, retry: ""))
         let listed = try fixture.core.listFingers(.init(vault: fixture.vault.id), peer: alice).fingers
         #expect(listed.map(\.finger) == ["right-index-finger"])
         #expect(listed.map(\.reader) == ["simulated:0"])

@@ -29,8 +29,8 @@ struct SystemModeRealUsersTests {
             chmod(base, 0o755)
             cli = base + "/fingerlock"
             daemon = base + "/fingerlockd"
-            try FileManager.default.copyItem(atPath: SystemModeRealUsersTests.cliBinaryPath, toPath: cli)
-            try FileManager.default.copyItem(atPath: DaemonProcess.binaryPath, toPath: daemon)
+            try ExecutableCopy.copy(SystemModeRealUsersTests.cliBinaryPath, to: cli)
+            try ExecutableCopy.copy(DaemonProcess.binaryPath, to: daemon)
             chmod(cli, 0o755)
             chmod(daemon, 0o755)
             for run in ["run", "run2"] {

@@ -17,10 +17,23 @@ extension AuthContext {
         -> (vault: Vault, touch: SystemTouch)
     {
         let storeID = try recordedStoreID
-        // The vault's settings are sealed in it: the service applies what the owner told it.
-        let told = try systemCall { try systemFingers.policy(vault: storeID) }
+        // The vault's settings are sealed in it: the service applies what the owner told it, and
+        // says it in the same round trip that asks for a release within the reuse window (then no
+        // touch prompt is shown, as in user mode).
+        let told: (tries: Int?, scanTimeout: Duration?)?
+        if reuse {
+            switch try await asyncSystemCall({ try await systemFingers.unlockWithoutScan(vault: storeID) }) {
+            case .released(let key):
+                let vault = try Self.vaultCall { try passcodes.open(with: .masterKey(key)) }
+                return (vault, SystemTouch(key: key, finger: nil, reader: nil))
+            case .scanNeeded(let tries, let scanTimeout):
+                told = tries == nil && scanTimeout == nil ? nil : (tries, scanTimeout)
+            }
+        } else {
+            told = try systemCall { try systemFingers.policy(vault: storeID) }.map { ($0.maxTries, $0.scanTimeout) }
+        }
         let defaults = SecuritySettings()
-        let tries = tries ?? told?.maxTries ?? defaults.maxTries
+        let tries = tries ?? told?.tries ?? defaults.maxTries
         let timeout = told?.scanTimeout ?? defaults.scanTimeout
         var noMatches = 0
         var hints = 0
@@ -160,6 +173,14 @@ extension AuthContext {
         }
     }
 
+    func asyncSystemCall<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SystemFingerError {
+            throw Self.authError(systemFinger: error)
+        }
+    }
+
     /// Stands for the reader of a key released without a scan (reuse window).
     static let serviceReader = ReaderIdentity(driver: "fingerlockd", deviceID: "0")
 
@@ -197,6 +218,9 @@ extension AuthContext {
             return AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
         case .timedOut:
             return AuthError(.timeout, "No finger touched fingerlockd's reader in time.")
+        case .scanNeeded:
+            // Only a release without a scan is refused so; the caller scans next.
+            return AuthError(.biometryNotAvailable, "fingerlockd needs a touch to release the key.")
         case .reader(let error):
             return authError(error)
         case .wrongReaderKind(let reader, let kind):

@@ -13,6 +13,10 @@ public protocol SystemFingerService: Sendable {
     /// with `reuse`, because the vault's reuse window is still open: no scan then).
     /// Cancelling the task cancels the scan in the service.
     func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch
+    /// The key, when the vault's reuse window is open; never scans. Otherwise what a touch needs:
+    /// the vault's tries and scan timeout as its owner told the service (nil: never told). So the
+    /// touch prompt shows only when a touch is needed, as in user mode, in one round trip.
+    func unlockWithoutScan(vault: UUID) async throws -> SystemReuse
     /// Tells the service the vault's settings (sealed in it), proven with its key; `counts` kept in
     /// user mode only ever raise the service's counters. The service shortens a cached key to the
     /// new cache-expiry.
@@ -62,6 +66,14 @@ public struct SystemVaultPolicy: Sendable, Equatable {
     }
 }
 
+/// What `unlockWithoutScan` found.
+public enum SystemReuse: Sendable {
+    /// Released within the reuse window.
+    case released(SymmetricKey)
+    /// A touch is needed: with the vault's tries and scan timeout, when its owner told them.
+    case scanNeeded(tries: Int?, scanTimeout: Duration?)
+}
+
 /// What a matching touch released.
 public struct SystemTouch: Sendable {
     public var key: SymmetricKey
@@ -101,6 +113,9 @@ public struct SystemFingerError: Error, Sendable {
         case noMatch(failedTouches: Int, touchesLeft: Int)
         case retry(RetryReason)
         case timedOut
+        /// Asked to release without a scan outside the reuse window: a touch is needed, with the
+        /// vault's tries and scan timeout when its owner told them.
+        case scanNeeded(tries: Int?, scanTimeoutSeconds: Int?)
         /// The reader cannot scan (no reader, busy, unplugged, …), as the reader would say it.
         case reader(FingerprintError)
         /// A template made on `reader` cannot match on the service's reader (`serviceReader`,
@@ -124,6 +139,8 @@ public struct NoSystemFingerService: SystemFingerService {
     private var unavailable: SystemFingerError {
         SystemFingerError(.slot(SystemSlotError(.unreachable, "fingerlockd is not configured for this fingerlock.")))
     }
+
+    public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse { throw unavailable }
 
     public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
         throw unavailable

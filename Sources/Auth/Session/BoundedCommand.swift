@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SafeFiles
 
 /// Runs a helper program and collects its standard output, giving up after a time limit. Uses
 /// `posix_spawn` directly: Foundation's `Process` starts a thread and a run loop, too much for a
@@ -35,34 +36,12 @@ struct BoundedCommand: Sendable {
     }
 
     private func spawn(output: Int32) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, output, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Other descriptors follow their own close-on-exec flag; the helper is short-lived and
-        // passes only its standard descriptors on (tmux hands them to its server).
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var signals = sigset_t()
-        sigfillset(&signals)
-        posix_spawnattr_setsigdefault(&attributes, &signals)
-        sigemptyset(&signals)
-        posix_spawnattr_setsigmask(&attributes, &signals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        // A fixed environment: nothing the caller's environment holds reaches the helper.
-        let variables = ["PATH=/usr/bin:/bin", "LC_ALL=C"]
-        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup($0) } + [nil]
-        defer { environment.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, &attributes, argv, environment) == 0 else { return nil }
-        return pid
+        // Standard input and error on /dev/null; other descriptors follow their own close-on-exec
+        // flag (the helper is short-lived and passes only its standard descriptors on: tmux hands
+        // them to its server). A fixed environment: nothing the caller's holds reaches the helper.
+        try? ChildProcess.spawn(
+            [executable] + arguments, environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C"],
+            redirections: [(nil, 0), (output, 1), (nil, 2)])
     }
 
     /// Reads until the program exits, then takes what it left in the socket. The exit, not the

@@ -41,6 +41,20 @@ public struct ServiceFingerClient: SystemFingerService {
         return SystemTouch(key: .init(data: bytes), finger: finger, reader: reader)
     }
 
+    public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse {
+        do {
+            let touch = try await scanning(timeout: .seconds(1)) { client throws(ServiceClientError) in
+                try client.unlockWithTouch(.init(vault: Self.id(vault), timeoutSeconds: 1, reuse: true, scan: false))
+            }
+            guard touch.reused == true, var bytes = Data(base64Encoded: touch.key) else { throw Self.badTouchReply }
+            defer { bytes.resetBytes(in: bytes.indices) }
+            return .released(SymmetricKey(data: bytes))
+        } catch let error as SystemFingerError {
+            guard case .scanNeeded(let tries, let timeout) = error.code else { throw error }
+            return .scanNeeded(tries: tries, scanTimeout: timeout.map { .seconds($0) })
+        }
+    }
+
     static let badTouchReply = SystemFingerError(
         .slot(SystemSlotError(.failure, "fingerlockd sent a touch reply that is not what the interface says.")))
 
@@ -86,9 +100,10 @@ public struct ServiceFingerClient: SystemFingerService {
                 .init(proof: Self.proof(proof), finger: finger.rawValue, timeoutSeconds: Self.seconds(timeout))
             ) { stage in
                 switch stage.event {
-                case "opened": progress(.opened(stages: stage.total))
-                case "stage": progress(.stage(completed: stage.completed, total: stage.total))
-                default: progress(.retry(RetryReason(rawValue: stage.retry) ?? .general))
+                case .opened: progress(.opened(stages: stage.total))
+                case .stage: progress(.stage(completed: stage.completed, total: stage.total))
+                // A reason this client does not know is still a retry; the reason only words the hint.
+                case .retry: progress(.retry(RetryReason(rawValue: stage.retry) ?? .general))
                 }
             }
         }
@@ -177,34 +192,51 @@ public struct ServiceFingerClient: SystemFingerService {
         func string(_ key: String) -> String {
             if case .string(let text) = failure.parameters[key] { text } else { "" }
         }
+        /// A parameter that must be one of `T`'s values; anything else is a protocol error.
+        func value<T: RawRepresentable>(_ key: String, _ type: T.Type) -> T? where T.RawValue == String {
+            T(rawValue: string(key))
+        }
+        func unknown(_ key: String) -> SystemFingerError {
+            SystemFingerError(
+                .slot(
+                    SystemSlotError(
+                        .failure,
+                        "fingerlockd answered \(failure.name) with an unknown \(key) '\(string(key))': is it of another version?")))
+        }
         switch failure.name {
         case Name.passcodeRequired.qualifiedName:
             let reason = ServiceInterface.PasscodeRequiredReason(rawValue: string("reason"))
             return SystemFingerError(.passcodeRequired(lockout: reason == .lockout))
         case Name.wrongReaderKind.qualifiedName:
-            return SystemFingerError(
-                .wrongReaderKind(reader: string("reader"), kind: VaultKind(rawValue: string("kind")) ?? .hardware))
+            guard let kind = value("kind", VaultKind.self) else { return unknown("kind") }
+            return SystemFingerError(.wrongReaderKind(reader: string("reader"), kind: kind))
         case Name.noFingerEnrolled.qualifiedName:
             return SystemFingerError(.noFingerEnrolled(reader: string("reader")))
         case Name.fingerNotEnrolled.qualifiedName:
-            return SystemFingerError(.fingerNotEnrolled(Finger(name: string("finger")) ?? .rightIndex))
+            guard let finger = Finger(name: string("finger")) else { return unknown("finger") }
+            return SystemFingerError(.fingerNotEnrolled(finger))
         case Name.noMatch.qualifiedName:
             return SystemFingerError(
                 .noMatch(failedTouches: failure.int("failedTouches") ?? 0, touchesLeft: failure.int("touchesLeft") ?? 0))
         case Name.scanRetry.qualifiedName:
-            return SystemFingerError(.retry(RetryReason(rawValue: string("reason")) ?? .general))
+            guard let reason = value("reason", RetryReason.self) else { return unknown("reason") }
+            return SystemFingerError(.retry(reason))
         case Name.readerMismatch.qualifiedName:
             return SystemFingerError(.readerMismatch(reader: string("reader"), serviceReader: string("serviceReader")))
         case Name.scanTimedOut.qualifiedName:
             return SystemFingerError(.timedOut)
+        case Name.scanRequired.qualifiedName:
+            return SystemFingerError(
+                .scanNeeded(tries: failure.int("maxTries"), scanTimeoutSeconds: failure.int("scanTimeoutSeconds")))
         case Name.readerUnavailable.qualifiedName:
+            guard let problem = value("problem", ServiceInterface.ReaderProblem.self) else { return unknown("problem") }
             let code: FingerprintError.Code =
-                switch string("problem") {
-                case "noReader": .noReader
-                case "busy": .busy
-                case "unplugged": .unplugged
-                case "noPermission": .permissionDenied
-                default: .deviceError
+                switch problem {
+                case .noReader: .noReader
+                case .busy: .busy
+                case .unplugged: .unplugged
+                case .noPermission: .permissionDenied
+                case .deviceError: .deviceError
                 }
             return SystemFingerError(.reader(FingerprintError(code, "fingerlockd: " + string("message"))))
         default:

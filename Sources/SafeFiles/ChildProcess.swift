@@ -1,20 +1,21 @@
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #endif
 
-/// Starting a program the user chose (an editor, a pager) as a shell would start it.
-enum ChildProcess {
+/// Starting a program as a shell would: the one `posix_spawn` of the package, for the programs the
+/// user chose (an editor, a pager, `pass`) and the helpers the policy asks (`tmux`, `loginctl`).
+public enum ChildProcess {
     /// Why a program could not be started (an errno value).
-    struct SpawnFailure: Error {
-        let code: Int32
-        var reason: String { String(cString: strerror(code)) }
+    public struct SpawnFailure: Error {
+        public let code: Int32
+        public var reason: String { String(cString: strerror(code)) }
     }
 
     /// Starts `arguments` (the first is the program's path) with each `(source, target)` of
     /// `redirections` duplicated onto `target` (`/dev/null` where the source is nil), in a new
     /// session when asked, with an empty signal mask and every disposition back to its default:
     /// Swift's worker threads run with signals blocked, and a spawned program inherits the mask.
-    static func spawn(
+    public static func spawn(
         _ arguments: [String], environment: [String: String], redirections: [(source: Int32?, target: Int32)],
         newSession: Bool = false
     ) throws(SpawnFailure) -> pid_t {

@@ -3,7 +3,7 @@ import Testing
 
 /// Habits from neighbouring tools, through the binary: pass/gopass's `ls` and `new`, and a passcode
 /// "change" to the same passcode refused.
-@Suite(.timeLimit(.minutes(2))) struct HabitTests {
+@Suite(.timeLimit(.minutes(2))) struct HabitsOfNeighbouringToolsTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SafeFiles
 
 /// The real `ChildProcessRunner`: `posix_spawn` with socket pairs for stdio (they can be made
 /// close-on-exec atomically; glibc's `pipe2` is not visible to Swift).

@@ -1,0 +1,132 @@
+import Auth
+import AuthCore
+import FingerlockCLI
+import FingerlockService
+import Fingerprint
+import Foundation
+import Logging
+import Testing
+import Vault
+
+/// One user's fingerlock in either custody: a data directory with a test vault whose right index
+/// finger is enrolled, the passcode just entered (so the key is cached), one clock and one queue of
+/// touches. In system mode the vault has been moved into a fingerlockd that runs in this process on
+/// a socket of its own, reached through the CLI's own Varlink clients.
+final class ParityInstallation: Sendable {
+    static let passcode = "plum tree 42"
+
+    let custody: Custody
+    let directory: String
+    let clock = TestClock()
+    let touches = QueuedTouches()
+    let reader: SimulatedReader
+    let keys: InMemoryKeyCache
+    let reuseMarkers: InMemoryKeyCache
+    let attempts: FileAttemptStore
+    let socketPath: String
+    let server: VarlinkServer?
+
+    init(_ custody: Custody) async throws {
+        self.custody = custody
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-parity-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        reader = SimulatedReader(touches: touches, enrollStages: 1, now: Date.init)
+        let clock = clock
+        keys = InMemoryKeyCache(now: clock.now)
+        reuseMarkers = InMemoryKeyCache(now: clock.now)
+        attempts = FileAttemptStore(dataDirectory: directory + "/data")
+        socketPath = directory + "/socket"
+        if custody == .system {
+            var logger = Logger(label: "fingerlockd-parity")
+            logger.logLevel = .critical
+            let dependencies = try ServiceDependencies.files(
+                stateDirectory: directory + "/state", readers: .fixed(reader), now: clock.now, logger: logger)
+            let server = try VarlinkServer(
+                listener: ListeningSocket.bind(path: socketPath), core: ServiceCore(dependencies: dependencies, version: "parity"),
+                logger: logger)
+            server.start()
+            self.server = server
+        } else {
+            server = nil
+        }
+        try await setUp()
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
+
+    /// Stops the in-process service (system mode); call at the end of each scenario.
+    func stop() async { _ = await server?.stop() }
+
+    /// A new command's context (each CLI command makes its own) with `interaction` as the user.
+    func context(_ interaction: any AuthInteraction) -> AuthContext {
+        let slots = ServiceSlotClient(socketPath: socketPath)
+        let passcodes = VaultPasscodeRepository(
+            dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now, systemSlots: slots),
+            cost: .insecureForTestsOnly())
+        return AuthContext(
+            .init(
+                passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
+                attempts: attempts, interaction: interaction, remoteSession: { nil }, now: clock.now,
+                testReaderChosen: true, systemFingers: ServiceFingerClient(socketPath: socketPath)))
+    }
+
+    /// A user who types `secrets` at the prompts (from a script: one try per prompt).
+    func user(typing secrets: String...) -> ScriptedUser { ScriptedUser(secrets: secrets) }
+
+    private func setUp() async throws {
+        _ = try await context(user(typing: Self.passcode, Self.passcode)).setPasscode().close()
+        touches.queue(.finger(.rightIndex))
+        _ = try await context(user(typing: Self.passcode)).enroll(
+            .rightIndex, username: "parity", confirmReplacing: { _ in false }, updates: { _ in })
+        if custody == .system {
+            let moved = try await context(user(typing: Self.passcode)).enableSystemMode()
+            #expect(moved.moved == [.rightIndex])
+            // The passcode again: the key is cached for touches, as in user mode after setUp.
+            _ = try await context(user(typing: Self.passcode)).unlock()
+        }
+        #expect(touches.waiting == 0)
+        #expect(try context(user()).status().unlocked)
+    }
+
+    // MARK: What a scenario does and reads
+
+    var status: VaultStatus {
+        get throws { try context(user()).status() }
+    }
+
+    /// `verify`: one touch; the error's code when it fails.
+    func verify(_ finger: Finger? = nil) async -> AuthError.Code? {
+        do {
+            _ = try await context(user()).verifyTouch(finger: finger)
+            return nil
+        } catch let error as AuthError {
+            return error.code
+        } catch {
+            Issue.record("verify failed with \(error)")
+            return .dataError
+        }
+    }
+
+    /// Opens the notes as `notes list` does (a touch, else the passcode `typing`); what the user
+    /// went through.
+    func openNotes(typing secrets: String...) async throws -> ScriptedUser {
+        let user = ScriptedUser(secrets: secrets)
+        try await context(user).openNotes().close()
+        return user
+    }
+
+    /// One passcode attempt from a script; the error's code when it is refused.
+    func passcodeUnlock(_ passcode: String) async -> AuthError.Code? {
+        do {
+            try await context(ScriptedUser(secrets: [passcode], fromScript: true)).unlockWithPasscode(reason: "parity")
+                .close()
+            return nil
+        } catch let error as AuthError {
+            return error.code
+        } catch {
+            Issue.record("the passcode unlock failed with \(error)")
+            return .dataError
+        }
+    }
+}
