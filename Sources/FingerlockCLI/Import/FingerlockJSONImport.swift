@@ -22,6 +22,9 @@ enum FingerlockJSONImport {
         } catch {
             throw CLIError(.dataError, "The fingerlock JSON export is malformed; nothing was imported.")
         }
+        for (index, note) in notes.enumerated() where ImportLimits.size(of: note) > ImportLimits.noteBytes {
+            throw ImportLimits.noteTooLarge("Entry \(index + 1) of the fingerlock JSON export")
+        }
         var seen = Set<UUID>()
         for note in notes where !seen.insert(note.id).inserted {
             throw CLIError(.dataError, "The export holds the id \(note.id.uuidString.lowercased()) twice; nothing was imported.")

@@ -43,7 +43,9 @@ enum JrnlJSONImport {
                 if !tag.isEmpty, !tags.contains(where: { $0.lowercased() == tag.lowercased() }) { tags.append(tag) }
             }
             if entry.starred == true, !tags.contains("starred") { tags.append("starred") }
-            return Note(title: entry.title, body: entry.body, tags: tags, created: date, modified: date)
+            let note = Note(title: entry.title, body: entry.body, tags: tags, created: date, modified: date)
+            if ImportLimits.size(of: note) > ImportLimits.noteBytes { throw ImportLimits.noteTooLarge("Entry \(index + 1) of the jrnl JSON export") }
+            return note
         }
     }
 

@@ -49,10 +49,15 @@ struct PassStoreImport {
     }
 
     /// Every entry as a note; the first entry `pass show` cannot decrypt stops the import.
+    /// Each entry's output and all of them together are bounded (`ImportLimits`).
     func notes() throws -> [Note] {
-        try entries().map { name, modified in
-            var output = try runner.capture(pass, ["show", name], environment: environment)
+        var total = 0
+        return try entries().map { name, modified in
+            var output = try runner.capture(pass, ["show", name], environment: environment, outputLimit: ImportLimits.noteBytes)
             defer { output.stdout.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            if output.exceededLimit { throw ImportLimits.noteTooLarge("What pass show \(name) printed") }
+            total += output.stdout.count
+            if total > ImportLimits.inputBytes { throw ImportLimits.inputTooLarge("The entries of \(store) hold") }
             guard output.status == 0 else {
                 let reason = output.firstErrorLine.isEmpty ? "exit status \(output.status)" : TerminalSafeText.line(output.firstErrorLine)
                 throw CLIError(.dataError, "pass show \(name) failed (\(reason)); nothing was imported.")
