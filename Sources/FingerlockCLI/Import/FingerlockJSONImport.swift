@@ -9,10 +9,12 @@ enum FingerlockJSONImport {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = ImportDates.iso8601(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 date"))
+            do throws(ImportDates.Problem) {
+                return try ImportDates.iso8601(text)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "\(ImportDates.quoted(text)) \(error.predicate)"))
             }
-            return date
         }
         let notes: [Note]
         do {

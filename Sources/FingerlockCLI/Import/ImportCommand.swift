@@ -20,7 +20,7 @@ struct ImportCommand: FingerlockCommand {
             the title, its folders the tags. JSON comes from PATH or, without it, from stdin. Everything is \
             read and checked before the vault is unlocked, and written in one transaction: any error imports \
             nothing. A note holds at most 16 MiB and an import at most 256 MiB; symbolic links in a directory \
-            are refused.
+            and dates that do not exist are refused.
             """)
 
     @OptionGroup var global: GlobalOptions
