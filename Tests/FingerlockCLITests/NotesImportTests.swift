@@ -192,15 +192,15 @@ import Testing
     }
 
     /// A `pass` stand-in: prints the entry's file (plain text here; the real one decrypts it), so
-    /// the import must ask for `show NAME` in the store it listed; `broken` fails as gpg would.
+    /// the import must ask for `show -- NAME` in the store it listed; `broken` fails as gpg would.
     func fakePass() throws -> String {
         let bin = scratch + "/bin"
         let script = try write(
             """
             #!/bin/sh
-            [ "$1" = show ] || { echo "unexpected: $*" >&2; exit 2; }
-            case "$2" in *broken*) echo "gpg: decryption failed: No secret key" >&2; exit 2 ;; esac
-            exec cat "$PASSWORD_STORE_DIR/$2.gpg"
+            [ "$1" = show ] && [ "$2" = -- ] || { echo "unexpected: $*" >&2; exit 2; }
+            case "$3" in *broken*) echo "gpg: decryption failed: No secret key" >&2; exit 2 ;; esac
+            exec cat "$PASSWORD_STORE_DIR/$3.gpg"
             """, to: "bin/pass")
         chmod(script, 0o755)
         return bin

@@ -7,6 +7,8 @@ public import Foundation
 public protocol InputSource: Sendable {
     var isTerminal: Bool { get }
     func readAll() throws -> Data
+    /// Everything, or nil when there is more than `limit` bytes; never reads more than one byte past it.
+    func readAll(limit: Int) throws -> Data?
 }
 
 public struct FileDescriptorInput: InputSource {
@@ -27,6 +29,15 @@ public struct FileDescriptorInput: InputSource {
             }
             if count == 0 { return result }
             result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    public func readAll(limit: Int) throws -> Data? {
+        do {
+            guard case .complete(let bytes) = try BoundedRead.bytes(from: fd, limit: limit) else { return nil }
+            return Data(bytes)
+        } catch {
+            throw CLIError(.dataError, "Cannot read stdin: \(error.reason).")
         }
     }
 }

@@ -9,10 +9,12 @@ enum FingerlockJSONImport {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = ImportDates.iso8601(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not an ISO 8601 date"))
+            do throws(ImportDates.Problem) {
+                return try ImportDates.iso8601(text)
+            } catch {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "\(ImportDates.quoted(text)) \(error.predicate)"))
             }
-            return date
         }
         let notes: [Note]
         do {
@@ -21,6 +23,9 @@ enum FingerlockJSONImport {
             throw CLIError(.dataError, "The fingerlock JSON export is malformed: \(ImportProblem.describe(error)); nothing was imported.")
         } catch {
             throw CLIError(.dataError, "The fingerlock JSON export is malformed; nothing was imported.")
+        }
+        for (index, note) in notes.enumerated() where ImportLimits.size(of: note) > ImportLimits.noteBytes {
+            throw ImportLimits.noteTooLarge("Entry \(index + 1) of the fingerlock JSON export")
         }
         var seen = Set<UUID>()
         for note in notes where !seen.insert(note.id).inserted {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 import Foundation
 import Vault
@@ -16,7 +19,8 @@ struct ImportCommand: FingerlockCommand {
             $PASSWORD_STORE_DIR, else ~/.password-store) decrypted by `pass show` in memory; the entry's path is \
             the title, its folders the tags. JSON comes from PATH or, without it, from stdin. Everything is \
             read and checked before the vault is unlocked, and written in one transaction: any error imports \
-            nothing.
+            nothing. A note holds at most 16 MiB and an import at most 256 MiB; symbolic links in a directory \
+            and dates that do not exist are refused.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -93,10 +97,20 @@ struct ImportCommand: FingerlockCommand {
     /// The JSON text: from PATH, or piped on stdin (which the passcode then cannot share).
     private func json(_ dependencies: CLIDependencies) throws -> Data {
         if let path, path != "-" {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError(FileManager.default.fileExists(atPath: path) ? .dataError : .notFound, "Cannot read \(path).")
+            // Followed if a link: the user named this file (it may be a pipe, `<(jrnl --export json)`).
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else {
+                throw CLIError(errno == ENOENT ? .notFound : .dataError, "Cannot read \(path): \(String(cString: strerror(errno))).")
             }
-            return data
+            defer { close(fd) }
+            let outcome: BoundedRead.Outcome
+            do {
+                outcome = try BoundedRead.bytes(from: fd, limit: ImportLimits.inputBytes)
+            } catch {
+                throw CLIError(.dataError, "Cannot read \(path): \(error.reason).")
+            }
+            guard case .complete(let bytes) = outcome else { throw ImportLimits.inputTooLarge("\(path) holds") }
+            return Data(bytes)
         }
         guard StandardInputKind(dependencies.input).carriesBody else {
             throw CLIError(.usage, "Give the JSON file to import, or pipe it on stdin.")
@@ -104,7 +118,8 @@ struct ImportCommand: FingerlockCommand {
         if NotesCommand.passcodeUsesStdin(passcode) {
             throw CLIError(.usage, "The passcode cannot share stdin with the import: use --passcode-fd N with another descriptor.")
         }
-        return try dependencies.input.readAll()
+        guard let data = try dependencies.input.readAll(limit: ImportLimits.inputBytes) else { throw ImportLimits.inputTooLarge("stdin holds") }
+        return data
     }
 
     private static func notes(_ count: Int) -> String { "\(count) \(count == 1 ? "note" : "notes")" }

@@ -17,17 +17,3 @@ enum ImportProblem {
         }
     }
 }
-
-/// The date forms imports accept.
-enum ImportDates {
-    /// ISO 8601 with or without fractional seconds (`export` writes whole seconds).
-    static func iso8601(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
-    }
-}
-
-import Foundation

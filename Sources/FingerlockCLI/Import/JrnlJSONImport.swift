@@ -31,10 +31,13 @@ enum JrnlJSONImport {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         return try journal.entries.enumerated().map { index, entry in
-            guard let date = stamp(entry.date, entry.time, calendar) else {
+            let date: Date
+            do throws(ImportDates.Problem) {
+                date = try stamp(entry.date, entry.time, calendar)
+            } catch {
                 throw CLIError(
                     .dataError,
-                    "The jrnl JSON export is malformed: entry \(index + 1): '\(entry.date) \(entry.time)' is not a date and time (YYYY-MM-DD, HH:MM); nothing was imported.")
+                    "The jrnl JSON export is malformed: entry \(index + 1): \(ImportDates.quoted("\(entry.date) \(entry.time)")) \(error.predicate); nothing was imported.")
             }
             var tags: [String] = []
             for raw in entry.tags ?? [] {
@@ -43,22 +46,33 @@ enum JrnlJSONImport {
                 if !tag.isEmpty, !tags.contains(where: { $0.lowercased() == tag.lowercased() }) { tags.append(tag) }
             }
             if entry.starred == true, !tags.contains("starred") { tags.append("starred") }
-            return Note(title: entry.title, body: entry.body, tags: tags, created: date, modified: date)
+            let note = Note(title: entry.title, body: entry.body, tags: tags, created: date, modified: date)
+            if ImportLimits.size(of: note) > ImportLimits.noteBytes { throw ImportLimits.noteTooLarge("Entry \(index + 1) of the jrnl JSON export") }
+            return note
         }
     }
 
-    /// "2024-03-05" and "09:30" (jrnl writes `%Y-%m-%d` and `%H:%M`) as a moment in `calendar`'s zone.
-    private static func stamp(_ day: String, _ time: String, _ calendar: Calendar) -> Date? {
-        let dayParts = day.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-        let timeParts = time.split(separator: ":", omittingEmptySubsequences: false).map { Int($0) }
-        guard dayParts.count == 3, (2...3).contains(timeParts.count), !dayParts.contains(nil), !timeParts.contains(nil) else { return nil }
-        let components = DateComponents(
-            year: dayParts[0], month: dayParts[1], day: dayParts[2], hour: timeParts[0], minute: timeParts[1],
-            second: timeParts.count == 3 ? timeParts[2] : 0)
-        guard let month = components.month, (1...12).contains(month), let dayOfMonth = components.day, (1...31).contains(dayOfMonth),
-            let hour = components.hour, (0...23).contains(hour), let minute = components.minute, (0...59).contains(minute),
-            components.isValidDate(in: calendar)
-        else { return nil }
-        return calendar.date(from: components)
+    /// "2024-03-05" and "09:30" (jrnl writes `%Y-%m-%d` and `%H:%M`; seconds are accepted) as a
+    /// moment in `calendar`'s zone. Read strictly, as `ImportDates` reads ISO 8601: Foundation's
+    /// calendar would turn a year past its range into year 1 and February 30 into March 1.
+    private static func stamp(_ day: String, _ time: String, _ calendar: Calendar) throws(ImportDates.Problem) -> Date {
+        let form = ImportDates.Problem(predicate: "is not a date and time (YYYY-MM-DD, HH:MM)")
+        var dayFields = ImportDates.Digits(day)
+        var timeFields = ImportDates.Digits(time)
+        guard let year = dayFields.number(4), dayFields.skip("-"), let month = dayFields.number(2), dayFields.skip("-"),
+            let dayOfMonth = dayFields.number(2), dayFields.atEnd,
+            let hour = timeFields.number(2), timeFields.skip(":"), let minute = timeFields.number(2)
+        else { throw form }
+        var second = 0
+        if timeFields.skip(":") {
+            guard let seconds = timeFields.number(2) else { throw form }
+            second = seconds
+        }
+        guard timeFields.atEnd else { throw form }
+        _ = try ImportDates.dayNumber(year: year, month: month, day: dayOfMonth)
+        try ImportDates.checkTime(hour: hour, minute: minute, second: second)
+        let components = DateComponents(year: year, month: month, day: dayOfMonth, hour: hour, minute: minute, second: second)
+        guard let date = calendar.date(from: components) else { throw form }
+        return date
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import Vault
 
 /// Reads a password store through the `pass` command: every `NAME.gpg` under the store (dot
-/// directories such as `.git` left out) is decrypted by `pass show NAME`, in memory only. The note's
-/// title is NAME (`web/github.com`), its tags the folders (`web`), its body what `pass show` printed,
-/// its dates the file's modification time.
+/// directories such as `.git` left out) is decrypted by `pass show -- NAME`, in memory only. The
+/// note's title is NAME (`web/github.com`), its tags the folders (`web`), its body what `pass show`
+/// printed, its dates the file's modification time. The `--`: an entry named `-c` was taken for
+/// pass's option (copy to the clipboard), and its note got the store's whole listing instead.
 struct PassStoreImport {
     var store: String
     var pass: String
@@ -49,10 +50,15 @@ struct PassStoreImport {
     }
 
     /// Every entry as a note; the first entry `pass show` cannot decrypt stops the import.
+    /// Each entry's output and all of them together are bounded (`ImportLimits`).
     func notes() throws -> [Note] {
-        try entries().map { name, modified in
-            var output = try runner.capture(pass, ["show", name], environment: environment)
+        var total = 0
+        return try entries().map { name, modified in
+            var output = try runner.capture(pass, ["show", "--", name], environment: environment, outputLimit: ImportLimits.noteBytes)
             defer { output.stdout.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            if output.exceededLimit { throw ImportLimits.noteTooLarge("What pass show \(name) printed") }
+            total += output.stdout.count
+            if total > ImportLimits.inputBytes { throw ImportLimits.inputTooLarge("The entries of \(store) hold") }
             guard output.status == 0 else {
                 let reason = output.firstErrorLine.isEmpty ? "exit status \(output.status)" : TerminalSafeText.line(output.firstErrorLine)
                 throw CLIError(.dataError, "pass show \(name) failed (\(reason)); nothing was imported.")

@@ -5,8 +5,10 @@
 /// environment, and never on disk.
 public protocol ChildProcessRunner: Sendable {
     /// Runs `executable` with stdin at `/dev/null` and returns its exit status and what it wrote on
-    /// stdout and stderr, read until both are closed.
-    func capture(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> ChildProcessOutput
+    /// stdout and stderr, read until both are closed. Past `outputLimit` bytes of stdout, reading
+    /// stops, the program is killed and `exceededLimit` is set; stderr keeps its first 64 KiB.
+    func capture(_ executable: String, _ arguments: [String], environment: [String: String], outputLimit: Int) throws
+        -> ChildProcessOutput
 
     /// Runs `executable` with `input` on a pipe as its stdin and stdout and stderr at `/dev/null`,
     /// and waits for it (not for any background process it forks, as `xclip` and `wl-copy` do).
@@ -24,11 +26,14 @@ public struct ChildProcessOutput: Sendable, Equatable {
     public var status: Int32
     public var stdout: [UInt8]
     public var stderr: [UInt8]
+    /// Whether stdout went on past the limit (then cut there, and the program killed).
+    public var exceededLimit: Bool
 
-    public init(status: Int32, stdout: [UInt8], stderr: [UInt8]) {
+    public init(status: Int32, stdout: [UInt8], stderr: [UInt8], exceededLimit: Bool = false) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
+        self.exceededLimit = exceededLimit
     }
 
     /// The first line of stderr, for a one-line error message.

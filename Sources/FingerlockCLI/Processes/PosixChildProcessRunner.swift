@@ -8,7 +8,12 @@ import SafeFiles
 public struct PosixChildProcessRunner: ChildProcessRunner {
     public init() {}
 
-    public func capture(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> ChildProcessOutput {
+    /// The most of stderr kept: only its first line is ever shown.
+    static let errorLimit = 64 * 1024
+
+    public func capture(_ executable: String, _ arguments: [String], environment: [String: String], outputLimit: Int) throws
+        -> ChildProcessOutput
+    {
         let out = try Self.socketPair()
         let err: (Int32, Int32)
         do { err = try Self.socketPair() } catch {
@@ -24,7 +29,8 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
         var stderr: [UInt8] = []
         var open: [(fd: Int32, isOut: Bool)] = [(out.0, true), (err.0, false)]
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while !open.isEmpty {
+        var exceededLimit = false
+        reading: while !open.isEmpty {
             var pollers = open.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             if poll(&pollers, nfds_t(pollers.count), -1) < 0 {
                 if errno == EINTR { continue }
@@ -36,15 +42,26 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
                 if got <= 0 {
                     open.remove(at: index)
                 } else if open[index].isOut {
-                    stdout.append(contentsOf: chunk[..<got])
+                    stdout.append(contentsOf: chunk[..<min(got, outputLimit + 1 - stdout.count)])
+                    if stdout.count > outputLimit {
+                        // No more is read: a program that never stops writing cannot fill memory.
+                        exceededLimit = true
+                        kill(pid, SIGKILL)
+                        break reading
+                    }
                 } else {
-                    stderr.append(contentsOf: chunk[..<got])
+                    stderr.append(contentsOf: chunk[..<min(got, Self.errorLimit - min(stderr.count, Self.errorLimit))])
                 }
             }
         }
         // The buffer held decrypted text: overwrite it before it is freed.
         chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-        return ChildProcessOutput(status: Self.waitForExit(pid), stdout: stdout, stderr: stderr)
+        if exceededLimit {
+            // Nothing past the limit is kept, and none of it is handed on.
+            stdout.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            stdout = []
+        }
+        return ChildProcessOutput(status: Self.waitForExit(pid), stdout: stdout, stderr: stderr, exceededLimit: exceededLimit)
     }
 
     public func feed(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws -> Int32 {

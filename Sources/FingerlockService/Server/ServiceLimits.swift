@@ -14,6 +14,10 @@ public struct ServiceLimits: Sendable {
     public var messageTimeout: Duration = .seconds(10)
     /// A reply the client does not read within this time closes the connection.
     public var writeTimeout: Duration = .seconds(10)
+    /// Refusals (too many connections, a message too large) logged one by one per window of this
+    /// length; the rest of the window's are counted in one summary line (`RefusalLog`).
+    public var refusalLogWindow: Duration = .seconds(10)
+    public var refusalsLoggedPerWindow = 5
 
     public init() {}
 }

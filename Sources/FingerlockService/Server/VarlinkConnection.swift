@@ -151,7 +151,7 @@ final class VarlinkConnection: Sendable {
     }
 
     private func refuseOversized() {
-        server.logger.notice("message too large", metadata: ["uid": "\(peer.uid)"])
+        server.oversizedMessages.record(uid: peer.uid, metadata: [:])
         let reply = VarlinkReply.encode(
             VarlinkError(.messageTooLarge, ["limit": .int(server.limits.maximumMessageSize)]))
         _ = send(reply, until: ContinuousClock.now + .seconds(1))

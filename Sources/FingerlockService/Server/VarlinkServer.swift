@@ -18,6 +18,10 @@ public final class VarlinkServer: Sendable {
     let core: ServiceCore
     let limits: ServiceLimits
     let logger: Logger
+    /// Refused connections and oversized messages, logged with a rate limit.
+    let refusedConnections: RefusalLog
+    let oversizedMessages: RefusalLog
+    let now: @Sendable () -> ContinuousClock.Instant
     /// [read end, write end]; the read end becomes readable for good once shutdown starts.
     let wakeup: (read: Int32, write: Int32)
 
@@ -30,13 +34,22 @@ public final class VarlinkServer: Sendable {
 
     let counts = Mutex(Counts())
 
-    public init(listener: ListeningSocket, core: ServiceCore, limits: ServiceLimits = ServiceLimits(), logger: Logger)
-        throws
-    {
+    /// - Parameter now: the clock of the refusal log's windows (monotonic; tests move it by hand).
+    public init(
+        listener: ListeningSocket, core: ServiceCore, limits: ServiceLimits = ServiceLimits(), logger: Logger,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) throws {
         self.listener = listener
         self.core = core
         self.limits = limits
         self.logger = logger
+        self.now = now
+        refusedConnections = RefusalLog(
+            logger: logger, level: .warning, message: "connection refused: too many", summaryNoun: "connections refused",
+            window: limits.refusalLogWindow, loggedPerWindow: limits.refusalsLoggedPerWindow, now: now)
+        oversizedMessages = RefusalLog(
+            logger: logger, level: .notice, message: "message too large", summaryNoun: "messages refused as too large",
+            window: limits.refusalLogWindow, loggedPerWindow: limits.refusalsLoggedPerWindow, now: now)
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else {
             throw ListeningSocket.Failure(description: "cannot create a pipe (errno \(errno)).")
@@ -69,6 +82,8 @@ public final class VarlinkServer: Sendable {
         while ContinuousClock.now < deadline {
             let done = counts.withLock { $0.total == 0 && !$0.acceptLoopRunning }
             if done {
+                refusedConnections.flush(force: true)
+                oversizedMessages.flush(force: true)
                 listener.stopListening()
                 Glibc.close(wakeup.read)
                 Glibc.close(wakeup.write)
@@ -77,6 +92,8 @@ public final class VarlinkServer: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         // A thread is stuck in a call; leave its descriptors alone and only stop listening.
+        refusedConnections.flush(force: true)
+        oversizedMessages.flush(force: true)
         listener.stopListening()
         logger.warning("connections still open at shutdown")
         return false
@@ -91,11 +108,16 @@ public final class VarlinkServer: Sendable {
                 pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0),
             ]
-            let ready = poll(&fds, 2, -1)
+            let ready = poll(&fds, 2, summaryTimeout())
             if ready < 0 {
                 if errno == EINTR { continue }
                 logger.error("poll on the listening socket failed", metadata: ["errno": "\(errno)"])
                 return
+            }
+            if ready == 0 {
+                refusedConnections.flush()
+                oversizedMessages.flush()
+                continue
             }
             if fds[1].revents != 0 { return }
             guard fds[0].revents != 0 else { continue }
@@ -107,6 +129,15 @@ public final class VarlinkServer: Sendable {
             }
             admit(fd)
         }
+    }
+
+    /// Milliseconds until a refusal summary is due (at least 1, at most a minute), or -1 (none).
+    private func summaryTimeout() -> Int32 {
+        let due = [refusedConnections.summaryDue, oversizedMessages.summaryDue].compactMap { $0 }.min()
+        guard let due else { return -1 }
+        let left = due - now()
+        let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: min(max(milliseconds, 1), 60_000))
     }
 
     /// Close-on-exec and non-blocking (accept4 and pipe2 are not in Swift's Glibc module; the
@@ -132,7 +163,7 @@ public final class VarlinkServer: Sendable {
             return nil
         }
         if let limit = refusal {
-            logger.warning("connection refused: too many", metadata: ["uid": "\(peer.uid)", "limit": "\(limit)"])
+            refusedConnections.record(uid: peer.uid, metadata: ["limit": "\(limit)"])
             let reply = VarlinkReply.encode(VarlinkError(.tooManyConnections, ["limit": .int(limit)]))
             _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             Glibc.close(fd)

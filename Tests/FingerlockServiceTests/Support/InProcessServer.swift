@@ -9,13 +9,19 @@ struct InProcessServer: Sendable {
     let server: VarlinkServer
     let socketPath: String
 
-    init(limits: ServiceLimits = ServiceLimits(), readers: ServiceReaders = .none) throws {
+    /// - Parameters:
+    ///   - logger: the server's logger (default: only critical lines, to nowhere in particular).
+    ///   - now: the server's monotonic clock.
+    init(
+        limits: ServiceLimits = ServiceLimits(), readers: ServiceReaders = .none, logger: Logger? = nil,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) throws {
         harness = try ServiceHarness(readers: readers)
         socketPath = harness.directory + "/socket"
-        var logger = Logger(label: "fingerlockd-test")
-        logger.logLevel = .critical
+        var quiet = Logger(label: "fingerlockd-test")
+        quiet.logLevel = .critical
         server = try VarlinkServer(
-            listener: try ListeningSocket.bind(path: socketPath), core: harness.core, limits: limits, logger: logger)
+            listener: try ListeningSocket.bind(path: socketPath), core: harness.core, limits: limits, logger: logger ?? quiet, now: now)
         server.start()
     }
 
