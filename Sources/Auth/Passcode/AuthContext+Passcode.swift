@@ -57,9 +57,7 @@ extension AuthContext {
 
     /// Refuses at once while a delay runs (so nobody is asked for a passcode that would be refused).
     func refuseDuringPasscodeDelay() throws {
-        // In system mode fingerlockd keeps the passcode counters and refuses during its delays.
-        if isSystemMode { return }
-        if let delay = try Self.vaultCall({ try passcodeLedger.delayLeft() }) { throw Self.passcodeDelayed(delay) }
+        try custody.refuseDuringPasscodeDelay()
     }
 
     /// Checks the delay and counts the attempt in one step under the counters' lock — so parallel
@@ -71,34 +69,27 @@ extension AuthContext {
     func countedAttempt(anyOf credentials: [VaultCredential]) throws -> CountedAttempt {
         let attempts = credentials.filter { if case .passcode(let text) = $0 { !text.isEmpty } else { true } }
         guard !attempts.isEmpty else { return .refused(.init(serviceSays: nil)) }
-        // A system-mode passcode is counted (first) by fingerlockd, not in the user's own files; a
-        // recovery key is still counted here.
-        let systemMode = isSystemMode
-        let countedByService = systemMode && attempts.allSatisfy { if case .passcode = $0 { true } else { false } }
-        let ledger = passcodeLedger
-        let counted = countedByService ? nil : try Self.vaultCall { try ledger.checkDelayAndCount() }
+        // Counted here, or (a system-mode passcode) first by fingerlockd: the custody says.
+        let custody = custody
+        let ledger = custody.passcodeLedger(for: attempts)
+        let counted = try ledger.map { ledger in try Self.vaultCall { try ledger.checkDelayAndCount() } }
         var serviceSays: String?
         var judgedWrong = false
         for credential in attempts {
             do {
                 let vault = try passcodes.open(with: credential)
-                // Whatever the passcode was for (an unlock, a change, rekey, restore), the vault is
-                // open: fingerlockd learns its settings (the cache-expiry it already capped the key to).
-                if systemMode, case .passcode = credential { tellServicePolicy(of: vault) }
-                try Self.vaultCall { try ledger.succeeded() }
+                custody.opened(vault, with: credential)
+                try Self.vaultCall { try passcodeLedger.succeeded() }
                 return .opened(vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
-                // A malformed recovery key is just a wrong one, and counts as such. The service's
-                // count and delay are worth telling.
-                if systemMode, error.code == .wrongPasscode, case .passcode = credential {
-                    serviceSays = error.message
-                }
+                // A malformed recovery key is just a wrong one, and counts as such.
+                if let said = custody.refusal(error, for: credential) { serviceSays = said }
                 judgedWrong = true
                 continue
             } catch {
                 // Nothing judged the secret (a damaged vault, a failed read): this was no wrong
                 // passcode, so it must not count as one, or a damaged vault would lock its owner out.
-                if let counted, !judgedWrong { ledger.notJudged(counted) }
+                if let ledger, let counted, !judgedWrong { ledger.notJudged(counted) }
                 throw Self.authError(error)
             }
         }

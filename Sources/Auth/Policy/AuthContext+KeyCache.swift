@@ -6,12 +6,6 @@ import Vault
 /// The cached key: how a passcode unlock leaves the key for a finger to release, and how it is
 /// taken back out (always checked against the vault, never trusted).
 extension AuthContext {
-    /// The vault for reading the enrolled set or settings: with the cached key, else the passcode.
-    /// No touch is asked for — in user mode the cache is readable by the user's own processes anyway.
-    func openWithCachedKeyOrPasscode(reason: String) async throws -> Vault {
-        try await vault(try cachedVault(), orPasscodeFor: reason)
-    }
-
     /// The vault opened with the cached key, or nil with why there is none (no key cached, no
     /// keyring) — the cases the passcode stands in for; other failures throw.
     func cachedVault() throws -> (vault: Vault?, miss: AuthError?) {
@@ -30,17 +24,9 @@ extension AuthContext {
         return try await unlockWithPasscode(reason: reason, why: cached.miss)
     }
 
-    /// The vault opened with the cached key, once a touch could be asked for at all.
-    func vaultFromCache() async throws -> Vault {
-        try await biometricPreconditions()
-        return try openWithCachedKey()
-    }
-
     /// The vault opened with the cached key. A key that does not open it (planted, or left by a
     /// vault restored or rekeyed since) is removed and never used.
     func openWithCachedKey() throws -> Vault {
-        // In system mode nothing goes into the user's keyring, and nothing found there is used.
-        try refuseSystemModeTouch()
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
@@ -89,27 +75,10 @@ extension AuthContext {
 
     static let policyNotTold = "fingerlockd could not take this vault's settings (it keeps the ones it had, or the defaults): "
 
-    /// Caches the key after a passcode or recovery-key unlock (or a restore) and starts the reuse
-    /// window; without a keyring, says why once.
+    /// Keeps the key after a passcode or recovery-key unlock (or a restore) where a touch can
+    /// release it: the vault's own custody decides where.
     func cacheKey(of vault: Vault) throws {
-        let cache = dependencies.keyCache
-        if (try? vault.mode) == .system {
-            forgetUserKeyringEntries(of: vault)
-            return
-        }
-        if let reason = cache.unavailableReason() {
-            interaction.notify(reason)
-            return
-        }
-        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
-        do {
-            let storeID = try Self.vaultCall { try vault.storeID.uuidString }
-            try cache.store(try Self.vaultCall { try vault.exportMasterKey() }, name: storeID, lifetime: settings.cacheExpiry)
-        } catch let error as KeyCacheError {
-            interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
-            return
-        }
-        startReuseWindow(vault)
+        try custody(of: vault).keep(vault)
     }
 
     /// Whether an unlock moments ago lets this one skip the touch (`reuse-window`).

@@ -35,11 +35,10 @@ extension AuthContext {
         } catch let error as SystemFingerError {
             // A service that cannot be reached holds no key (it keeps them in its memory only):
             // nothing to forget there, unless this vault needs it, which is then worth saying.
-            guard !isSystemMode, case .slot(let slot) = error.code, slot.code == .unreachable else {
-                throw Self.authError(systemFinger: error)
-            }
+            try custody.serviceUnreachableAtLock(error)
         }
-        return LockOutcome(forgotten: forgotten, cacheUnavailable: isSystemMode || forgotten > 0 ? nil : cacheUnavailable)
+        let unavailable = forgotten > 0 ? nil : custody.keyCacheUnavailableReason()
+        return LockOutcome(forgotten: forgotten, cacheUnavailable: unavailable)
     }
 
     /// What `unlock` did: whether the key is now cached, and for how long.
@@ -53,7 +52,7 @@ extension AuthContext {
     public func unlock() async throws -> UnlockOutcome {
         let vault = try await unlockWithPasscode(reason: "unlock")
         defer { vault.close() }
-        if let reason = dependencies.keyCache.unavailableReason(), !isSystemMode {
+        if let reason = custody.keyCacheUnavailableReason() {
             return UnlockOutcome(cachedFor: nil, notCachedBecause: reason)
         }
         let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
@@ -67,18 +66,6 @@ extension AuthContext {
     /// key is checked like any unlock's (a wrong one is removed, never used).
     public func inspectSetup() throws -> SetupStatus {
         guard passcodes.hasPasscode else { return SetupStatus(passcodeSet: false, enrolledFingers: []) }
-        if isSystemMode {
-            // fingerlockd keeps a system-mode vault's fingers and tells its owner without the passcode;
-            // an unreachable service is the service finding's to report.
-            guard let prints = try? systemEnrolledPrints() else {
-                return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true)
-            }
-            return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
-        }
-        let (vault, _) = try cachedVault()
-        guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
-        defer { vault.close() }
-        let prints = try VaultPrintStore(vault: vault).allPrints()
-        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+        return try custody.inspectFingers()
     }
 }

@@ -18,9 +18,6 @@ extension AuthContext {
             throw AuthError(
                 .dataError, Self.authError(error).message + " The recovery key just shown was NOT applied; the old one is still valid.")
         }
-        forgetUserKeyringEntries(of: vault)
-        try cacheKey(of: vault)
-        // Proven with the new key: the service now knows it as the vault's.
-        if isSystemMode { tellServicePolicy(of: vault) }
+        try custody.rekeyed(vault)
     }
 }

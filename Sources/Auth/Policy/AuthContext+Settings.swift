@@ -5,7 +5,7 @@ import Vault
 extension AuthContext {
     /// The settings, read with the cached key or else the passcode (they are no secret to the user).
     public func settings() async throws -> SecuritySettings {
-        let vault = try await openWithCachedKeyOrPasscode(reason: "read the settings")
+        let vault = try await custody.openWithoutTouch(reason: "read the settings")
         defer { vault.close() }
         return try Self.vaultCall { try SecuritySettings(vault: vault) }
     }
@@ -21,11 +21,7 @@ extension AuthContext {
         try settings.set(key, to: value)
         try Self.vaultCall { try settings.save(key, to: vault) }
         // The key was cached for the old expiry a moment ago; in system mode fingerlockd applies them.
-        if isSystemMode {
-            tellServicePolicy(of: vault)
-        } else if key == .cacheExpiry || key == .reuseWindow {
-            try cacheKey(of: vault)
-        }
+        try custody.settingChanged(key, in: vault)
         return settings
     }
 }

@@ -28,18 +28,10 @@ extension AuthContext {
         return header
     }
 
-    var isSystemMode: Bool { vaultMode == .system }
-
     var systemModeTouch: AuthError {
         AuthError(
             .biometryNotAvailable, "System mode: the key is kept by fingerlockd, never in your keyring.",
             unavailability: .systemMode)
-    }
-
-    /// A system-mode vault never uses the user's keyring or in-process matching: that would
-    /// silently break what system mode promises. Touches go through fingerlockd instead.
-    func refuseSystemModeTouch() throws {
-        if isSystemMode { throw systemModeTouch }
     }
 
     /// `system enable`: the current passcode, then fingerlockd registers the vault and seals the new

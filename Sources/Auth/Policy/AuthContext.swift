@@ -82,10 +82,7 @@ public final class AuthContext: Sendable {
     public func canEvaluate(_ policy: AuthPolicy) async -> AuthError? {
         guard passcodes.hasPasscode else { return passcodeNotSet }
         do {
-            try await biometricPreconditions()
-            let storeID = try recordedStoreID
-            guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw noCachedKey }
-            if try touchLedger.isLockedOut() { throw lockout }
+            try await custody.checkBiometrics()
             return nil
         } catch {
             let authError = Self.authError(error)

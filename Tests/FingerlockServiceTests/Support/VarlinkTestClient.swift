@@ -14,19 +14,27 @@ final class VarlinkTestClient: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // A local descriptor until it is connected: a class whose every stored property is set is
+        // deinitialised when its initialiser throws, so closing `self.fd` here and again in deinit
+        // freed the number twice, the second time closing whatever a parallel test had opened
+        // under it (seen as "connect failed: Bad file descriptor" in another suite, when a flood
+        // test's connections were refused).
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect \(path): errno \(errno)")
+            let error = errno
+            close(socketFD)
+            throw Failure(description: "connect \(path): errno \(error)")
         }
+        fd = socketFD
     }
 
     deinit { close(fd) }

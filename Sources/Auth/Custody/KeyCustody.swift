@@ -1,0 +1,103 @@
+import AuthCore
+public import Fingerprint
+import Vault
+
+/// Who keeps a vault's key, its counters and its fingers: the one difference between user mode
+/// (`LocalCustody`: the kernel keyring, the user's attempt file, the reader in this process) and
+/// system mode (`ServiceCustody`: fingerlockd keeps them, out of the user's reach). `AuthContext`
+/// chooses one from the vault's recorded mode (`custody`, `custody(of:)`), and its use cases call it
+/// where the modes differ; nothing else in Auth asks which mode a vault is in. Both host the same
+/// rules (AuthCore); `CustodyParityTests` runs the same scenarios against both.
+protocol KeyCustody: Sendable {
+    // MARK: Touches
+
+    /// What keeps a touch from unlocking now, known without unlocking (`canEvaluate`): throws it.
+    func checkBiometrics() async throws
+
+    /// Unlocks with a touch (or within the reuse window, without one), up to the vault's tries.
+    func unlockWithFinger() async throws -> Vault
+
+    /// `verify`: one touch, never a reuse; the key from the cache, else the passcode first.
+    func verifyTouch(finger: Finger?) async throws -> AuthContext.VerifiedTouch
+
+    // MARK: The key after the passcode
+
+    /// The vault for reading what is no secret to its owner (settings, fingers): without a touch.
+    func openWithoutTouch(reason: String) async throws -> Vault
+
+    /// After the passcode (or the recovery key, or a restore) opened `vault`: keeps its key where a
+    /// touch can release it.
+    func keep(_ vault: Vault) throws
+
+    /// A rekey committed: the old key goes, the new one is kept.
+    func rekeyed(_ vault: Vault) throws
+
+    /// A setting sealed in `vault` changed: what depends on it follows.
+    func settingChanged(_ key: SecuritySettings.Key, in vault: Vault) throws
+
+    /// Why no key can be kept for touches here (user mode without a usable keyring); nil when one can.
+    func keyCacheUnavailableReason() -> String?
+
+    // MARK: Passcode attempts
+
+    /// Refuses at once while a passcode delay this custody keeps is running.
+    func refuseDuringPasscodeDelay() throws
+
+    /// The ledger that counts an attempt with `credentials` here; nil when the service counts it.
+    func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger?
+
+    /// `credential` opened `vault`.
+    func opened(_ vault: Vault, with credential: VaultCredential)
+
+    /// What the user is told of a wrong `credential` beyond "wrong passcode" (the service's count).
+    func refusal(_ error: VaultError, for credential: VaultCredential) -> String?
+
+    // MARK: Fingers
+
+    func enroll(
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+    ) async throws -> EnrolledPrint
+
+    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws
+        -> [AuthContext.ForgottenPrint]
+
+    func enrolledPrints() async throws -> [EnrolledPrint]
+
+    /// `doctor`: the enrolled fingers when they can be known without a prompt.
+    func inspectFingers() throws -> SetupStatus
+
+    // MARK: Status and lock
+
+    /// Adds what this custody knows (the key, the counters, the fingers) to a status.
+    func addView(to status: inout VaultStatus) throws
+
+    /// `lock` could not reach fingerlockd: throws when that leaves a key held.
+    func serviceUnreachableAtLock(_ error: SystemFingerError) throws
+}
+
+extension AuthContext {
+    /// What `verify` reports.
+    public struct VerifiedTouch: Sendable {
+        public var print: EnrolledPrint
+        public var reader: ReaderIdentity
+        /// Whether the touch was matched against every enrolled finger (false: only the first).
+        public var identified: Bool
+    }
+
+    /// The custody of the vault as its header records its mode: the one place the mode decides.
+    var custody: any KeyCustody { Self.custody(for: vaultMode, self) }
+
+    /// The custody of an open vault, as its authenticated record says (a restore or a mode move
+    /// may have changed it since the header was read).
+    func custody(of vault: Vault) -> any KeyCustody {
+        Self.custody(for: (try? vault.mode) ?? vaultMode, self)
+    }
+
+    private static func custody(for mode: VaultMode, _ context: AuthContext) -> any KeyCustody {
+        switch mode {
+        case .user: LocalCustody(context)
+        case .system: ServiceCustody(context)
+        }
+    }
+}

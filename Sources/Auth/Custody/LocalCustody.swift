@@ -1,0 +1,181 @@
+import AuthCore
+import Fingerprint
+import Foundation
+import Vault
+
+/// User mode's custody: the key after the passcode, passcode attempts, fingers, status and lock.
+extension LocalCustody {
+    // MARK: The key after the passcode
+
+    func openWithoutTouch(reason: String) async throws -> Vault {
+        try await context.vault(try context.cachedVault(), orPasscodeFor: reason)
+    }
+
+    /// Caches the key in the keyring for the vault's cache-expiry and starts the reuse window;
+    /// without a keyring, says why once.
+    func keep(_ vault: Vault) throws {
+        let cache = dependencies.keyCache
+        if let reason = cache.unavailableReason() {
+            interaction.notify(reason)
+            return
+        }
+        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        do {
+            let storeID = try AuthContext.vaultCall { try vault.storeID.uuidString }
+            try cache.store(try AuthContext.vaultCall { try vault.exportMasterKey() }, name: storeID, lifetime: settings.cacheExpiry)
+        } catch let error as KeyCacheError {
+            interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
+            return
+        }
+        context.startReuseWindow(vault)
+    }
+
+    func rekeyed(_ vault: Vault) throws {
+        context.forgetUserKeyringEntries(of: vault)
+        try keep(vault)
+    }
+
+    /// The key was cached for the old expiry a moment ago: cached again for the new one.
+    func settingChanged(_ key: SecuritySettings.Key, in vault: Vault) throws {
+        if key == .cacheExpiry || key == .reuseWindow { try keep(vault) }
+    }
+
+    func keyCacheUnavailableReason() -> String? { dependencies.keyCache.unavailableReason() }
+
+    // MARK: Passcode attempts
+
+    func refuseDuringPasscodeDelay() throws {
+        if let delay = try AuthContext.vaultCall({ try context.passcodeLedger.delayLeft() }) {
+            throw AuthContext.passcodeDelayed(delay)
+        }
+    }
+
+    func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? { context.passcodeLedger }
+
+    func opened(_ vault: Vault, with credential: VaultCredential) {}
+
+    func refusal(_ error: VaultError, for credential: VaultCredential) -> String? { nil }
+
+    // MARK: Fingers
+
+    /// Enrolls on the reader in effect and seals the template in the vault.
+    func enroll(
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+    ) async throws -> EnrolledPrint {
+        // The reader first: nobody types a passcode for a reader that is not there.
+        let reader = try await context.requireReader()
+        let vault = try await context.unlockWithPasscode(reason: "enroll a finger")
+        defer { vault.close() }
+        try context.checkReaderKind(reader, vault: vault)
+        let store = VaultPrintStore(vault: vault)
+        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        let info = reader.info
+        let old = try AuthContext.vaultCall { try store.prints(for: info.identity) }.first { $0.finger == finger }
+        if let old {
+            guard try await confirmReplacing(old) else {
+                throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
+            }
+            // An on-chip reader refuses a second copy of a print: drop the old one first.
+            if info.hasStorage { try? await reader.deleteStoredPrint(old) }
+        }
+        updates(.starting(info))
+        let print: EnrolledPrint
+        do {
+            let label = PrintLabel.username(user: username, storeID: try AuthContext.vaultCall { try vault.storeID })
+            print = try await reader.enroll(finger, username: label, timeout: settings.scanTimeout) { event in
+                updates(.progress(event))
+            }
+        } catch is CancellationError {
+            throw AuthError(.userCancel, "Enrollment cancelled; nothing was saved.")
+        } catch let error as FingerprintError
+            where error.code == .storageFull && info.features.isSuperset(of: [.storageList, .storageDelete])
+        {
+            throw FingerprintError(
+                .storageFull,
+                "The reader's own storage is full: `fingerlock storage list` shows whose prints fill it, and"
+                    + " `fingerlock storage delete ID` (another program's) or `fingerlock forget FINGER` (yours) frees a"
+                    + " place. Nothing was saved.")
+        } catch let error as FingerprintError where error.code == .duplicate && info.hasStorage {
+            let explanation = await context.duplicateExplanation(finger, reader: reader, vault: vault)
+            throw FingerprintError(.duplicate, explanation + " Nothing was saved.")
+        } catch let error as FingerprintError {
+            throw FingerprintError(error.code, error.message + " Nothing was saved.")
+        }
+        try AuthContext.vaultCall { try store.save(print) }
+        return print
+    }
+
+    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
+        let vault = try await context.unlockWithPasscode(reason: "forget a finger")
+        defer { vault.close() }
+        let store = VaultPrintStore(vault: vault)
+        let targets = try store.allPrints().filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
+        if targets.isEmpty, let finger {
+            throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
+        }
+        var connected: [ReaderIdentity: any FingerprintReader] = [:]
+        if targets.contains(where: { !$0.reader.isSimulated }) {
+            for reader in await dependencies.connectedReaders() { connected[reader.identity] = reader }
+        }
+        var forgotten: [AuthContext.ForgottenPrint] = []
+        for print in targets {
+            var onReader = AuthContext.ForgottenPrint.OnReader.nothingLeft
+            if let reader = connected[print.reader], reader.info.features.contains(.storageDelete) {
+                do {
+                    try await reader.deleteStoredPrint(print)
+                } catch let error as FingerprintError where error.code == .printNotFound {
+                    // Already gone from the device: nothing to do there.
+                }
+            } else if !print.reader.isSimulated, connected[print.reader] == nil {
+                onReader = .leftOnDisconnectedReader
+            }
+            try AuthContext.vaultCall { _ = try store.delete(print.finger, on: print.reader) }
+            forgotten.append(AuthContext.ForgottenPrint(finger: print.finger, reader: print.reader, onReader: onReader))
+        }
+        return forgotten
+    }
+
+    /// The enrolled fingers, read with the cached key or else the passcode (`fingers`).
+    func enrolledPrints() async throws -> [EnrolledPrint] {
+        let vault = try await openWithoutTouch(reason: "read the enrolled fingers")
+        defer { vault.close() }
+        return try VaultPrintStore(vault: vault).allPrints()
+    }
+
+    func inspectFingers() throws -> SetupStatus {
+        let (vault, _) = try context.cachedVault()
+        guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
+        defer { vault.close() }
+        let prints = try VaultPrintStore(vault: vault).allPrints()
+        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+    }
+
+    // MARK: Status and lock
+
+    /// With a cached key, also what is sealed in the vault (checked like any unlock's key).
+    func addView(to status: inout VaultStatus) throws {
+        let cache = dependencies.keyCache
+        guard status.setUp, status.keyCacheUnavailable == nil else { return }
+        let (opened, _) = try context.cachedVault()
+        guard let vault = opened else { return }
+        defer { vault.close() }
+        let storeID = try AuthContext.vaultCall { try vault.storeID.uuidString }
+        status.unlocked = true
+        status.keyExpiresIn = cache.remainingLifetime(name: storeID)
+        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        if !status.lockedOut { status.reuseWindowLeft = context.reuseWindow.left(for: storeID, window: settings.reuseWindow) }
+        status.kind = try AuthContext.vaultCall { try vault.kind }
+        status.enrolledFingers = try AuthContext.vaultCall {
+            try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
+        }
+    }
+
+    /// A service that cannot be reached holds no key (it keeps them in its memory only): nothing to
+    /// forget there for a user-mode vault.
+    func serviceUnreachableAtLock(_ error: SystemFingerError) throws {
+        guard case .slot(let slot) = error.code, slot.code == .unreachable else {
+            throw AuthContext.authError(systemFinger: error)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import AuthCore
+import Fingerprint
+import Foundation
+import Synchronization
+import Vault
+
+/// System mode's touches and fingers: fingerlockd owns the reader, the templates and the cached
+/// key; the vault is opened only with the key the service released after a matching touch, and
+/// every change to the enrolled set needs the passcode, proven to the service.
+extension ServiceCustody {
+    /// Up to `tries` touches through the service (nil: the vault's max-tries). The passcode is
+    /// needed first (the service holds the key only after one); the service counts, matches,
+    /// forgets the key after a lockout, and with `reuse` releases it without a scan within the
+    /// vault's reuse window.
+    func touchUnlock(finger: Finger?, tries: Int?, offerPasscode: Bool, reuse: Bool) async throws
+        -> (vault: Vault, touch: SystemTouch)
+    {
+        let storeID = try context.recordedStoreID
+        // The vault's settings are sealed in it: the service applies what the owner told it, and
+        // says it in the same round trip that asks for a release within the reuse window (then no
+        // touch prompt is shown, as in user mode).
+        let told: (tries: Int?, scanTimeout: Duration?)?
+        if reuse {
+            switch try await context.asyncSystemCall({ try await systemFingers.unlockWithoutScan(vault: storeID) }) {
+            case .released(let key):
+                let vault = try AuthContext.vaultCall { try passcodes.open(with: .masterKey(key)) }
+                return (vault, SystemTouch(key: key, finger: nil, reader: nil))
+            case .scanNeeded(let tries, let scanTimeout):
+                told = tries == nil && scanTimeout == nil ? nil : (tries, scanTimeout)
+            }
+        } else {
+            told = try context.systemCall { try systemFingers.policy(vault: storeID) }.map { ($0.maxTries, $0.scanTimeout) }
+        }
+        let defaults = SecuritySettings()
+        let tries = tries ?? told?.tries ?? defaults.maxTries
+        let timeout = told?.scanTimeout ?? defaults.scanTimeout
+        var noMatches = 0
+        var hints = 0
+        while true {
+            let released = Mutex<SystemTouch?>(nil)
+            let outcome: ScanOutcome
+            do {
+                let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
+                outcome = try await interaction.scan(prompt: prompt) { [systemFingers] in
+                    let touch = try await systemFingers.unlockWithTouch(
+                        vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
+                    released.withLock { $0 = touch }
+                    // Only a stand-in for the interaction: the match was decided by the service.
+                    return .match(
+                        EnrolledPrint(
+                            finger: touch.finger ?? .rightIndex, reader: touch.reader ?? AuthContext.serviceReader,
+                            template: Data(), enrolled: Date()))
+                }
+            } catch let error as SystemFingerError {
+                switch error.code {
+                case .noMatch(let failed, let left):
+                    noMatches += 1
+                    if left == 0 {
+                        throw AuthError(
+                            .authenticationFailed,
+                            "No match. That was the \(failed)th failed touch in a row: fingerlockd forgot the key, so the passcode is needed.")
+                    }
+                    if noMatches < tries {
+                        interaction.notify("No match. Try again.")
+                        continue
+                    }
+                    throw AuthError(.authenticationFailed, tries == 1 ? "No match." : "No match after \(tries) tries.")
+                case .retry(let reason):
+                    hints += 1
+                    guard hints <= AuthContext.maximumRetryHints else {
+                        throw AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
+                    }
+                    interaction.notify(reason.hint)
+                    continue
+                default:
+                    throw AuthContext.authError(systemFinger: error)
+                }
+            }
+            switch outcome {
+            case .passcodeRequested(let typed):
+                throw AuthContext.scanLeft(typed: typed, offerPasscode: offerPasscode)
+            case .scanned:
+                guard let touch = released.withLock({ $0 }) else {
+                    throw AuthError(.dataError, "fingerlockd answered without a key.")
+                }
+                // The released key must open this vault, as any key does: it is checked, never trusted.
+                let vault = try AuthContext.vaultCall { try passcodes.open(with: .masterKey(touch.key)) }
+                // A vault moved before fingerlockd took settings: it learns them now, the vault open.
+                if told == nil { context.tellServicePolicy(of: vault) }
+                return (vault, touch)
+            }
+        }
+    }
+
+    /// `enroll` for a system-mode vault: the passcode proven to the service, which scans and keeps
+    /// the template.
+    func enrollThroughService(
+        _ finger: Finger, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+    ) async throws -> EnrolledPrint {
+        let storeID = try context.recordedStoreID
+        let existing = try context.systemCall { try systemFingers.fingers(vault: storeID) }.first { $0.finger == finger }
+        try context.requirePasscodeSource()
+        let timeout = try context.systemCall { try systemFingers.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
+        return try await withSystemPasscodeProof(reason: "enroll a finger") { proof in
+            if let existing, try await !confirmReplacing(AuthContext.print(existing)) {
+                throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
+            }
+            let announced = Mutex(false)
+            let enrolled = try await systemFingers.enroll(finger, proof: proof, timeout: timeout) { event in
+                if announced.withLock({ value in defer { value = true }; return !value }) {
+                    updates(.starting(AuthContext.serviceReaderInfo))
+                }
+                updates(.progress(event))
+            }
+            return AuthContext.print(enrolled)
+        }
+    }
+
+    /// `forget` for a system-mode vault.
+    func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
+        let storeID = try context.recordedStoreID
+        let targets = try context.systemCall { try systemFingers.fingers(vault: storeID) }
+            .filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
+        if targets.isEmpty, let finger {
+            throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
+        }
+        try context.requirePasscodeSource()
+        return try await withSystemPasscodeProof(reason: "forget a finger") { proof in
+            var forgotten: [AuthContext.ForgottenPrint] = []
+            for target in targets {
+                try await systemFingers.forget(target.finger, proof: proof)
+                forgotten.append(AuthContext.ForgottenPrint(finger: target.finger, reader: target.reader, onReader: .nothingLeft))
+            }
+            return forgotten
+        }
+    }
+
+    /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
+    func fingersInService() throws -> [EnrolledPrint] {
+        let storeID = try context.recordedStoreID
+        return try context.systemCall { try systemFingers.fingers(vault: storeID) }.map(AuthContext.print)
+    }
+
+    /// Asks for the passcode and runs `body` with its proof, asking again (at a terminal) when the
+    /// service says it was wrong; the service counts every attempt.
+    private func withSystemPasscodeProof<T>(
+        reason: String, _ body: (SystemPasscodeProof) async throws -> T
+    ) async throws -> T {
+        let prompts = interaction.passcodeFromScript ? 1 : AuthContext.passcodePromptsPerEvaluation
+        for attempt in 1...prompts {
+            let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: "")
+            let proof = try AuthContext.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
+            do {
+                return try await body(proof)
+            } catch let error as SystemFingerError {
+                if case .slot(let slot) = error.code, case .wrongPasscode = slot.code, attempt < prompts {
+                    interaction.notify("Wrong passcode, try again.")
+                    continue
+                }
+                throw AuthContext.authError(systemFinger: error)
+            }
+        }
+        throw AuthError(.authenticationFailed, "Wrong passcode.")
+    }
+}

@@ -1,0 +1,157 @@
+import AuthCore
+import Fingerprint
+import Foundation
+import Vault
+
+/// System mode's custody: fingerlockd, as its own system user, keeps the key (in its memory only),
+/// the counters, the reader and the templates, and its per-vault secret is entangled into the
+/// passcode slot, so the finger is a barrier: nothing of the user's can release the key or reset a
+/// count. Nothing goes into the user's keyring, and nothing found there is used.
+struct ServiceCustody: KeyCustody {
+    let context: AuthContext
+
+    init(_ context: AuthContext) { self.context = context }
+
+    var interaction: any AuthInteraction { context.interaction }
+    var passcodes: any PasscodeRepository { context.passcodes }
+    var systemFingers: any SystemFingerService { context.systemFingers }
+
+    // MARK: Touches
+
+    /// A touch goes through fingerlockd, never through the user's keyring or an in-process match.
+    func checkBiometrics() async throws { throw context.systemModeTouch }
+
+    func unlockWithFinger() async throws -> Vault {
+        try context.refuseRemoteSession()
+        return try await touchUnlock(finger: nil, tries: nil, offerPasscode: true, reuse: true).vault
+    }
+
+    func verifyTouch(finger: Finger?) async throws -> AuthContext.VerifiedTouch {
+        try context.refuseRemoteSession()
+        let (vault, touch): (Vault, SystemTouch)
+        do {
+            (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
+        } catch let error as AuthError where error.unavailability == .noCachedKey {
+            // As in user mode: with no key held, the passcode first (the service keeps the key
+            // after it), then the touch; without a terminal, the reason and how to give it.
+            try await context.unlockWithPasscode(reason: "read the enrolled fingers", why: error).close()
+            (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
+        }
+        vault.close()
+        // Without reuse every key comes from a scan, which names its finger and reader.
+        guard let matched = touch.finger, let reader = touch.reader else {
+            throw AuthError(.dataError, "fingerlockd released the key without naming the finger that matched.")
+        }
+        let print = EnrolledPrint(finger: matched, reader: reader, template: Data(), enrolled: Date())
+        return AuthContext.VerifiedTouch(print: print, reader: reader, identified: true)
+    }
+
+    // MARK: The key after the passcode
+
+    func openWithoutTouch(reason: String) async throws -> Vault {
+        try await context.unlockWithPasscode(reason: reason, why: context.systemModeTouch)
+    }
+
+    /// fingerlockd keeps the key (it cached it when it checked the passcode); whatever this vault
+    /// left in the user's keyring in user mode goes.
+    func keep(_ vault: Vault) throws {
+        context.forgetUserKeyringEntries(of: vault)
+    }
+
+    /// Proven with the new key: the service now knows it as the vault's.
+    func rekeyed(_ vault: Vault) throws {
+        context.forgetUserKeyringEntries(of: vault)
+        context.tellServicePolicy(of: vault)
+    }
+
+    /// fingerlockd applies the vault's settings: it learns them with the key as proof.
+    func settingChanged(_ key: SecuritySettings.Key, in vault: Vault) throws {
+        context.tellServicePolicy(of: vault)
+    }
+
+    func keyCacheUnavailableReason() -> String? { nil }
+
+    // MARK: Passcode attempts
+
+    /// fingerlockd keeps the passcode counters and refuses during its delays.
+    func refuseDuringPasscodeDelay() throws {}
+
+    /// A passcode is counted (first) by fingerlockd, not in the user's own files; a recovery key,
+    /// which opens the vault without the service, is still counted here.
+    func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? {
+        let onlyPasscodes = credentials.allSatisfy { if case .passcode = $0 { true } else { false } }
+        return onlyPasscodes ? nil : context.passcodeLedger
+    }
+
+    /// Whatever the passcode was for (an unlock, a change, rekey, restore), the vault is open:
+    /// fingerlockd learns its settings (the cache-expiry it already capped the key to).
+    func opened(_ vault: Vault, with credential: VaultCredential) {
+        if case .passcode = credential { context.tellServicePolicy(of: vault) }
+    }
+
+    /// The service's count and delay are worth telling.
+    func refusal(_ error: VaultError, for credential: VaultCredential) -> String? {
+        guard error.code == .wrongPasscode, case .passcode = credential else { return nil }
+        return error.message
+    }
+
+    // MARK: Fingers
+
+    func enroll(
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+    ) async throws -> EnrolledPrint {
+        try await enrollThroughService(finger, confirmReplacing: confirmReplacing, updates: updates)
+    }
+
+    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
+        try await forgetThroughService(finger, covers: covers)
+    }
+
+    /// The service tells its owner which fingers it keeps, without the passcode.
+    func enrolledPrints() async throws -> [EnrolledPrint] { try fingersInService() }
+
+    /// An unreachable service is the service finding's to report.
+    func inspectFingers() throws -> SetupStatus {
+        guard let prints = try? fingersInService() else {
+            return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true)
+        }
+        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+    }
+
+    // MARK: Status and lock
+
+    /// The key, the counters and the fingers that apply are fingerlockd's (the user's keyring and
+    /// attempt file play no part). A service that cannot be asked is reported, not thrown: `status`
+    /// still tells what it can.
+    func addView(to status: inout VaultStatus) throws {
+        guard status.setUp else { return }
+        status.keyCacheUnavailable = nil
+        status.failedTouches = 0
+        status.lockedOut = false
+        do {
+            let known = try passcodes.serviceStatus()
+            status.service = .answered(known)
+            status.unlocked = known.unlocked
+            status.keyExpiresIn = known.unlocked ? .seconds(known.unlockedSeconds) : nil
+            status.failedTouches = known.failedTouches
+            status.lockedOut = known.touchLockedOut
+            // The window the service keeps; never the user's keyring's, which system mode ignores.
+            status.reuseWindowLeft = known.reuseSeconds.flatMap { $0 > 0 ? .seconds($0) : nil }
+            status.failedPasscodes = known.failedPasscodes
+            status.passcodeDelayLeft = known.delaySeconds > 0 ? .seconds(known.delaySeconds) : nil
+            // The service tells its owner which fingers it keeps without the passcode.
+            status.enrolledFingers = try? fingersInService().map {
+                VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader)
+            }
+        } catch {
+            status.service = .unreachable(error.message)
+        }
+    }
+
+    /// A system-mode vault's key is the service's to forget: one it cannot be asked to forget may
+    /// still be held.
+    func serviceUnreachableAtLock(_ error: SystemFingerError) throws {
+        throw AuthContext.authError(systemFinger: error)
+    }
+}
