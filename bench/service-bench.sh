@@ -13,6 +13,11 @@
 # second remains: libdispatch's workqueue monitor (_dispatch_workq_monitor_pools), part of the Swift
 # runtime on Linux, in every process that uses Swift concurrency.
 #
+# With BASELINE=DIR (a directory holding an older build's release `fingerlock` and `fingerlockd`), the
+# old build runs beside the new one in the same interleaved iterations, with its own service, state,
+# vaults and virtual device ("base system verify", "base user verify"), and the idle part reports
+# both services' resident memory, and both builds' binary sizes (as built, and stripped).
+#
 # Usage: sudo bench/service-bench.sh [ITERATIONS]      (default 20)
 #   Runs as root: the CLI talks only to a service that is root's or a system user's, never the
 #   caller's own (root may use its own). BENCH_NO_BUILD=1 uses the release binaries already built.
@@ -25,13 +30,16 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "service-bench.sh: run as root (see the header)." >&2; exit 64; }
 WORK=$(mktemp -d /tmp/fl-service-bench.XXXXXX)
 DEVICE="$WORK/virtual_device.sock"
+BASE_DEVICE="$WORK/base_virtual_device.sock"
 SCAN_ID="FP1-20260101-7-00000001-bench"
 PASSCODE="bench secret 1"
 export FP_DRIVERS_WHITELIST=virtual_device FP_VIRTUAL_DEVICE="$DEVICE"
 export FINGERLOCK_KEYRING_NAMESPACE="service-bench-$$"
 SERVICE_PID=""
+BASE_SERVICE_PID=""
 cleanup() {
     [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null
+    [ -n "$BASE_SERVICE_PID" ] && kill "$BASE_SERVICE_PID" 2>/dev/null && wait "$BASE_SERVICE_PID" 2>/dev/null
     [ -x "${FINGERLOCK:-}" ] && setsid -w "$FINGERLOCK" --data-dir "$WORK/user" lock </dev/null >/dev/null 2>&1
     rm -rf "$WORK"
 }
@@ -49,7 +57,7 @@ fi
 FINGERLOCK="$ROOT/.build/release/fingerlock"
 FINGERLOCKD="$ROOT/.build/release/fingerlockd"
 
-feed() { "$WORK/vfeed" "$DEVICE" "SLEEP 0" "$@"; }
+feed() { "$WORK/vfeed" "${FEED_DEVICE:-$DEVICE}" "SLEEP 0" "$@"; }
 scans() { local n=$1 out=(); while [ "$n" -gt 0 ]; do out+=("SCAN $SCAN_ID"); n=$((n - 1)); done; printf '%s\n' "${out[@]}"; }
 
 # --- the service, as make install runs it (here by hand): its own reader, its own state -------------
@@ -60,21 +68,49 @@ for _ in $(seq 100); do [ -S "$WORK/socket" ] && break; sleep 0.05; done
 [ -S "$WORK/socket" ] || { cat "$WORK/service.log"; exit 2; }
 SYSTEM=("$FINGERLOCK" --data-dir "$WORK/system" --socket "$WORK/socket")
 USER_MODE=("$FINGERLOCK" --data-dir "$WORK/user" --reader virtual_device)
+VARIANTS=(new)
+if [ -n "${BASELINE:-}" ]; then
+    VARIANTS+=(base)
+    mkdir -m 700 "$WORK/base_state"
+    FP_VIRTUAL_DEVICE="$BASE_DEVICE" "$BASELINE/fingerlockd" --socket "$WORK/base_socket" --state-dir "$WORK/base_state" \
+        --reader virtual_device 2>"$WORK/base_service.log" &
+    BASE_SERVICE_PID=$!
+    for _ in $(seq 100); do [ -S "$WORK/base_socket" ] && break; sleep 0.05; done
+    [ -S "$WORK/base_socket" ] || { cat "$WORK/base_service.log"; exit 2; }
+fi
+# cli VARIANT MODE: the command line of one build against one vault.
+cli_of() {
+    local binary=$FINGERLOCK socket="$WORK/socket" prefix=""
+    if [ "$1" = base ]; then binary="$BASELINE/fingerlock" socket="$WORK/base_socket" prefix="base_"; fi
+    if [ "$2" = system ]; then
+        echo "$binary --data-dir $WORK/${prefix}system --socket $socket"
+    else
+        echo "$binary --data-dir $WORK/${prefix}user --reader virtual_device"
+    fi
+}
+device_of() { [ "$1" = base ] && echo "$BASE_DEVICE" || echo "$DEVICE"; }
 
 # --- set-up, not timed: a system-mode vault with a finger enrolled through the service and its key
 # held there (a passcode unlock), a user-mode vault the same, and the C program's print -------------
-for vault in system user; do
-    if [ "$vault" = system ]; then cli=("${SYSTEM[@]}"); else cli=("${USER_MODE[@]}"); fi
-    printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "${cli[@]}" passcode set --passcode-stdin >/dev/null
-    [ "$vault" = system ] && printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" system enable --passcode-stdin >/dev/null
-    mapfile -t five < <(scans 5)
-    feed "${five[@]}" &
-    feeder=$!
-    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" enroll right-index-finger --passcode-stdin >"$WORK/enroll.log" 2>&1 ||
-        { cat "$WORK/enroll.log"; exit 2; }
-    wait "$feeder"   # not a bare wait: fingerlockd is a background job too
-    printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" unlock --passcode-stdin >/dev/null
+for variant in "${VARIANTS[@]}"; do
+    for vault in system user; do
+        read -r -a cli <<<"$(cli_of "$variant" "$vault")"
+        # A user-mode CLI opens the virtual device itself: the variant's own.
+        export FP_VIRTUAL_DEVICE FEED_DEVICE
+        FP_VIRTUAL_DEVICE=$(device_of "$variant")
+        FEED_DEVICE=$FP_VIRTUAL_DEVICE
+        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "${cli[@]}" passcode set --passcode-stdin >/dev/null
+        [ "$vault" = system ] && printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" system enable --passcode-stdin >/dev/null
+        mapfile -t five < <(scans 5)
+        feed "${five[@]}" &
+        feeder=$!
+        printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" enroll right-index-finger --passcode-stdin >"$WORK/enroll.log" 2>&1 ||
+            { cat "$WORK/enroll.log"; exit 2; }
+        wait "$feeder"   # not a bare wait: fingerlockd is a background job too
+        printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" unlock --passcode-stdin >/dev/null
+    done
 done
+export FP_VIRTUAL_DEVICE="$DEVICE" FEED_DEVICE="$DEVICE"
 mapfile -t five < <(scans 5)
 feed "${five[@]}" &
 feeder=$!
@@ -94,8 +130,18 @@ run() {
 }
 iteration() {
     run verify-c "$WORK/verify-c" verify "$WORK/print.fp"
-    run "system verify" "${SYSTEM[@]}" verify right-index-finger
-    run "user verify" "${USER_MODE[@]}" verify right-index-finger
+    local variant vault cli label
+    for variant in "${VARIANTS[@]}"; do
+        FP_VIRTUAL_DEVICE=$(device_of "$variant")
+        FEED_DEVICE=$FP_VIRTUAL_DEVICE
+        for vault in system user; do
+            read -r -a cli <<<"$(cli_of "$variant" "$vault")"
+            label="$vault verify"
+            [ "$variant" = base ] && label="base $label"
+            run "$label" "${cli[@]}" verify right-index-finger
+        done
+    done
+    FP_VIRTUAL_DEVICE=$DEVICE FEED_DEVICE=$DEVICE
 }
 iteration
 rm -f "$WORK"/rows/*
@@ -111,10 +157,13 @@ echo
 echo "fingerlock $(git -C "$ROOT" describe --always --dirty 2>/dev/null), $ITERATIONS iterations, load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 printf '| %-14s | %9s | %-15s | %11s | %13s | %-10s |\n' row "median ms" "min-max ms" "peak RSS MB" "vs verify-c" goal
 printf '|%s|%s|%s|%s|%s|%s|\n' ---------------- ----------- ----------------- ------------- --------------- ------------
-for row in verify-c "system verify" "user verify"; do
+ROWS=(verify-c "system verify" "user verify")
+[ -n "${BASELINE:-}" ] && ROWS+=("base system verify" "base user verify")
+for row in "${ROWS[@]}"; do
     read -r median low high rss <<<"$(stats "$WORK/rows/$row")"
     goal=""
     [ "$row" = "system verify" ] && goal="<= 0.7x"
+    [ "$row" = "base system verify" ] && goal="(before)"
     printf '| %-14s | %9s | %-15s | %11s | %13s | %-10s |\n' "$row" "$median" "$low-$high" "$rss" \
         "$(awk -v a="$median" -v b="$floor" 'BEGIN { printf "%.2fx", a / b }')" "$goal"
 done
@@ -130,6 +179,19 @@ sleep "$IDLE_SECONDS"
 after_switches=$(switches) after_ticks=$(cpu_ticks)
 rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/"$SERVICE_PID"/status)
 threads=$(ls /proc/"$SERVICE_PID"/task | wc -l)
+size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+stripped_mb() { strip -o "$WORK/stripped" "$1" && size_mb "$WORK/stripped"; }
+libraries() { ldd "$1" | awk '{ print $1 }' | grep -E 'sqlite|keyutils|fprint' | tr '\n' ' '; }
+echo
+echo "binaries (as built / stripped MB; the libraries of note they link):"
+echo "  fingerlockd $(size_mb "$FINGERLOCKD") / $(stripped_mb "$FINGERLOCKD"); links: $(libraries "$FINGERLOCKD")"
+echo "  fingerlock  $(size_mb "$FINGERLOCK") / $(stripped_mb "$FINGERLOCK"); links: $(libraries "$FINGERLOCK")"
+if [ -n "${BASELINE:-}" ]; then
+    echo "  base fingerlockd $(size_mb "$BASELINE/fingerlockd") / $(stripped_mb "$BASELINE/fingerlockd"); links: $(libraries "$BASELINE/fingerlockd")"
+    echo "  base fingerlock  $(size_mb "$BASELINE/fingerlock") / $(stripped_mb "$BASELINE/fingerlock"); links: $(libraries "$BASELINE/fingerlock")"
+    base_rss_kb=$(awk '/^VmRSS/ { print $2 }' /proc/"$BASE_SERVICE_PID"/status)
+    echo "base fingerlockd idle: resident $((base_rss_kb / 1024)) MB (${base_rss_kb} kB), $(ls /proc/"$BASE_SERVICE_PID"/task | wc -l) threads"
+fi
 echo
 echo "fingerlockd idle for ${IDLE_SECONDS} s (a key cached, a reader present): $((after_switches - before_switches)) context switches" \
-    "(wake-ups), $(((after_ticks - before_ticks) * 1000 / $(getconf CLK_TCK))) ms CPU; resident $((rss_kb / 1024)) MB, $threads threads"
+    "(wake-ups), $(((after_ticks - before_ticks) * 1000 / $(getconf CLK_TCK))) ms CPU; resident $((rss_kb / 1024)) MB (${rss_kb} kB), $threads threads"

@@ -195,8 +195,9 @@ public enum ServiceInterface {
         # key is released without a scan (`reused` true, `finger` and `reader` empty). With `scan`
         # false as well, nothing is ever scanned: outside the window it fails with ScanRequired,
         # which carries the vault's touch settings (so a client shows a touch prompt only when a
-        # touch is needed). Closing the connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool, scan: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool)
+        # touch is needed). `policyKnown` says whether SetVaultPolicy was called for the vault. Closing
+        # the connection cancels the scan.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool, scan: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool)
 
         # Enrolls `finger` on the service's reader for this vault, after the same passcode proof
         # (and counting) as UnlockWithPasscode. Call it with "more": each step is a reply with

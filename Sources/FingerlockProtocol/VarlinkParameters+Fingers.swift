@@ -24,11 +24,15 @@ extension VarlinkParameters {
         public var reader: String
         /// Released within the reuse window, without a scan (`finger` and `reader` are then empty).
         public var reused: Bool?
-        public init(key: String, finger: String, reader: String, reused: Bool? = nil) {
+        /// Whether the vault's owner told the service its settings (SetVaultPolicy): false asks the
+        /// client, which holds the key now, to tell them.
+        public var policyKnown: Bool?
+        public init(key: String, finger: String, reader: String, reused: Bool? = nil, policyKnown: Bool? = nil) {
             self.key = key
             self.finger = finger
             self.reader = reader
             self.reused = reused
+            self.policyKnown = policyKnown
         }
     }
 

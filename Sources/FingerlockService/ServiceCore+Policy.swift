@@ -110,6 +110,8 @@ extension ServiceCore {
             let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
         else { return nil }
         logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
-        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: "", reader: "", reused: true)
+        return .init(
+            key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: "", reader: "", reused: true,
+            policyKnown: true)
     }
 }

@@ -105,7 +105,7 @@ extension ServiceCore {
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
-                reader: scan.reader.description)
+                reader: scan.reader.description, policyKnown: told != nil)
         case .match, .noMatch, .notInReaderStorage:
             let failures = try state { try count.failures() }
             if failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }

@@ -211,6 +211,17 @@ struct ServicePolicyTests {
         #expect(fixture.touches.remainingCount == 1)
     }
 
+    /// So `verify` needs no round trip for the policy before its scan: the reply says whether the
+    /// client, which then holds the key, should tell it.
+    @Test func aTouchSaysWhetherTheServiceKnowsTheVaultsSettings() async throws {
+        let fixture = try TouchFixture(script: Array(repeating: .finger(.rightIndex), count: 4))
+        _ = try await fixture.enroll(.rightIndex)
+        try fixture.unlockWithPasscode(cacheSeconds: 600)
+        #expect(try await fixture.touch().policyKnown == false)
+        _ = try set(fixture, Self.policy())
+        #expect(try await fixture.touch().policyKnown == true)
+    }
+
     @Test func afterALockoutTheReasonStaysLockoutAndReuseReleasesNothing() async throws {
         let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex)] + Array(repeating: .unknown, count: 5))
         _ = try await fixture.enroll(.rightIndex)

@@ -16,10 +16,12 @@ extension ServiceCustody {
         -> (vault: Vault, touch: SystemTouch)
     {
         let storeID = try context.recordedStoreID
-        // The vault's settings are sealed in it: the service applies what the owner told it, and
-        // says it in the same round trip that asks for a release within the reuse window (then no
-        // touch prompt is shown, as in user mode).
-        let told: (tries: Int?, scanTimeout: Duration?)?
+        // The vault's settings are sealed in it: the service applies what the owner told it (the
+        // scan timeout whatever the client asks), and says them in the same round trip that asks
+        // for a release within the reuse window (then no touch prompt is shown, as in user mode).
+        // `verify` (one touch, no reuse) needs none of them: no round trip before its scan.
+        var told: (tries: Int?, scanTimeout: Duration?)?
+        var policyKnown: Bool?
         if reuse {
             switch try await context.asyncSystemCall({ try await systemFingers.unlockWithoutScan(vault: storeID) }) {
             case .released(let key):
@@ -27,9 +29,8 @@ extension ServiceCustody {
                 return (vault, SystemTouch(key: key, finger: nil, reader: nil))
             case .scanNeeded(let tries, let scanTimeout):
                 told = tries == nil && scanTimeout == nil ? nil : (tries, scanTimeout)
+                policyKnown = told != nil
             }
-        } else {
-            told = try context.systemCall { try systemFingers.policy(vault: storeID) }.map { ($0.maxTries, $0.scanTimeout) }
         }
         let defaults = SecuritySettings()
         let tries = tries ?? told?.tries ?? defaults.maxTries
@@ -85,8 +86,9 @@ extension ServiceCustody {
                 }
                 // The released key must open this vault, as any key does: it is checked, never trusted.
                 let vault = try AuthContext.vaultCall { try passcodes.open(with: .masterKey(touch.key)) }
-                // A vault moved before fingerlockd took settings: it learns them now, the vault open.
-                if told == nil { context.tellServicePolicy(of: vault) }
+                // A vault moved before fingerlockd took settings: it learns them now, the vault open
+                // (also when the service did not say whether it knows them).
+                if !(policyKnown ?? touch.policyKnown ?? false) { context.tellServicePolicy(of: vault) }
                 return (vault, touch)
             }
         }

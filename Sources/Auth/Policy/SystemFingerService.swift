@@ -81,11 +81,14 @@ public struct SystemTouch: Sendable {
     /// window, without a scan.
     public var finger: Finger?
     public var reader: ReaderIdentity?
+    /// Whether the service knows the vault's settings (nil: it did not say).
+    public var policyKnown: Bool?
 
-    public init(key: SymmetricKey, finger: Finger?, reader: ReaderIdentity?) {
+    public init(key: SymmetricKey, finger: Finger?, reader: ReaderIdentity?, policyKnown: Bool? = nil) {
         self.key = key
         self.finger = finger
         self.reader = reader
+        self.policyKnown = policyKnown
     }
 }
 

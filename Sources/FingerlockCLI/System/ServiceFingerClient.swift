@@ -25,7 +25,10 @@ public struct ServiceFingerClient: SystemFingerService {
     static func callTimeout(_ scan: Duration) -> Duration { scan * 2 + .seconds(5) }
 
     public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
-        let reply = try await scanning(timeout: timeout) { client throws(ServiceClientError) in
+        // The service scans for the vault's own scan timeout once it was told it (up to the longest
+        // the setting allows), whatever `timeout` asks: wait for that long.
+        let longest = Duration.seconds(SecuritySetting.scanTimeout.range.upperBound)
+        let reply = try await scanning(timeout: max(timeout, longest)) { client throws(ServiceClientError) in
             try client.unlockWithTouch(
                 .init(
                     vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout),
@@ -34,11 +37,11 @@ public struct ServiceFingerClient: SystemFingerService {
         let reused = reply.reused == true
         guard var bytes = Data(base64Encoded: reply.key) else { throw Self.badTouchReply }
         defer { bytes.resetBytes(in: bytes.indices) }
-        if reused { return SystemTouch(key: .init(data: bytes), finger: nil, reader: nil) }
+        if reused { return SystemTouch(key: .init(data: bytes), finger: nil, reader: nil, policyKnown: reply.policyKnown) }
         guard let finger = Finger(name: reply.finger), let reader = ReaderIdentity(reply.reader) else {
             throw Self.badTouchReply
         }
-        return SystemTouch(key: .init(data: bytes), finger: finger, reader: reader)
+        return SystemTouch(key: .init(data: bytes), finger: finger, reader: reader, policyKnown: reply.policyKnown)
     }
 
     public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse {
