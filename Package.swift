@@ -194,11 +194,23 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The CLI's code in process: no binary, terminal or other user.
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: [
-                "FingerlockCLI", "fingerlock", "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
+                "FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The built `fingerlock` binary, run as a person or a script would: pipes, a pseudo-terminal,
+        // editors, an X server, libfprint's virtual devices. Some walk the CLI's command tree in
+        // process to know what to run.
+        .testTarget(
+            name: "FingerlockEndToEndTests",
+            dependencies: [
+                "FingerlockCLI", "fingerlock", "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
+                "Vault", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming
         ),
