@@ -80,6 +80,12 @@ public final class ServiceClient {
         try call(.lock, VarlinkParameters.Lock(vault: vault))
     }
 
+    public func releaseWithinReuseWindow(_ vault: String) throws(ServiceClientError)
+        -> VarlinkParameters.ReleaseWithinReuseWindowReply
+    {
+        try call(.releaseWithinReuseWindow, VarlinkParameters.Vault(vault: vault))
+    }
+
     public func status(_ vault: String) throws(ServiceClientError) -> VarlinkParameters.VaultStatus {
         let reply: VarlinkParameters.StatusReply = try call(.status, VarlinkParameters.Vault(vault: vault))
         return reply.status

@@ -35,6 +35,7 @@ public enum ServiceInterface {
         case status = "Status"
         case forgetVault = "ForgetVault"
         case unlockWithTouch = "UnlockWithTouch"
+        case releaseWithinReuseWindow = "ReleaseWithinReuseWindow"
         case enrollFinger = "EnrollFinger"
         case listFingers = "ListFingers"
         case forgetFinger = "ForgetFinger"
@@ -192,12 +193,15 @@ public enum ServiceInterface {
         # scanTimeoutSeconds replaces it once SetVaultPolicy was called. A reader of the wrong kind
         # for the vault (see VaultPolicy) is refused with WrongReaderKind before anything is counted.
         # With `reuse` true, within the reuse window of the last passcode unlock or matching touch the
-        # key is released without a scan (`reused` true, `finger` and `reader` empty). With `scan`
-        # false as well, nothing is ever scanned: outside the window it fails with ScanRequired,
-        # which carries the vault's touch settings (so a client shows a touch prompt only when a
-        # touch is needed). `policyKnown` says whether SetVaultPolicy was called for the vault. Closing
-        # the connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool, scan: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool)
+        # key is released without a scan (`reused` true, `finger` and `reader` empty). `policyKnown`
+        # says whether SetVaultPolicy was called for the vault. Closing the connection cancels the scan.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool)
+
+        # The key, within the vault's reuse window of the last passcode unlock or matching touch; never
+        # scans. Outside it (or with no window) it fails with ScanRequired, which carries the vault's
+        # touch settings, so a client shows a touch prompt only when a touch is needed; with no key held
+        # or after a lockout, with PasscodeRequired.
+        method ReleaseWithinReuseWindow(vault: string) -> (key: string)
 
         # Enrolls `finger` on the service's reader for this vault, after the same passcode proof
         # (and counting) as UnlockWithPasscode. Call it with "more": each step is a reply with
@@ -290,7 +294,7 @@ public enum ServiceInterface {
         # the simulated and virtual_* readers, a "test" vault refuses every other (VaultPolicy.kind).
         error WrongReaderKind (reader: string, kind: string)
 
-        # UnlockWithTouch with `scan` false, outside the reuse window: a touch is needed. `maxTries`
+        # ReleaseWithinReuseWindow outside the window: a touch is needed. `maxTries`
         # and `scanTimeoutSeconds` are the vault's (absent until SetVaultPolicy was called).
         error ScanRequired (maxTries: ?int, scanTimeoutSeconds: ?int)
 

@@ -7,14 +7,11 @@ extension VarlinkParameters {
         public var timeoutSeconds: Int
         /// Whether an unlock within the vault's reuse window may be released without a scan.
         public var reuse: Bool?
-        /// False: never scan (only a release within the reuse window; else ScanRequired).
-        public var scan: Bool?
-        public init(vault: String, finger: String? = nil, timeoutSeconds: Int, reuse: Bool? = nil, scan: Bool? = nil) {
+        public init(vault: String, finger: String? = nil, timeoutSeconds: Int, reuse: Bool? = nil) {
             self.vault = vault
             self.finger = finger
             self.timeoutSeconds = timeoutSeconds
             self.reuse = reuse
-            self.scan = scan
         }
     }
 
@@ -34,6 +31,11 @@ extension VarlinkParameters {
             self.reused = reused
             self.policyKnown = policyKnown
         }
+    }
+
+    public struct ReleaseWithinReuseWindowReply: Codable, Sendable, Equatable {
+        public var key: String
+        public init(key: String) { self.key = key }
     }
 
     public struct EnrolledFinger: Codable, Sendable, Equatable {

@@ -64,14 +64,7 @@ extension ServiceCore {
         let secret = try registeredSecret(owner)
         let ledger = TouchLedger(try state { try dependencies.attempts(owner) })
         try checkTouchCanUnlock(owner, ledger)
-        if parameters.reuse == true, let reply = try reusedUnlock(owner, policy) { return reply }
-        if parameters.scan == false {
-            var settings: [String: VarlinkError.Value] = [:]
-            if let told {
-                settings = ["maxTries": .int(told.maxTries), "scanTimeoutSeconds": .int(told.scanTimeoutSeconds)]
-            }
-            throw VarlinkError(.scanRequired, settings)
-        }
+        if parameters.reuse == true, let reply = try reusedUnlock(owner, told) { return reply }
         let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
         do {
@@ -139,6 +132,20 @@ extension ServiceCore {
                 throw VarlinkError(.fingerNotEnrolled, ["finger": .string(finger.rawValue)])
             }
         }
+    }
+
+    /// `ReleaseWithinReuseWindow`: the key without a scan, or what a touch needs.
+    public func releaseWithinReuseWindow(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials)
+        throws(VarlinkError) -> VarlinkParameters.ReleaseWithinReuseWindowReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let told = try toldPolicy(owner)
+        _ = try registeredSecret(owner)
+        try checkTouchCanUnlock(owner, TouchLedger(try state { try dependencies.attempts(owner) }))
+        if let reply = try reusedUnlock(owner, told) { return .init(key: reply.key) }
+        var settings: [String: VarlinkError.Value] = [:]
+        if let told { settings = ["maxTries": .int(told.maxTries), "scanTimeoutSeconds": .int(told.scanTimeoutSeconds)] }
+        throw VarlinkError(.scanRequired, settings)
     }
 
     /// Refuses a touch that could release nothing: locked out, or no key held.

@@ -143,6 +143,9 @@ public final class ServiceCore: Sendable {
             return VarlinkReply.encode(try listFingers(call.parameters(VarlinkParameters.Vault.self), peer: peer))
         case .exportFinger:
             return VarlinkReply.encode(try exportFinger(call.parameters(VarlinkParameters.ExportFinger.self), peer: peer))
+        case .releaseWithinReuseWindow:
+            return VarlinkReply.encode(
+                try releaseWithinReuseWindow(call.parameters(VarlinkParameters.Vault.self), peer: peer))
         case .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger:
             // Reached only through `start`, which runs them as long calls.
             throw .methodNotFound(method.qualifiedName)

@@ -56,6 +56,19 @@ import Testing
         #expect(state.lastPasscodeFailure == first.countedAt)
     }
 
+    /// The file keeps milliseconds; a clock that does not tick in whole seconds must still find
+    /// its own failure to take back (else a damaged vault restarted a running delay).
+    @Test func anAttemptTakenBackOnAFineGrainedClockRestoresTheFailureBefore() throws {
+        for _ in 1...5 { _ = try ledger.checkDelayAndCount() }
+        let before = try store.read().lastPasscodeFailure
+        clock.advance(61.2345678)
+        let attempt = try ledger.checkDelayAndCount()
+        ledger.notJudged(attempt)
+        let state = try store.read()
+        #expect(state.failedPasscodes == 5)
+        #expect(state.lastPasscodeFailure == before)
+    }
+
     @Test func takingBackKeepsAFailureAnotherRunCountedSince() throws {
         let mine = try ledger.checkDelayAndCount()
         clock.advance(1)

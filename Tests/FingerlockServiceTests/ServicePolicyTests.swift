@@ -187,26 +187,30 @@ struct ServicePolicyTests {
         let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex), .finger(.rightIndex)])
         _ = try await fixture.enroll(.rightIndex)
         try fixture.unlockWithPasscode(cacheSeconds: 600)
-        let probe = VarlinkParameters.UnlockWithTouch(vault: fixture.vault.id, timeoutSeconds: 5, reuse: true, scan: false)
+        let vault = VarlinkParameters.Vault(vault: fixture.vault.id)
         // Never told a policy: a touch is needed, with no settings to say.
         do {
-            _ = try await fixture.core.unlockWithTouch(probe, peer: alice)
+            _ = try fixture.core.releaseWithinReuseWindow(vault, peer: alice)
             Issue.record("released without a window")
-        } catch let error as VarlinkError {
+        } catch {
             #expect(error.name == "io.fingerlock.Service.ScanRequired")
             #expect(error.parameters.isEmpty)
         }
         _ = try set(fixture, Self.policy(reuse: 0, tries: 4, timeout: 20))
         do {
-            _ = try await fixture.core.unlockWithTouch(probe, peer: alice)
+            _ = try fixture.core.releaseWithinReuseWindow(vault, peer: alice)
             Issue.record("released without a window")
-        } catch let error as VarlinkError {
+        } catch {
             #expect(error.int("maxTries") == 4 && error.int("scanTimeoutSeconds") == 20)
         }
         _ = try set(fixture, Self.policy(reuse: 60))
         try fixture.unlockWithPasscode(cacheSeconds: 600)
-        let released = try await fixture.core.unlockWithTouch(probe, peer: alice)
-        #expect(released.reused == true && released.key == fixture.vault.key.base64EncodedString())
+        #expect(try fixture.core.releaseWithinReuseWindow(vault, peer: alice).key == fixture.vault.key.base64EncodedString())
+        // Not for Bob, whose vault this is not; and not after Lock.
+        #expect(throws: VarlinkError.self) { try fixture.core.releaseWithinReuseWindow(vault, peer: bob) }
+        _ = try fixture.core.lock(.init(vault: fixture.vault.id), peer: alice)
+        let locked = #expect(throws: VarlinkError.self) { try fixture.core.releaseWithinReuseWindow(vault, peer: alice) }
+        #expect(locked?.name == "io.fingerlock.Service.PasscodeRequired")
         // Nothing was scanned for any of it.
         #expect(fixture.touches.remainingCount == 1)
     }

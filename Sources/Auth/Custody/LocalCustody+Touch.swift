@@ -51,7 +51,7 @@ struct LocalCustody: KeyCustody {
         // The cached key opens the vault while the reader is being found; the passcode is asked for
         // only once the reader is known to be there. So a vault that cannot be opened is reported
         // before a missing reader, and a missing reader before any passcode prompt.
-        let cached = try context.cachedVault()
+        let cached = try cachedVault()
         let reader: any FingerprintReader
         do {
             reader = try await context.requireReader()
@@ -59,7 +59,7 @@ struct LocalCustody: KeyCustody {
             cached.vault?.close()
             throw error
         }
-        let vault = try await context.vault(cached, orPasscodeFor: "read the enrolled fingers")
+        let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
         try context.checkReaderKind(reader, vault: vault)
         if try AuthContext.vaultCall({ try touchLedger.isLockedOut() }) { throw context.lockout }
@@ -78,7 +78,7 @@ struct LocalCustody: KeyCustody {
     /// The vault opened with the cached key, once a touch could be asked for at all.
     func vaultFromCache() async throws -> Vault {
         try await biometricPreconditions()
-        return try context.openWithCachedKey()
+        return try openWithCachedKey()
     }
 
     func biometricPreconditions() async throws {
@@ -88,7 +88,6 @@ struct LocalCustody: KeyCustody {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
     }
-
 
     /// Up to `tries` touches. Each is counted as a failure before it is evaluated (so a crash or a
     /// parallel run cannot skip one) and uncounted when it turns out not to be a no-match.

@@ -8,7 +8,7 @@ extension LocalCustody {
     // MARK: The key after the passcode
 
     func openWithoutTouch(reason: String) async throws -> Vault {
-        try await context.vault(try context.cachedVault(), orPasscodeFor: reason)
+        try await vault(try cachedVault(), orPasscodeFor: reason)
     }
 
     /// Caches the key in the keyring for the vault's cache-expiry and starts the reuse window;
@@ -144,7 +144,7 @@ extension LocalCustody {
     }
 
     func inspectFingers() throws -> SetupStatus {
-        let (vault, _) = try context.cachedVault()
+        let (vault, _) = try cachedVault()
         guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
         defer { vault.close() }
         let prints = try VaultPrintStore(vault: vault).allPrints()
@@ -157,7 +157,7 @@ extension LocalCustody {
     func addView(to status: inout VaultStatus) throws {
         let cache = dependencies.keyCache
         guard status.setUp, status.keyCacheUnavailable == nil else { return }
-        let (opened, _) = try context.cachedVault()
+        let (opened, _) = try cachedVault()
         guard let vault = opened else { return }
         defer { vault.close() }
         let storeID = try AuthContext.vaultCall { try vault.storeID.uuidString }

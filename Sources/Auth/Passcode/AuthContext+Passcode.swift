@@ -79,7 +79,12 @@ extension AuthContext {
             do {
                 let vault = try passcodes.open(with: credential)
                 custody.opened(vault, with: credential)
-                try Self.vaultCall { try passcodeLedger.succeeded() }
+                do {
+                    try Self.vaultCall { try passcodeLedger.succeeded() }
+                } catch {
+                    vault.close()
+                    throw error
+                }
                 return .opened(vault, credential)
             } catch let error as VaultError where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 // A malformed recovery key is just a wrong one, and counts as such.

@@ -1,59 +1,10 @@
 import AuthCore
-import Crypto
 import Foundation
 import Vault
 
-/// The cached key: how a passcode unlock leaves the key for a finger to release, and how it is
-/// taken back out (always checked against the vault, never trusted).
+/// The key after a passcode unlock: kept by the vault's custody, and told to fingerlockd with the
+/// vault's settings; the reuse window's markers.
 extension AuthContext {
-    /// The vault opened with the cached key, or nil with why there is none (no key cached, no
-    /// keyring) — the cases the passcode stands in for; other failures throw.
-    func cachedVault() throws -> (vault: Vault?, miss: AuthError?) {
-        do {
-            return (try openWithCachedKey(), nil)
-        } catch let error as AuthError
-            where [.noCachedKey, .noKeyring, .systemMode].contains(error.unavailability)
-        {
-            return (nil, error)
-        }
-    }
-
-    /// The vault `cachedVault()` opened, else the one the passcode opens.
-    func vault(_ cached: (vault: Vault?, miss: AuthError?), orPasscodeFor reason: String) async throws -> Vault {
-        if let vault = cached.vault { return vault }
-        return try await unlockWithPasscode(reason: reason, why: cached.miss)
-    }
-
-    /// The vault opened with the cached key. A key that does not open it (planted, or left by a
-    /// vault restored or rekeyed since) is removed and never used.
-    func openWithCachedKey() throws -> Vault {
-        let cache = dependencies.keyCache
-        if let reason = cache.unavailableReason() {
-            throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
-        }
-        // One database open: the store id that names the cache entry is read in the same pass that
-        // reads the key check and the slots.
-        var storeID: UUID?
-        let opened: Vault?
-        do {
-            opened = try passcodes.open(masterKeyFor: { id in
-                storeID = id
-                return try cache.load(name: id.uuidString)
-            })
-        } catch let error as VaultError where error.code == .wrongKey {
-            if let storeID { _ = try? cache.invalidate(name: storeID.uuidString) }
-            throw AuthError(
-                .biometryNotAvailable, "The cached key does not open this vault; it was removed, so the passcode is needed.",
-                unavailability: .noCachedKey)
-        } catch let error as KeyCacheError {
-            throw Self.authError(error)
-        } catch {
-            throw Self.authError(error)
-        }
-        guard let vault = opened else { throw noCachedKey }
-        return vault
-    }
-
     /// Tells fingerlockd this vault's settings (sealed in it, so only an open vault knows them),
     /// proven with the vault's key: it caches for the vault's cache-expiry and applies the reuse
     /// window, scan timeout and reader kind. `counts` (user mode's) only raise its counters. A

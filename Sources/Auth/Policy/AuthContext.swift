@@ -5,8 +5,9 @@ public import Vault
 import Synchronization
 
 /// Decides who may open the vault and hands it its key — LocalAuthentication's `LAContext` for
-/// fingerlock. Every decision about unlocking, enrolling, forgetting, restoring and locking is made
-/// here (the files `AuthContext+*.swift`, one concern each); commands parse, call one method, render.
+/// fingerlock. Its use cases (the files `AuthContext+*.swift`, one concern each) make every decision
+/// about unlocking, enrolling, forgetting, restoring and locking, and leave what differs between the
+/// modes to the vault's `KeyCustody` (`Custody/`); commands parse, call one method, render.
 /// Every collaborator is injected; only the executable assembles the real ones.
 public final class AuthContext: Sendable {
     public struct Dependencies: Sendable {

@@ -34,7 +34,9 @@ public struct PasscodeLedger: Sendable {
 
     /// Refuses while a delay runs, else counts the attempt as wrong; both in one locked step.
     public func checkDelayAndCount() throws -> Attempt {
-        let now = now()
+        // To the millisecond, as the counter file keeps it: `notJudged` finds its own failure by
+        // this time, and a time the file rounded would never be found.
+        let now = Date(timeIntervalSince1970: Double(Int64((now().timeIntervalSince1970 * 1000).rounded())) / 1000)
         return try attempts.update { state throws -> Attempt in
             if let delay = PasscodeDelay(state, now: now) { throw delay }
             let before = state.lastPasscodeFailure

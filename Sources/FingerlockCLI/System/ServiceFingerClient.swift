@@ -45,17 +45,23 @@ public struct ServiceFingerClient: SystemFingerService {
     }
 
     public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse {
+        let client = try connect(timeout: .seconds(10))
+        let reply: VarlinkParameters.ReleaseWithinReuseWindowReply
         do {
-            let touch = try await scanning(timeout: .seconds(1)) { client throws(ServiceClientError) in
-                try client.unlockWithTouch(.init(vault: Self.id(vault), timeoutSeconds: 1, reuse: true, scan: false))
+            reply = try client.releaseWithinReuseWindow(Self.id(vault))
+        } catch {
+            // A fingerlockd older than this client cannot release without a scan and says nothing
+            // of the vault's settings: the scan then asks it for the key, as before.
+            if case .service(let failure) = error, failure.name == "org.varlink.service.MethodNotFound" {
+                return .scanNeeded(tries: nil, scanTimeout: nil)
             }
-            guard touch.reused == true, var bytes = Data(base64Encoded: touch.key) else { throw Self.badTouchReply }
-            defer { bytes.resetBytes(in: bytes.indices) }
-            return .released(SymmetricKey(data: bytes))
-        } catch let error as SystemFingerError {
-            guard case .scanNeeded(let tries, let timeout) = error.code else { throw error }
+            let mapped = map(error)
+            guard case .scanNeeded(let tries, let timeout) = mapped.code else { throw mapped }
             return .scanNeeded(tries: tries, scanTimeout: timeout.map { .seconds($0) })
         }
+        guard var bytes = Data(base64Encoded: reply.key) else { throw Self.badTouchReply }
+        defer { bytes.resetBytes(in: bytes.indices) }
+        return .released(SymmetricKey(data: bytes))
     }
 
     static let badTouchReply = SystemFingerError(

@@ -79,7 +79,11 @@ public final class VarlinkServer: Sendable {
         var byte: UInt8 = 1
         _ = write(wakeup.write, &byte, 1)
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        // Checked once more after the deadline: a sleep that resumed late (a busy cooperative pool)
+        // must not report connections that closed meanwhile as stuck.
+        var last = false
+        while !last {
+            last = ContinuousClock.now >= deadline
             let done = counts.withLock { $0.total == 0 && !$0.acceptLoopRunning }
             if done {
                 refusedConnections.flush(force: true)
@@ -89,7 +93,7 @@ public final class VarlinkServer: Sendable {
                 Glibc.close(wakeup.write)
                 return true
             }
-            try? await Task.sleep(for: .milliseconds(10))
+            if !last { try? await Task.sleep(for: .milliseconds(10)) }
         }
         // A thread is stuck in a call; leave its descriptors alone and only stop listening.
         refusedConnections.flush(force: true)
