@@ -77,4 +77,23 @@ struct KeyMemoryTests {
         #expect(said == 1, "\(service.log)")
     }
 
+    /// Non-dumpable stops new tracers, not one attached before the service made itself so: a
+    /// process of the service user could kill the service and attach to the next one systemd starts.
+    /// A service traced since its start refuses to run (strace here, as root, from the very start).
+    @Test func aServiceTracedSinceItsStartRefusesToRun() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try RealUsersTests.Setup()
+        defer { try? FileManager.default.removeItem(atPath: setup.base) }
+        // `timeout` (traced too) ends a service that does run, so the test never waits on it.
+        let ran = try runCommandSeparately(
+            "/usr/bin/strace",
+            [
+                "-f", "-o", "/dev/null", "--", "/usr/bin/timeout", "5", "/usr/bin/setpriv", "--reuid",
+                RealUsersTests.serviceUser, "--regid", RealUsersTests.serviceUser, "--init-groups", "--", setup.binary,
+                "--socket", setup.socket, "--state-dir", setup.state,
+            ], timeout: 30)
+        #expect(ran.status == 1, "\(ran)")
+        #expect(ran.stderr.contains("has been tracing fingerlockd since it started"), "\(ran.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: setup.state), "it set up its state before refusing")
+    }
 }
