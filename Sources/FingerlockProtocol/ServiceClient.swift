@@ -8,12 +8,20 @@ import Foundation
 /// wait bounded by `timeout`. Optionally it checks who answers (the service's uid from SO_PEERCRED),
 /// so a process squatting the socket path cannot collect passcode-derived values.
 ///
+/// Before the first call that carries a passcode-derived value, a key or a proof, the connection
+/// asks `org.varlink.service.GetInfo` and goes on only if fingerlockd answers, speaking this
+/// client's protocol version: the socket owner's uid says who listens, not what it is, and a
+/// different program of that user, or a fingerlockd of an incompatible version, must not receive
+/// them. Once per connection, and only on connections that carry such values.
+///
 /// Buffers that carried messages are zeroed; the decoded replies (which may hold a key, base64) are
 /// the caller's to convert into a `SymmetricKey` and drop.
 public final class ServiceClient {
     private let fd: Int32
     private let timeout: Duration
     private var buffer = [UInt8]()
+    /// GetInfo said this connection reaches fingerlockd speaking `ServiceInterface.protocolVersion`.
+    private var confirmed = false
     /// The uid of whoever listens on the socket, from SO_PEERCRED (nil if the kernel did not say).
     public let peerUID: UInt32?
 
@@ -162,6 +170,34 @@ public final class ServiceClient {
         try call(qualified: "org.varlink.service.GetInfo", VarlinkParameters.Empty())
     }
 
+    /// Asks GetInfo and refuses (`.notTheService`) unless the answer is fingerlockd's, offering
+    /// `io.fingerlock.Service` at this client's protocol version.
+    private func confirmService(until deadline: ContinuousClock.Instant) throws(ServiceClientError) {
+        let method = "org.varlink.service.GetInfo"
+        try send(call: method, VarlinkParameters.Empty(), more: false, until: deadline)
+        let info: VarlinkParameters.Info
+        do {
+            info = try receiveReply(to: method, until: deadline).0
+        } catch {
+            switch error {
+            case .protocolViolation, .service:
+                throw .notTheService("it does not answer GetInfo as fingerlockd does")
+            case .unreachable, .timedOut, .notTheService:
+                throw error
+            }
+        }
+        guard let identity = ServiceIdentity(info) else {
+            throw .notTheService("it says it is \(ServiceIdentity.describe(info)), not fingerlockd")
+        }
+        guard identity.protocolVersion == ServiceInterface.protocolVersion else {
+            let theirs = identity.protocolVersion.map { "protocol \($0)" } ?? "no protocol version"
+            throw .notTheService(
+                "it is fingerlockd \(identity.version) speaking \(theirs); this fingerlock speaks protocol "
+                    + "\(ServiceInterface.protocolVersion)")
+        }
+        confirmed = true
+    }
+
     public func call<Parameters: Encodable, Reply: Decodable>(
         _ method: ServiceInterface.Method, _ parameters: Parameters
     )
@@ -199,6 +235,9 @@ public final class ServiceClient {
         call method: String, _ parameters: Parameters, more: Bool,
         until deadline: ContinuousClock.Instant = ContinuousClock.now + .seconds(10)
     ) throws(ServiceClientError) {
+        if !confirmed, ServiceInterface.Method(qualifiedName: method)?.carriesSecrets == true {
+            try confirmService(until: deadline)
+        }
         guard var message = try? JSONEncoder().encode(Call(method: method, parameters: parameters, more: more ? true : nil))
         else {
             throw .protocolViolation("cannot encode the call")
@@ -288,4 +327,7 @@ public enum ServiceClientError: Error, Equatable, Sendable {
     case timedOut
     /// The reply does not fit the interface (a different version, or not the service).
     case protocolViolation(String)
+    /// GetInfo, asked before anything secret was sent, did not come from fingerlockd speaking this
+    /// client's protocol version; nothing secret was sent. Says what answered instead.
+    case notTheService(String)
 }

@@ -44,6 +44,24 @@ public enum ServiceInterface {
         case exportFinger = "ExportFinger"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
+
+        public init?(qualifiedName: String) {
+            let prefix = ServiceInterface.name + "."
+            guard qualifiedName.hasPrefix(prefix) else { return nil }
+            self.init(rawValue: String(qualifiedName.dropFirst(prefix.count)))
+        }
+
+        /// Whether a call carries a passcode-derived value (`stretched`), a vault key or a slot
+        /// proof: clients send it only after GetInfo said fingerlockd answers (see `ServiceClient`).
+        public var carriesSecrets: Bool {
+            switch self {
+            case .sealPasscodeSlot, .unlockWithPasscode, .forgetVault, .setVaultPolicy, .enrollFinger, .forgetFinger,
+                .importFinger, .exportFinger:
+                true
+            case .registerVault, .lock, .status, .unlockWithTouch, .listFingers:
+                false
+            }
+        }
     }
 
     public enum ErrorName: String, Sendable, CaseIterable {

@@ -26,7 +26,7 @@ public final class ServiceCore: Sendable {
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies
         reuse = ReuseWindow(markers: InMemoryKeyCache(now: dependencies.now), suffix: "", now: dependencies.now)
-        self.product = "fingerlockd"
+        self.product = ServiceIdentity.product
         self.version = version
     }
 
@@ -154,8 +154,8 @@ public final class ServiceCore: Sendable {
 
     public var info: VarlinkParameters.Info {
         VarlinkParameters.Info(
-            vendor: "fingerlock", product: product,
-            version: "\(version) (protocol \(ServiceInterface.protocolVersion))",
+            vendor: ServiceIdentity.vendor, product: product,
+            version: ServiceIdentity.versionString(release: version),
             // No public home page yet; the interface description is the documentation.
             url: "",
             interfaces: ["org.varlink.service", ServiceInterface.name])

@@ -1,6 +1,7 @@
 public import AuthCore
 public import Foundation
 public import Logging
+import SafeFiles
 
 /// Everything the service's policy works with, handed in: tests give a temporary state directory,
 /// a clock they move and a logger they read; only `fingerlockd` assembles the real ones.
@@ -32,7 +33,8 @@ public struct ServiceDependencies: Sendable {
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
-    /// and sealed templates beside them, an in-memory key cache on the same clock.
+    /// and sealed templates beside them, an in-memory key cache on the same clock whose keys are in
+    /// locked memory (logged once when the system refuses to lock it).
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger, maximumVaultsPerUser: Int = 64
@@ -41,7 +43,9 @@ public struct ServiceDependencies: Sendable {
         return ServiceDependencies(
             secrets: FileVaultSecretStore(layout: layout, maximumVaultsPerUser: maximumVaultsPerUser),
             attempts: { FileAttemptStore(dataDirectory: layout.vaultDirectory($0)) },
-            keyCache: InMemoryKeyCache(now: now), templates: FileTemplateStore(layout: layout), readers: readers,
+            keyCache: InMemoryKeyCache(
+                now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
+            templates: FileTemplateStore(layout: layout), readers: readers,
             now: now, logger: logger)
     }
 }

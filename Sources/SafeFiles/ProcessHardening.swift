@@ -27,6 +27,21 @@ public enum ProcessHardening {
         }
     }
 
+    /// The pid of the process tracing this one (`TracerPid` in /proc/self/status): 0 when none, nil
+    /// when the kernel does not say. Not being dumpable stops new tracers only: one that attached
+    /// before `apply()` stays attached and can read everything the process holds afterwards.
+    public static func tracerPID() -> Int32? {
+        guard let file = fopen("/proc/self/status", "re") else { return nil }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            guard text.hasPrefix("TracerPid:") else { continue }
+            return Int32(text.dropFirst("TracerPid:".count).trimmingPrefix(while: { $0 == " " || $0 == "\t" }).prefix { $0.isNumber })
+        }
+        return nil
+    }
+
     /// Whether the process may be dumped (PR_GET_DUMPABLE).
     public static var isDumpable: Bool { prctl(getDumpable, 0) != 0 }
 

@@ -16,24 +16,30 @@ extension Vault {
     /// SQLite backup API, after verifying the vault so a damaged vault is not copied as good.
     /// The copy opens with the passcode and recovery key valid now. Returns how many notes the copy
     /// holds (counted in the copy: a note added meanwhile by another process is in it or not).
+    ///
+    /// The copy is made inside the data directory, never beside `path`: SQLite opens a database's
+    /// side files (`-journal`, `-wal`, `-shm`) with O_CREAT but not O_EXCL, so in a folder others can
+    /// write (`/tmp`, a shared folder) someone watching for the copy's name could create them first
+    /// and receive its pages, or plant a journal SQLite would roll into it. The data directory is
+    /// 0700 and ours. Only the finished file's bytes then go beside `path`, into a file this process
+    /// creates (O_EXCL, 0600), which is linked or renamed into place: nothing else is ever written
+    /// there, and the copy works whichever file system `path` is on.
     @discardableResult
     public func backup(to path: String, replacing: Bool = false) throws(VaultError) -> Int {
         try Self.checkBackupTarget(path, replacing: replacing, vaultDirectory: directory)
         try verifyIntegrity()
-        let temp = VaultFiles.temporaryName(near: path, "tmp")
-        do {
-            // The temporary file's name is ours, not the user's: errors name the file asked for.
-            try VaultFiles.createPrivateFile(temp)
-        } catch {
-            throw Self.naming(path, error)
-        }
-        do {
-            let count = try guarded {
-                let copy = try DatabaseQueue(path: temp)
+        let staged = VaultFiles.temporaryName(near: files.database, "backup")
+        defer { VaultFiles.removeDatabaseFiles(staged) }
+        let count: Int
+        do throws(VaultError) {
+            try files.checkPermissions()
+            try VaultFiles.createPrivateFile(staged)
+            count = try guarded {
+                let copy = try DatabaseQueue(path: staged)
                 try database.backup(to: copy)
                 try copy.close()
                 // A single self-contained file: leave WAL mode so no -wal/-shm is needed beside it.
-                let reopened = try DatabaseQueue(path: temp)
+                let reopened = try DatabaseQueue(path: staged)
                 let count = try reopened.writeWithoutTransaction { db in
                     _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
                     return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0
@@ -41,15 +47,59 @@ extension Vault {
                 try reopened.close()
                 return count
             }
-            try VaultFiles.syncFile(temp)
-            try Self.publish(temp, as: path, replacing: replacing)
-            try guarded { try AtomicFile.syncDirectory(AtomicFile.parentDirectory(of: path)) }
-            return count
         } catch {
-            VaultFiles.removeDatabaseFiles(temp)
-            let failure = VaultError.from(error)
-            throw failure.message.contains(temp) || failure.code == .diskFull ? Self.naming(path, failure) : failure
+            // The staged file's name is ours, not the user's: say which directory ran out or failed.
+            if error.code == .diskFull { throw .diskFull("cannot make the backup in \(directory)") }
+            throw error
         }
+        do throws(VaultError) {
+            try Self.copyFile(staged, to: path, replacing: replacing)
+        } catch {
+            throw error.message.contains(path + ".tmp-") || error.message.contains(staged) || error.code == .diskFull
+                ? Self.naming(path, error) : error
+        }
+        return count
+    }
+
+    /// Copies the finished backup at `source` (in the data directory) to `path`: into a new 0600 file
+    /// beside it (O_EXCL: no one else's), synced, then published under its name and the directory
+    /// synced.
+    private static func copyFile(_ source: String, to path: String, replacing: Bool) throws(VaultError) {
+        let input = Glibc.open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard input >= 0 else { throw VaultError.fromErrno(errno, "read \(source)") }
+        defer { Glibc.close(input) }
+        let (output, temp) = try guarded { try AtomicFile.createTemporary(beside: path) }
+        var published = false
+        defer { if !published { unlink(temp) } }
+        do throws(VaultError) {
+            var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw VaultError.fromErrno(errno, "read \(source)") }
+                if count == 0 { break }
+                if let error = FileDescriptorIO.writeAll(output, Array(chunk[0..<count])) {
+                    throw VaultError.fromErrno(error, "write \(path)")
+                }
+            }
+            guard fsync(output) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
+            try publish(temp, as: path, replacing: replacing)
+            published = true
+            // In a folder others can write, the temporary name could have been swapped for someone
+            // else's file before it was published: what `path` names now must be the file written.
+            var written = stat()
+            var named = stat()
+            guard fstat(output, &written) == 0, lstat(path, &named) == 0, written.st_dev == named.st_dev,
+                written.st_ino == named.st_ino
+            else {
+                throw VaultError(.io, "Cannot write \(path): it was replaced by another file while the backup was written.")
+            }
+        } catch {
+            Glibc.close(output)
+            throw error
+        }
+        guard Glibc.close(output) == 0 else { throw VaultError.fromErrno(errno, "write \(path)") }
+        try guarded { try AtomicFile.syncDirectory(AtomicFile.parentDirectory(of: path)) }
     }
 
     /// Whether a backup can be written to `path`, before any work (and before the caller asks for a

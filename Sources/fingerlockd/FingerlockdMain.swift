@@ -50,6 +50,12 @@ enum FingerlockdMain {
         signal(SIGPIPE, SIG_IGN)
         // Never dumped nor traced by users: the process holds keys.
         ProcessHardening.apply()
+        // A tracer that attached before that line (a process of the service user can kill the service
+        // and attach to the one systemd starts next, in the instant before it becomes non-dumpable)
+        // would stay attached and read every key cached later: such a start holds no key.
+        if let tracer = ProcessHardening.tracerPID(), tracer != 0 {
+            fail("process \(tracer) has been tracing fingerlockd since it started; it would see every cached key", code: 1)
+        }
         umask(0o077)
 
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }

@@ -221,7 +221,8 @@ struct SystemModeCommandsTests {
     final class FakeService {
         let process = Process()
 
-        init(_ setup: SystemModeRealUsersTests.Setup, socket: String, mode: String) throws {
+        /// With `record`, the fake appends every request it receives to that file.
+        init(_ setup: SystemModeRealUsersTests.Setup, socket: String, mode: String, record: String? = nil) throws {
             let script = setup.base + "/fake_service.py"
             if !FileManager.default.fileExists(atPath: script) {
                 try FileManager.default.copyItem(atPath: fixtures + "/fake_service.py", toPath: script)
@@ -232,7 +233,7 @@ struct SystemModeCommandsTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = [
                 "--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/python3", script, socket, mode,
-            ]
+            ] + (record.map { [$0] } ?? [])
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -331,6 +332,44 @@ struct SystemModeCommandsTests {
         // The service killed: the default socket is gone.
         alice.service.terminate()
         try expectError(setup.socket, "No fingerlockd socket at \(setup.socket).", fix: "FINGERLOCK_SOCKET")
+    }
+
+    /// The socket's owner says who listens, not what: before anything derived from the passcode
+    /// goes out on a connection, GetInfo must say fingerlockd speaking this client's protocol. The
+    /// fakes record every request they receive.
+    @Test func nothingDerivedFromThePasscodeGoesToASocketThatIsNotFingerlockd() throws {
+        let alice = try AliceVault()
+        let setup = alice.setup
+        let serviceUser = RealUsersTests.serviceUser
+        mkdir(setup.base + "/run5", 0o755)
+        chown(setup.base + "/run5", RealUsersTests.uid(serviceUser), setup.gid(serviceUser))
+        let cases = [
+            ("impostor", "it says it is varlink-bridge 1.0 (protocol 1) from someone, not fingerlockd"),
+            ("nogetinfo", "it does not answer GetInfo as fingerlockd does"),
+        ]
+        for (mode, why) in cases {
+            let socket = setup.base + "/run5/\(mode)"
+            let record = setup.base + "/run5/\(mode).requests"
+            let fake = try FakeService(setup, socket: socket, mode: mode, record: record)
+            for arguments in [["notes", "list"], ["passcode", "change"]] {
+                let ran = try alice.run(
+                    arguments + ["--passcode-fd", "3"], [Self.passcode, "new passcode 1", "new passcode 1"], socket: socket)
+                #expect(ran.status == 4, "\(arguments): \(ran)")
+                #expect(
+                    ran.stderr == "fingerlock: \(socket) is not fingerlockd as this fingerlock knows it (\(why)), so "
+                        + "nothing derived from the passcode was sent: point --socket (FINGERLOCK_SOCKET) at fingerlockd, "
+                        + "or install fingerlock and fingerlockd from the same source.\n", "\(arguments)")
+            }
+            let received = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            #expect(received.contains("\"org.varlink.service.GetInfo\""), "\(mode): \(received)")
+            for secret in ["stretched", "\"key\"", "sealedSlot", "UnlockWithPasscode"] {
+                #expect(!received.contains(secret), "\(mode) received \(secret): \(received)")
+            }
+            withExtendedLifetime(fake) {}
+        }
+        // The real service passes the check, and the notes and the passcode are as they were.
+        let listed = try alice.run(["notes", "list", "--passcode-fd", "3"], [Self.passcode])
+        #expect(listed.status == 0 && listed.stdout.contains("kept"), "\(listed)")
     }
 
     @Test func doctorReportsTheServiceForAUserModeVaultOnlyWhenItsSocketExists() throws {

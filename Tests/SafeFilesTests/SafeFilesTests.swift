@@ -1,5 +1,6 @@
 import Foundation
 import SafeFiles
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -149,5 +150,47 @@ func mode(of path: String) -> mode_t {
         do { _ = try FileLock(path: root + "/lock") }
         _ = try FileLock(path: root + "/lock", timeout: .milliseconds(100))
         #expect(mode(of: root + "/lock") == 0o600)
+    }
+}
+
+/// `LockedBuffer`, fingerlockd's memory for cached keys: its pages are locked and left out of core
+/// dumps while it lives, and zeroed before they go back to the kernel.
+@Suite struct LockedBufferTests {
+    /// The VmFlags of the mapping of this process that holds `address`.
+    static func flags(of address: UnsafeRawPointer) throws -> [Substring] {
+        // Read to the end: the file's size is 0 and a single read returns only its first part.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let target = UInt(bitPattern: address)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            if let dash = line.firstIndex(of: "-"), let space = line.firstIndex(of: " "), dash < space,
+                let start = UInt(line[..<dash], radix: 16), let end = UInt(line[line.index(after: dash)..<space], radix: 16)
+            {
+                inside = start <= target && target < end
+            } else if inside, line.hasPrefix("VmFlags:") {
+                return line.split(separator: " ")
+            }
+        }
+        return []
+    }
+
+    @Test func itsPagesAreLockedUndumpedAndZeroedWhenReleased() throws {
+        let released = Mutex<[UInt8]?>(nil)
+        let memory = LockedMemory(
+            warning: { Issue.record("unexpected warning: \($0)") },
+            inspectRelease: { pages in released.withLock { $0 = [UInt8](pages) } })
+        let secret: [UInt8] = (0..<32).map { UInt8($0 + 1) }
+        var buffer = try #require(secret.withUnsafeBytes { memory.buffer(copying: $0) })
+        // Tests run as root (CAP_IPC_LOCK): the lock is never refused here.
+        #expect(buffer.isLocked)
+        #expect(buffer.withUnsafeBytes { [UInt8]($0) } == secret)
+        let flags = try Self.flags(of: buffer.withUnsafeBytes { $0.baseAddress! })
+        #expect(flags.contains("lo") && flags.contains("dd"), "\(flags)")
+        buffer = try #require([UInt8](repeating: 7, count: 1).withUnsafeBytes { memory.buffer(copying: $0) })
+        let pages = try #require(released.withLock { $0 })
+        #expect(pages.count >= 4096)
+        #expect(pages.allSatisfy { $0 == 0 }, "the released pages still held the key")
+        withExtendedLifetime(buffer) {}
     }
 }

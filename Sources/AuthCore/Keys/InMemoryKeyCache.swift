@@ -1,22 +1,35 @@
 public import Crypto
 public import Foundation
+public import SafeFiles
 import Synchronization
 
 /// A key cache in process memory with expiry on an injected clock: for tests and for a system
 /// service that keeps keys in its own memory.
+///
+/// Each key is kept in a `LockedBuffer` of its own (mlocked, out of core dumps, zeroed when it is
+/// forgotten, replaced or expires and its entry goes). `load` hands out a `SymmetricKey` copy, which
+/// swift-crypto keeps on the ordinary heap and zeroes when it is released: only the cached copy,
+/// the one that lives for hours, is locked.
 public final class InMemoryKeyCache: KeyCache {
     private struct Entry {
-        var key: SymmetricKey
+        var key: LockedBuffer
         var expires: Date
     }
 
     private let entries = Mutex<[String: Entry]>([:])
     private let now: @Sendable () -> Date
     private let unavailable: String?
+    private let memory: LockedMemory
 
-    public init(now: @escaping @Sendable () -> Date, unavailableReason: String? = nil) {
+    /// `memory` makes the locked buffers and says once if they cannot be locked (fingerlockd hands
+    /// in one that logs it; tests that do not look need none).
+    public init(
+        now: @escaping @Sendable () -> Date, unavailableReason: String? = nil,
+        memory: LockedMemory = LockedMemory(warning: { _ in })
+    ) {
         self.now = now
         self.unavailable = unavailableReason
+        self.memory = memory
     }
 
     public func unavailableReason() -> String? { unavailable }
@@ -24,7 +37,12 @@ public final class InMemoryKeyCache: KeyCache {
     public func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
         if let unavailable { throw KeyCacheError(unavailable) }
         let seconds = Double(lifetime.components.seconds) + Double(lifetime.components.attoseconds) / 1e18
-        entries.withLock { $0[name] = Entry(key: key, expires: now().addingTimeInterval(seconds)) }
+        guard let locked = key.withUnsafeBytes({ memory.buffer(copying: $0) }) else {
+            throw KeyCacheError("There is no memory left to keep the key.")
+        }
+        // The entry it replaces (if any) is released, and its buffer zeroed, outside the lock.
+        let replaced = entries.withLock { $0.updateValue(Entry(key: locked, expires: now().addingTimeInterval(seconds)), forKey: name) }
+        withExtendedLifetime(replaced) {}
     }
 
     public func load(name: String) throws(KeyCacheError) -> SymmetricKey? {
@@ -36,7 +54,7 @@ public final class InMemoryKeyCache: KeyCache {
                 entries[name] = nil
                 return nil
             }
-            return entry.key
+            return entry.key.withUnsafeBytes { SymmetricKey(data: $0) }
         }
     }
 

@@ -99,8 +99,7 @@ extension Doctor {
 
     /// fingerlockd reports `VERSION (protocol N)` in GetInfo's version.
     static func protocolVersion(in version: String) -> Int? {
-        guard let match = version.firstMatch(of: /\(protocol (\d+)\)/) else { return nil }
-        return Int(match.output.1)
+        ServiceIdentity.protocolVersion(in: version)
     }
 
     static func describe(_ error: ServiceClientError) -> String {
@@ -108,6 +107,7 @@ extension Doctor {
         case .unreachable(let why): why
         case .timedOut: "no answer in time"
         case .protocolViolation(let why): why
+        case .notTheService(let why): why
         case .service(let failure): failure.name
         }
     }

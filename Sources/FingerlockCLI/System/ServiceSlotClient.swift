@@ -45,6 +45,12 @@ public struct ServiceSlotClient: SystemSlotService {
         case .unreachable(let why): return unreachable(why)
         case .timedOut: return unreachable("it did not answer in time")
         case .protocolViolation(let why): return SystemSlotError(.failure, "fingerlockd at \(socketPath): \(why).")
+        case .notTheService(let why):
+            return SystemSlotError(
+                .unreachable,
+                "\(socketPath) is not fingerlockd as this fingerlock knows it (\(why)), so nothing derived from the "
+                    + "passcode was sent: point --socket (FINGERLOCK_SOCKET) at fingerlockd, or install fingerlock and "
+                    + "fingerlockd from the same source.")
         case .service(let failure):
             switch failure.name {
             case ServiceInterface.ErrorName.wrongPasscode.qualifiedName:

@@ -27,10 +27,12 @@ final class DaemonProcess {
 
     /// Starts the service and waits (at most 10 s) until its socket accepts.
     /// `extraArguments` follow `--socket` and `--state-dir` (`--reader simulated`); `environment` is
-    /// added to this process's (the service's own FINGERLOCK_SIMULATED_TOUCHES).
+    /// added to this process's (the service's own FINGERLOCK_SIMULATED_TOUCHES). `launcher` is a
+    /// command that execs the rest (e.g. `prlimit --memlock=0:0 --`), so the process is still the
+    /// service's.
     init(
         socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil,
-        extraArguments: [String] = [], environment: [String: String] = [:]
+        extraArguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []
     ) throws {
         socketPath = socket
         stderrPath =
@@ -44,6 +46,10 @@ final class DaemonProcess {
         } else {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = arguments
+        }
+        if let first = launcher.first {
+            process.arguments = Array(launcher.dropFirst()) + [process.executableURL!.path] + (process.arguments ?? [])
+            process.executableURL = URL(fileURLWithPath: first)
         }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
