@@ -58,7 +58,7 @@ public enum ServiceInterface {
             case .sealPasscodeSlot, .unlockWithPasscode, .forgetVault, .setVaultPolicy, .enrollFinger, .forgetFinger,
                 .importFinger, .exportFinger:
                 true
-            case .registerVault, .lock, .status, .unlockWithTouch, .listFingers:
+            case .registerVault, .lock, .status, .unlockWithTouch, .releaseWithinReuseWindow, .listFingers:
                 false
             }
         }
