@@ -119,11 +119,20 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // fingerlockd's client: the Varlink connection, the socket-trust rule, and the adapters behind
+        // Vault's `SystemSlotService` and Auth's `SystemFingerService` seams.
+        .target(
+            name: "FingerlockServiceClient",
+            dependencies: [
+                "FingerlockProtocol", "Auth", "AuthCore", "Vault", "Fingerprint",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "FingerlockCLI",
             dependencies: [
-                // FingerlockProtocol: the Varlink client behind Vault's `SystemSlotService` seam.
-                "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol",
+                "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol", "FingerlockServiceClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -131,7 +140,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
+            dependencies: ["FingerlockCLI", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
             swiftSettings: upcoming,
             // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
             // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
@@ -218,7 +227,8 @@ let package = Package(
             name: "FingerlockServiceTests",
             dependencies: [
                 // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
-                "FingerlockService", "FingerlockProtocol", "fingerlockd", "fingerlock", "AuthCore", "Auth", "Fingerprint",
+                "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "fingerlockd", "fingerlock", "AuthCore",
+                "Auth", "Fingerprint",
                 "FingerprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -232,7 +242,7 @@ let package = Package(
         .testTarget(
             name: "CustodyParityTests",
             dependencies: [
-                "Auth", "AuthCore", "Vault", "Fingerprint", "FingerlockCLI", "FingerlockService",
+                "Auth", "AuthCore", "Vault", "Fingerprint", "FingerlockServiceClient", "FingerlockService",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming

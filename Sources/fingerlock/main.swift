@@ -1,8 +1,9 @@
 #if canImport(Glibc)
-import AuthCore
 import Glibc
 #endif
 import Auth
+import AuthCore
+import FingerlockServiceClient
 import FingerlockCLI
 import Fingerprint
 import Foundation
@@ -34,7 +35,8 @@ let dependencies = CLIDependencies(
     systemSlots: { socketPath in ServiceSlotClient(socketPath: socketPath) },
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
     remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
-    childProcesses: PosixChildProcessRunner()
+    childProcesses: PosixChildProcessRunner(),
+    systemFingers: { socketPath in ServiceFingerClient(socketPath: socketPath) }
 )
 let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the

@@ -1,3 +1,4 @@
+import FingerlockServiceClient
 import FingerlockProtocol
 import Foundation
 import Vault

@@ -48,9 +48,7 @@ public struct CLIDependencies: Sendable {
         systemSlots: @escaping @Sendable (_ socketPath: String) -> any SystemSlotService,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
-        systemFingers: @escaping @Sendable (_ socketPath: String) -> any SystemFingerService = {
-            ServiceFingerClient(socketPath: $0)
-        }
+        systemFingers: @escaping @Sendable (_ socketPath: String) -> any SystemFingerService
     ) {
         self.systemFingers = systemFingers
         self.childProcesses = childProcesses

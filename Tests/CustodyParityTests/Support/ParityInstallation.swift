@@ -1,6 +1,6 @@
+import FingerlockServiceClient
 import Auth
 import AuthCore
-import FingerlockCLI
 import FingerlockService
 import Fingerprint
 import Foundation

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import Glibc
+    public import Glibc
 #endif
 
 /// fingerlockd's socket file as the CLI judges it before connecting. Who may answer is the file's
@@ -9,18 +9,18 @@
 /// process of the caller's own cannot pose as the service by pointing `--socket` at a socket of its
 /// own — except when the caller is root (tests run the CLI as root against a service user's socket;
 /// root can read everything anyway). `ServiceSlotClient` and `doctor` apply the same rule.
-struct ServiceSocket {
+public struct ServiceSocket: Sendable {
     /// The first uid of a login user (Debian's FIRST_UID).
-    static let firstLoginUID: UInt32 = 1000
+    public static let firstLoginUID: UInt32 = 1000
 
-    enum Problem: Error, Equatable {
+    public enum Problem: Error, Equatable, Sendable {
         case missing
         case unreadable(String)
         case notASocket
         case badOwner(UInt32)
 
         /// Why, in a few words (after "fingerlockd is not reachable at PATH").
-        var reason: String {
+        public var reason: String {
             switch self {
             case .missing: "no socket there"
             case .unreadable(let why): why
@@ -30,10 +30,12 @@ struct ServiceSocket {
         }
     }
 
-    let path: String
+    public let path: String
+
+    public init(path: String) { self.path = path }
 
     /// The uid the service must have: the socket file's owner, when the rule above accepts it.
-    func expectedServiceUID(caller: UInt32 = getuid()) -> Result<UInt32, Problem> {
+    public func expectedServiceUID(caller: UInt32 = getuid()) -> Result<UInt32, Problem> {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             return .failure(errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno))))

@@ -1,3 +1,4 @@
+public import FingerlockProtocol
 import Foundation
 
 #if canImport(Glibc)
