@@ -294,7 +294,8 @@ public final class Vault: Sendable {
     static func checkStillOurs(_ meta: MetaRow, _ keys: KeyHierarchy) throws {
         guard meta.storeID == keys.storeID, keys.matches(keyCheck: meta.keyCheck) else {
             throw VaultError(
-                .wrongKey, "The vault was rekeyed or restored by another fingerlock process; open it again.")
+                .wrongKey,
+                "The vault was rekeyed or restored by another fingerlock process meanwhile; nothing was changed: run the command again.")
         }
     }
 

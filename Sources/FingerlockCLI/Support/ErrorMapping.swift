@@ -55,7 +55,10 @@ extension CLIError {
 
     static func status(for code: VaultError.Code) -> ExitStatus {
         switch code {
-        case .wrongPasscode, .wrongRecoveryKey, .wrongKey: .authFailed
+        case .wrongPasscode, .wrongRecoveryKey: .authFailed
+        // A key that stopped opening the vault mid-command: another process rekeyed or restored it.
+        // A conflict to retry (data error), not a wrong passcode or finger (exit 1).
+        case .wrongKey: .dataError
         case .notFound: .notFound
         case .ambiguous, .invalidInput, .alreadyExists: .usage
         case .serviceUnavailable: .readerError
