@@ -102,17 +102,13 @@ extension ServiceCore {
         }
     }
 
-    /// The key released without a scan, within the reuse window (nil: a touch is needed).
-    func reusedUnlock(_ owner: VaultOwner, _ told: ServiceVaultPolicy?) throws(VarlinkError)
-        -> VarlinkParameters.UnlockWithTouchReply?
-    {
+    /// The key (base64) released without a scan, within the reuse window (nil: a touch is needed).
+    func reusedKey(_ owner: VaultOwner, _ told: ServiceVaultPolicy?) throws(VarlinkError) -> String? {
         let policy = told ?? .defaults
         guard reuse.isOpen(for: owner.cacheName, window: .seconds(policy.reuseWindowSeconds)),
             let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
         else { return nil }
         logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
-        return .init(
-            key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: "", reader: "", reused: true,
-            policyKnown: told != nil)
+        return key.withUnsafeBytes { Data($0).base64EncodedString() }
     }
 }

@@ -64,7 +64,9 @@ extension ServiceCore {
         let secret = try registeredSecret(owner)
         let ledger = TouchLedger(try state { try dependencies.attempts(owner) })
         try checkTouchCanUnlock(owner, ledger)
-        if parameters.reuse == true, let reply = try reusedUnlock(owner, told) { return reply }
+        if parameters.reuse == true, let key = try reusedKey(owner, told) {
+            return .init(key: key, finger: "", reader: "", reused: true, policyKnown: told != nil)
+        }
         let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
         do {
@@ -142,7 +144,7 @@ extension ServiceCore {
         let told = try toldPolicy(owner)
         _ = try registeredSecret(owner)
         try checkTouchCanUnlock(owner, TouchLedger(try state { try dependencies.attempts(owner) }))
-        if let reply = try reusedUnlock(owner, told) { return .init(key: reply.key) }
+        if let key = try reusedKey(owner, told) { return .init(key: key) }
         var settings: [String: VarlinkError.Value] = [:]
         if let told { settings = ["maxTries": .int(told.maxTries), "scanTimeoutSeconds": .int(told.scanTimeoutSeconds)] }
         throw VarlinkError(.scanRequired, settings)
