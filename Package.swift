@@ -119,8 +119,8 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // fingerlockd's client: the Varlink connection, the socket-trust rule, and the adapters behind
-        // Vault's `SystemSlotService` and Auth's `SystemFingerService` seams.
+        // fingerlockd's client: the Varlink connection, the socket-trust rule, and the adapter behind
+        // Auth's one `SystemService` seam.
         .target(
             name: "FingerlockServiceClient",
             dependencies: [

@@ -8,7 +8,7 @@
 /// system user. The owner must be root or a system user (uid below 1000) and not the caller — a
 /// process of the caller's own cannot pose as the service by pointing `--socket` at a socket of its
 /// own — except when the caller is root (tests run the CLI as root against a service user's socket;
-/// root can read everything anyway). `ServiceSlotClient` and `doctor` apply the same rule.
+/// root can read everything anyway). `SystemServiceClient` and `doctor` apply the same rule.
 public struct ServiceSocket: Sendable {
     /// The first uid of a login user (Debian's FIRST_UID).
     public static let firstLoginUID: UInt32 = 1000

@@ -76,12 +76,14 @@ public final class LockedVault: Sendable {
         !released.withLock { $0 } && FileIdentity(path: files.database) == fileIdentity
     }
 
-    /// Unlocks with `credential`, checked as `Vault.open(in:using:)` checks it. On success the
-    /// returned vault owns the connection; on failure this stays open, for another try.
-    public func unlock(using credential: VaultCredential) throws(VaultError) -> Vault {
+    /// Unlocks with `credential`, checked as `Vault.open(in:using:)` checks it (a passcode through
+    /// the sealer `sealers` has for the vault's mode). On success the returned vault owns the
+    /// connection; on failure this stays open, for another try.
+    public func unlock(using credential: VaultCredential, sealers: PasscodeSealers = .vaultOnly) throws(VaultError)
+        -> Vault
+    {
         let (meta, slots, state) = try readForUnlock()
-        let unlocked = try Vault.unlock(
-            meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
+        let unlocked = try Vault.unlock(meta: meta, slots: slots, credential: credential, sealers: sealers)
         return try handOver(unlocked, upgrading: state)
     }
 
@@ -91,8 +93,7 @@ public final class LockedVault: Sendable {
     public func unlock(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
         let (meta, slots, state) = try readForUnlock()
         guard let key = try masterKey(meta.storeID) else { return nil }
-        let unlocked = try Vault.unlock(
-            meta: meta, slots: slots, credential: .masterKey(key), systemSlots: configuration.systemSlots)
+        let unlocked = try Vault.unlock(meta: meta, slots: slots, credential: .masterKey(key), sealers: .vaultOnly)
         return try handOver(unlocked, upgrading: state)
     }
 

@@ -180,9 +180,10 @@ extension Vault {
     /// it open. See `restore(from:using:)`.
     public static func restore(
         from backupPath: String, into directory: String, using credential: VaultCredential,
-        configuration: VaultConfiguration = .init()
+        sealers: PasscodeSealers = .vaultOnly, configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> Vault {
-        let staged = try stageRestore(from: backupPath, into: directory, using: credential, configuration: configuration)
+        let staged = try stageRestore(
+            from: backupPath, into: directory, using: credential, sealers: sealers, configuration: configuration)
         defer { staged.discard() }
         return try staged.commit()
     }
@@ -190,10 +191,11 @@ extension Vault {
     /// Copies a backup into `directory` as a private staging file, opens it with `credential` and
     /// verifies it whole (slot table, manifest, every row). Nothing of the live vault changes until
     /// `commit()`; meanwhile the staged copy can be read (`staged.backup`) to say what a restore
-    /// would bring back.
+    /// would bring back. A passcode opens the backup through the sealer `sealers` has for the
+    /// backup's mode (which may not be the live vault's).
     public static func stageRestore(
         from backupPath: String, into directory: String, using credential: VaultCredential,
-        configuration: VaultConfiguration = .init()
+        sealers: PasscodeSealers = .vaultOnly, configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> StagedRestore {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
@@ -211,8 +213,7 @@ extension Vault {
                         }
                         return (try MetaRow.read(db), try KeySlot.readAll(db))
                     }
-                    let unlocked = try unlock(
-                        meta: meta, slots: slots, credential: credential, systemSlots: configuration.systemSlots)
+                    let unlocked = try unlock(meta: meta, slots: slots, credential: credential, sealers: sealers)
                     let backup = Vault(
                         files: VaultFiles(directory: directory), configuration: configuration, database: queue,
                         unlocked: unlocked)
@@ -232,13 +233,14 @@ extension Vault {
     }
 
     /// Whether `credential` opens this vault's slots (for saying which passcode opens a vault about
-    /// to be restored). Costs one key derivation for a passcode. A system-mode passcode slot is never
-    /// tried here (that would count an attempt in fingerlockd): it answers false.
+    /// to be restored). Costs one key derivation for a passcode. Only the vault's own sealer is
+    /// tried: a system-mode passcode slot is never (that would count an attempt in fingerlockd), so
+    /// it answers false.
     public func opens(with credential: VaultCredential) -> Bool {
         guard let (meta, slots) = try? read({ db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }) else {
             return false
         }
-        return (try? Self.unlock(meta: meta, slots: slots, credential: credential)) != nil
+        return (try? Self.unlock(meta: meta, slots: slots, credential: credential, sealers: .vaultOnly)) != nil
     }
 
     /// Whether this vault and `other` have the same recovery-key slot, so the same recovery key

@@ -4,14 +4,6 @@ import GRDB
 import Synchronization
 
 extension Vault {
-    /// Rewraps the passcode slot for `newPasscode`; notes are untouched. The vault may have been
-    /// opened with any credential (the recovery key for a reset). In system mode the new slot is
-    /// sealed through fingerlockd (`configuration.systemSlots`). Slot and slot-table MAC change in
-    /// one transaction: after a crash either the old or the new passcode works.
-    public func changePasscode(to newPasscode: String, cost: KDFCost = .calibrated) throws(VaultError) {
-        try writePasscodeSlot(newPasscode, mode: try unlocked().mode, cost: cost)
-    }
-
     /// After a slot is replaced, old WAL frames still hold the previous slot (wrapped under the old
     /// passcode). Checkpointing with TRUNCATE empties the WAL file so they do not linger on disk;
     /// secure_delete has already zeroed the freed pages in the database itself. Best effort: a
@@ -27,44 +19,32 @@ extension Vault {
     /// replaces the old one, and the old slots are destroyed — all in one transaction. Old copies
     /// of the slots, old cached keys and the old recovery key no longer open this vault.
     ///
-    /// In system mode the passcode is proven through fingerlockd (counted like any unlock) and the
-    /// new passcode slot is sealed by it before the transaction: sealing changes nothing in the
-    /// service (same per-vault secret, no counter), so the transaction alone decides which state
-    /// is whole after a crash — the old slot with the old notes, or the new slot with the new.
-    /// Any key the service caches for the vault is then forgotten.
+    /// The passcode is proven through `sealer` (the vault's mode's: a sealer that counts counts it
+    /// like any unlock) and the new passcode slot is sealed by it before the transaction; sealing
+    /// changes no state a sealer keeps (fingerlockd: the same per-vault secret, no counter), so the
+    /// transaction alone decides which state is whole after a crash — the old slot with the old
+    /// notes, or the new slot with the new.
     public func rekey(
-        passcode: String, cost: KDFCost = .calibrated, recoveryKey: RecoveryKey = .generate()
+        passcode: String, sealer: any PasscodeSlotSealer = VaultPasscodeSealer(), cost: KDFCost = .calibrated,
+        recoveryKey: RecoveryKey = .generate()
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
-        // Held from before fingerlockd seals the new slot until the vault holds it (see
-        // `writePasscodeSlot`); a passcode change committed before it is found below.
+        guard sealer.mode == current.mode else { throw VaultError.modeChanged }
+        // Held from before the sealer seals the new slot until the vault holds it (see
+        // `changePasscode`); a passcode change committed before it is found below.
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
-        let service = configuration.systemSlots
-        let master: SymmetricKey
-        switch current.mode {
-        case .user:
-            guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
-            master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
-        case .system:
-            guard let slot = slots.first(where: { $0.name == KeySlot.systemPasscode }) else {
-                throw .tampered("slot table")
-            }
-            master = try slot.unwrapThroughService(passcode: passcode, storeID: meta.storeID, service: service)
+        guard let slot = slots.first(where: { $0.name == KeySlot.passcodeName(current.mode) }) else {
+            throw .tampered("slot table")
         }
+        let master = try slot.unwrap(passcode: passcode, storeID: meta.storeID, sealer: sealer)
         guard KeyHierarchy(master: master, storeID: meta.storeID).matches(keyCheck: current.keys.keyCheck) else {
             throw .tampered("slot table")
         }
         let newKeys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: current.keys.storeID)
-        let passcodeSlot: KeySlot
-        var stretched: SymmetricKey?
-        switch current.mode {
-        case .user: passcodeSlot = try guarded { try KeySlot.makePasscode(passcode, cost: cost, keys: newKeys) }
-        case .system:
-            (passcodeSlot, stretched) = try KeySlot.makeSystemPasscode(
-                passcode, cost: cost, keys: newKeys, service: service, authorizedBy: master)
-        }
+        let (passcodeSlot, sealed) = try KeySlot.makePasscode(
+            passcode, cost: cost, keys: newKeys, sealer: sealer, authorizedBy: master)
         let newSlots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: newKeys) }]
         try writeChecked(holding: lock) { db, oldKeys, meta in
             let slotsNow = try KeySlot.readAll(db)
@@ -176,12 +156,8 @@ extension Vault {
         }
         state.withLock { $0?.keys = newKeys }
         forgetOldPages()
-        if current.mode == .system {
-            // The new slot is in the vault: the service may retire the old slot and key (first), and
-            // forget any key it holds (the old key opens nothing here any more). Both best effort.
-            if let stretched { passcodeSlot.confirmInService(stretched: stretched, storeID: newKeys.storeID, service: service) }
-            try? service.lock(vault: current.keys.storeID)
-        }
+        // The new slot is in the vault: a sealer keeping state per slot may retire the old one.
+        sealer.confirm(sealed)
         return recoveryKey
     }
 

@@ -96,12 +96,14 @@ public final class Vault: Sendable {
 
     /// Opens an existing vault. A wrong passcode or recovery key, or a master key that is not this
     /// vault's (checked against the key-check value before it is used), is refused.
+    /// A passcode opens the slot through the sealer `sealers` has for the vault's mode.
     public static func open(
-        in directory: String, using credential: VaultCredential, configuration: VaultConfiguration = .init()
+        in directory: String, using credential: VaultCredential, sealers: PasscodeSealers = .vaultOnly,
+        configuration: VaultConfiguration = .init()
     ) throws(VaultError) -> Vault {
         let locked = try LockedVault.open(in: directory, configuration: configuration)
         // On failure the connection closes with `locked`; on success the vault owns it.
-        return try locked.unlock(using: credential)
+        return try locked.unlock(using: credential, sealers: sealers)
     }
 
     /// Opens the vault with a store master key looked up by the store id (the key cache names its entry
@@ -128,9 +130,8 @@ public final class Vault: Sendable {
         // Derive the slots before taking the lock: calibration takes about a second.
         let storeID = UUID()
         let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: storeID)
-        let slots = try guarded {
-            [try KeySlot.makePasscode(passcode, cost: cost, keys: keys), try KeySlot.makeRecovery(recoveryKey, keys: keys)]
-        }
+        let passcodeSlot = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: VaultPasscodeSealer()).slot
+        let slots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: keys) }]
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         if !files.databaseExists { try VaultFiles.createPrivateFile(files.database) }
@@ -175,21 +176,19 @@ public final class Vault: Sendable {
     /// Checks a credential against the meta row and slot table read from the database: the key
     /// check value first (a planted key goes no further), then the slot-table MAC and the manifest.
     static func unlock(
-        meta: MetaRow, slots: [KeySlot], credential: VaultCredential,
-        systemSlots: any SystemSlotService = NoSystemSlotService()
+        meta: MetaRow, slots: [KeySlot], credential: VaultCredential, sealers: PasscodeSealers
     ) throws(VaultError) -> Unlocked {
         let master: SymmetricKey
         switch credential {
-        case .passcode(let passcode) where meta.mode == .system:
-            // The mode read here is not yet authenticated: flipped to `user`, the user-mode slot is
-            // missing (tampered); flipped to `system`, the service is asked and then the MAC fails.
-            guard let slot = slots.first(where: { $0.name == KeySlot.systemPasscode }) else {
+        case .passcode(let passcode):
+            // The mode read here is not yet authenticated: flipped, the slot of the mode it names is
+            // missing (tampered), or its sealer opens another mode's slot under the wrong associated
+            // data, and failing that the MAC fails.
+            let sealer = try sealers.sealer(for: meta.mode)
+            guard let slot = slots.first(where: { $0.name == KeySlot.passcodeName(meta.mode) }) else {
                 throw .tampered("slot table")
             }
-            master = try slot.unwrapThroughService(passcode: passcode, storeID: meta.storeID, service: systemSlots)
-        case .passcode(let passcode):
-            guard let slot = slots.first(where: { $0.name == KeySlot.passcode }) else { throw .tampered("slot table") }
-            master = try slot.unwrap(passcode: passcode, storeID: meta.storeID)
+            master = try slot.unwrap(passcode: passcode, storeID: meta.storeID, sealer: sealer)
         case .recoveryKey(let text):
             guard let key = RecoveryKey(parsing: text) else {
                 throw VaultError(

@@ -8,17 +8,10 @@ public struct VaultConfiguration: Sendable {
     public var now: @Sendable () -> Date
     /// SQLite page size for newly created vaults; tests shrink it to keep byte-flip sweeps small.
     package var pageSize: Int?
-    /// fingerlockd, for a system-mode vault's passcode slot. The CLI hands in its Varlink client;
-    /// by default there is none, and a system-mode vault opens only with the recovery key.
-    public var systemSlots: any SystemSlotService
 
-    public init(
-        lockTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() },
-        systemSlots: any SystemSlotService = NoSystemSlotService()
-    ) {
+    public init(lockTimeout: Duration = .seconds(30), now: @escaping @Sendable () -> Date = { Date() }) {
         self.lockTimeout = lockTimeout
         self.now = now
         self.pageSize = nil
-        self.systemSlots = systemSlots
     }
 }

@@ -28,15 +28,13 @@ let dependencies = CLIDependencies(
     keyCache: KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
     reuseMarkers: KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"]),
     input: FileDescriptorInput.standardInput,
-    passcodeRepository: { directory, systemSlots in
-        VaultPasscodeRepository(
-            dataDirectory: directory, configuration: VaultConfiguration(systemSlots: systemSlots), cost: .calibrated)
+    passcodeRepository: { directory in
+        VaultPasscodeRepository(dataDirectory: directory, configuration: VaultConfiguration(), cost: .calibrated)
     },
-    systemSlots: { socketPath in ServiceSlotClient(socketPath: socketPath) },
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
     remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
     childProcesses: PosixChildProcessRunner(),
-    systemFingers: { socketPath in ServiceFingerClient(socketPath: socketPath) }
+    systemService: { socketPath in SystemServiceClient(socketPath: socketPath) }
 )
 let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
 // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the

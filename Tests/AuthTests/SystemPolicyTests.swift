@@ -20,7 +20,7 @@ import Vault
         AuthContext(
             .init(
                 passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
-                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
+                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemService: fingers))
     }
 
     func systemContext(_ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction) -> AuthContext {
@@ -101,10 +101,10 @@ import Vault
 
     @Test func theServicesWrongReaderKindReadsAsUserModesOwn() {
         let hardware = AuthContext.authError(
-            systemFinger: SystemFingerError(.wrongReaderKind(reader: "simulated:0", kind: .hardware)))
+            systemService: SystemServiceError(.wrongReaderKind(reader: "simulated:0", kind: .hardware)))
         #expect(hardware.code == .biometryNotAvailable && hardware.unavailability == .wrongReaderKind)
         #expect(hardware.message == "This vault was set up with real hardware; it does not accept the test reader simulated:0.")
-        let test = AuthContext.authError(systemFinger: SystemFingerError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
+        let test = AuthContext.authError(systemService: SystemServiceError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
         #expect(test.message == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1.")
     }
 }

@@ -10,7 +10,8 @@ import Vault
 
 /// A vault whose recorded mode the test sets (system by default; its slots stay user-mode: the
 /// passcode path is not what these tests are about), so the policy takes fingerlockd's path.
-/// `system enable` only flips the mode, after running `onEnable` (as a parallel run could).
+/// A passcode slot sealed for system mode (`system enable`) only flips the mode, after running
+/// `onEnable` (as a parallel run could).
 final class SystemModeRepository: PasscodeRepository {
     let base: VaultPasscodeRepository
     let recorded: Mutex<VaultMode>
@@ -26,12 +27,20 @@ final class SystemModeRepository: PasscodeRepository {
     func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
         try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
     }
-    func open(with credential: VaultCredential) throws(VaultError) -> Vault { try base.open(with: credential) }
-    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
-        try base.replacePasscode(of: vault, with: passcode)
+    func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault {
+        try base.open(with: credential, sealers: sealers)
     }
-    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
-        try base.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
+    func replacePasscode(of vault: Vault, with passcode: String, sealer: any PasscodeSlotSealer) throws(VaultError) {
+        guard sealer.mode == .system else {
+            return try base.replacePasscode(of: vault, with: passcode, sealer: sealer)
+        }
+        onEnable()
+        recorded.withLock { $0 = .system }
+    }
+    func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
+        throws(VaultError)
+    {
+        try base.rekey(vault, passcode: passcode, sealer: VaultPasscodeSealer(), recoveryKey: recoveryKey)
     }
     /// The unauthenticated reads of the vault's database, in order.
     let reads = Mutex<[String]>([])
@@ -43,23 +52,18 @@ final class SystemModeRepository: PasscodeRepository {
         reads.withLock { $0.append("header") }
         return VaultHeader(storeID: try base.storeID(), mode: recorded.withLock { $0 })
     }
-    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
-        try base.stageRestore(from: backupPath, using: credential)
-    }
-    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
-        onEnable()
-        recorded.withLock { $0 = .system }
-    }
-    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
-        throw VaultError(.invalidInput, "not used here")
+    func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
+        throws(VaultError) -> StagedRestore
+    {
+        try base.stageRestore(from: backupPath, using: credential, sealers: sealers)
     }
 }
 
 /// fingerlockd's reader, scripted: each touch's outcome in turn; records the calls.
-final class FakeSystemFingers: SystemFingerService {
+final class FakeSystemFingers: SystemService {
     enum Touch: Sendable {
         case match(Finger)
-        case fail(SystemFingerError.Code)
+        case fail(SystemServiceError.Code)
     }
 
     let key: SymmetricKey
@@ -80,16 +84,27 @@ final class FakeSystemFingers: SystemFingerService {
         self.onImport = onImport
     }
 
+    // The passcode slot: registration only (the slots stay user-mode, see `SystemModeRepository`).
+    func register(vault: UUID) throws { calls.withLock { $0.append("register") } }
+    func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?) throws -> Data {
+        throw SystemServiceError(.failure("not used here"))
+    }
+    func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey { throw SystemServiceError(.failure("not used here")) }
+    func forgetVault(_ slot: SealedPasscodeSlot) throws { throw SystemServiceError(.failure("not used here")) }
+    func status(vault: UUID) throws -> SystemVaultStatus {
+        SystemVaultStatus(registered: true, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0)
+    }
+
     func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
         calls.withLock { $0.append("touch \(timeout.components.seconds)s" + (reuse ? " reuse" : "")) }
         guard let next = touches.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
-            throw SystemFingerError(.timedOut)
+            throw SystemServiceError(.timedOut)
         }
         switch next {
         case .match(let finger):
             return SystemTouch(key: key, finger: finger, reader: ReaderIdentity(driver: "simulated", deviceID: "0"))
         case .fail(let code):
-            throw SystemFingerError(code)
+            throw SystemServiceError(code)
         }
     }
 
@@ -111,18 +126,18 @@ final class FakeSystemFingers: SystemFingerService {
     }
 
     func enroll(
-        _ finger: Finger, proof: SystemPasscodeProof, timeout: Duration,
+        _ finger: Finger, proof: SealedPasscodeSlot, timeout: Duration,
         progress: @escaping @Sendable (EnrollEvent) -> Void
     ) async throws -> SystemEnrolledFinger {
-        throw SystemFingerError(.timedOut)
+        throw SystemServiceError(.timedOut)
     }
 
     func fingers(vault: UUID) throws -> [SystemEnrolledFinger] { [] }
 
-    func forget(_ finger: Finger, proof: SystemPasscodeProof) async throws {}
-    func importPrint(_ print: EnrolledPrint, proof: SystemPasscodeProof) async throws { onImport() }
-    func exportPrint(_ finger: Finger, proof: SystemPasscodeProof) throws -> EnrolledPrint {
-        throw SystemFingerError(.fingerNotEnrolled(finger))
+    func forget(_ finger: Finger, proof: SealedPasscodeSlot) async throws {}
+    func importPrint(_ print: EnrolledPrint, proof: SealedPasscodeSlot) async throws { onImport() }
+    func exportPrint(_ finger: Finger, proof: SealedPasscodeSlot) throws -> EnrolledPrint {
+        throw SystemServiceError(.fingerNotEnrolled(finger))
     }
 }
 
@@ -139,7 +154,7 @@ final class FakeSystemFingers: SystemFingerService {
             .init(
                 passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
                 keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts, interaction: interaction,
-                remoteSession: { nil }, now: install.clock.now, systemFingers: fingers))
+                remoteSession: { nil }, now: install.clock.now, systemService: fingers))
     }
 
     @Test func aMatchOpensTheVaultWithTheReleasedKeyAfterANoMatchAndAHint() async throws {
@@ -253,19 +268,21 @@ final class FakeSystemFingers: SystemFingerService {
     }
 
     @Test func serviceErrorsBecomeTheUsualAuthErrors() {
-        let cases: [(SystemFingerError.Code, AuthError.Code)] = [
+        let cases: [(SystemServiceError.Code, AuthError.Code)] = [
             (.passcodeRequired(lockout: true), .biometryLockout),
             (.passcodeRequired(lockout: false), .biometryNotAvailable),
             (.noFingerEnrolled(reader: "simulated:0"), .biometryNotEnrolled),
             (.fingerNotEnrolled(.leftThumb), .notFound),
             (.timedOut, .timeout),
             (.reader(FingerprintError(.busy, "busy")), .biometryNotAvailable),
-            (.slot(SystemSlotError(.unreachable, "gone")), .serviceUnavailable),
-            (.slot(SystemSlotError(.wrongPasscode(failedPasscodes: 1, delaySeconds: 0), "Wrong passcode.")), .authenticationFailed),
-            (.slot(SystemSlotError(.delayed(secondsLeft: 30, failedPasscodes: 5), "Delayed.")), .passcodeDelay),
+            (.unreachable("gone"), .serviceUnavailable),
+            (.failure("refused"), .serviceUnavailable),
+            (.notRegistered, .serviceUnavailable),
+            (.wrongPasscode(failedPasscodes: 1, delaySeconds: 0), .authenticationFailed),
+            (.passcodeDelayed(secondsLeft: 30, failedPasscodes: 5), .passcodeDelay),
         ]
         for (code, expected) in cases {
-            #expect(AuthContext.authError(systemFinger: SystemFingerError(code)).code == expected, "\(code)")
+            #expect(AuthContext.authError(systemService: SystemServiceError(code)).code == expected, "\(code)")
         }
     }
 
@@ -287,14 +304,14 @@ final class FakeSystemFingers: SystemFingerService {
             .init(
                 passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
-                systemFingers: FakeSystemFingers(key: try install.masterKey(), touches: [])))
+                systemService: FakeSystemFingers(key: try install.masterKey(), touches: [])))
         // The service held the key of a system-mode vault of the user's, elsewhere.
         #expect(try user.lock().forgotten == 1)
         let noService = AuthContext(
             .init(
                 passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
-                systemFingers: NoSystemFingerService()))
+                systemService: NoSystemService()))
         #expect(try noService.lock().forgotten == 0)
     }
 }

@@ -46,21 +46,21 @@ struct VaultKDFCeilingTests {
     @Test("a slot above the ceiling is refused before any key derivation runs")
     func refusedBeforeDerivation() throws {
         let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: UUID())
-        let slot = try KeySlot.makePasscode(passcode, cost: testCost, keys: keys)
+        let slot = try KeySlot.makePasscode(passcode, cost: testCost, keys: keys, sealer: VaultPasscodeSealer()).slot
         let derivations = Mutex(0)
         let counting: (ScryptParameters, [UInt8]) throws -> SymmetricKey = { parameters, passcode in
             derivations.withLock { $0 += 1 }
             return try parameters.deriveKey(passcode)
         }
         // The genuine slot goes through the counted derivation (so a zero below means something).
-        #expect(try slot.unwrap(passcode: passcode, storeID: keys.storeID, derive: counting) == keys.master)
+        #expect(try slot.unwrap(passcode: passcode, storeID: keys.storeID, sealer: VaultPasscodeSealer(), derive: counting) == keys.master)
         #expect(derivations.withLock { $0 } == 1)
 
         for forged in [forge(slot.parameters, log2N: 19), forge(slot.parameters, p: 5), forge(slot.parameters, r: 16)] {
             var damaged = slot
             damaged.parameters = forged
             #expect(throws: VaultError.passcodeSlotAboveCeiling) {
-                try damaged.unwrap(passcode: passcode, storeID: keys.storeID, derive: counting)
+                try damaged.unwrap(passcode: passcode, storeID: keys.storeID, sealer: VaultPasscodeSealer(), derive: counting)
             }
         }
         #expect(derivations.withLock { $0 } == 1)
@@ -81,7 +81,7 @@ struct VaultKDFCeilingTests {
                 }
                 let error = expectVaultError(.tampered) { try Vault.open(in: dir + "/vault", using: .passcode(passcode)) }
                 #expect(error == VaultError.passcodeSlotAboveCeiling)
-                #expect(error?.message.contains("fingerlock passcode reset") == true)
+                #expect(error?.remedy == .resetPasscodeWithRecoveryKey)
                 // The slot-table MAC covers the forged bytes too; the recovery key still opens…
                 let recovered = try Vault.open(in: dir + "/vault", using: .recoveryKey(recoveryKey.displayString))
                 #expect(try recovered.list().map(\.title) == ["kept"])

@@ -38,6 +38,11 @@ protocol KeyCustody: Sendable {
     /// Why no key can be kept for touches here (user mode without a usable keyring); nil when one can.
     func keyCacheUnavailableReason() -> String?
 
+    // MARK: The passcode slot
+
+    /// Who seals the vault's passcode slot in this custody's mode.
+    var passcodeSealer: any PasscodeSlotSealer { get }
+
     // MARK: Passcode attempts
 
     /// Refuses at once while a passcode delay this custody keeps is running.
@@ -73,7 +78,7 @@ protocol KeyCustody: Sendable {
     func addView(to status: inout VaultStatus) throws
 
     /// `lock` could not reach fingerlockd: throws when that leaves a key held.
-    func serviceUnreachableAtLock(_ error: SystemFingerError) throws
+    func serviceUnreachableAtLock(_ error: SystemServiceError) throws
 }
 
 extension AuthContext {
@@ -86,12 +91,22 @@ extension AuthContext {
     }
 
     /// The custody of the vault as its header records its mode: the one place the mode decides.
-    var custody: any KeyCustody { Self.custody(for: vaultMode, self) }
+    var custody: any KeyCustody { custody(for: vaultMode) }
+
+    /// The custody of `mode`: for the vault's own mode (above), and for the mode a vault moves to
+    /// (`system enable`/`disable`, a reset without fingerlockd).
+    func custody(for mode: VaultMode) -> any KeyCustody { Self.custody(for: mode, self) }
 
     /// The custody of an open vault, as its authenticated record says (a restore or a mode move
     /// may have changed it since the header was read).
     func custody(of vault: Vault) -> any KeyCustody {
         Self.custody(for: (try? vault.mode) ?? vaultMode, self)
+    }
+
+    /// The sealer of each custody, for opening a passcode slot of whichever mode a vault (or a
+    /// backup) records.
+    var passcodeSealers: PasscodeSealers {
+        PasscodeSealers(VaultMode.allCases.map { Self.custody(for: $0, self).passcodeSealer })
     }
 
     private static func custody(for mode: VaultMode, _ context: AuthContext) -> any KeyCustody {

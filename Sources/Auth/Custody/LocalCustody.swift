@@ -42,6 +42,11 @@ extension LocalCustody {
 
     func keyCacheUnavailableReason() -> String? { dependencies.keyCache.unavailableReason() }
 
+    // MARK: The passcode slot
+
+    /// The vault's own: the passcode alone opens the slot.
+    var passcodeSealer: any PasscodeSlotSealer { VaultPasscodeSealer() }
+
     // MARK: Passcode attempts
 
     func refuseDuringPasscodeDelay() throws {
@@ -173,9 +178,9 @@ extension LocalCustody {
 
     /// A service that cannot be reached holds no key (it keeps them in its memory only): nothing to
     /// forget there for a user-mode vault.
-    func serviceUnreachableAtLock(_ error: SystemFingerError) throws {
-        guard case .slot(let slot) = error.code, slot.code == .unreachable else {
-            throw AuthContext.authError(systemFinger: error)
+    func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
+        guard case .unreachable = error.code else {
+            throw AuthContext.authError(systemService: error)
         }
     }
 }

@@ -23,9 +23,9 @@ extension ServiceCustody {
         var told: (tries: Int?, scanTimeout: Duration?)?
         var policyKnown: Bool?
         if reuse {
-            switch try await context.asyncSystemCall({ try await systemFingers.unlockWithoutScan(vault: storeID) }) {
+            switch try await context.asyncSystemCall({ try await systemService.unlockWithoutScan(vault: storeID) }) {
             case .released(let key):
-                let vault = try AuthContext.vaultCall { try passcodes.open(with: .masterKey(key)) }
+                let vault = try AuthContext.vaultCall { try passcodes.open(withKey: key) }
                 return (vault, SystemTouch(key: key, finger: nil, reader: nil))
             case .scanNeeded(let tries, let scanTimeout):
                 told = tries == nil && scanTimeout == nil ? nil : (tries, scanTimeout)
@@ -42,8 +42,8 @@ extension ServiceCustody {
             let outcome: ScanOutcome
             do {
                 let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
-                outcome = try await interaction.scan(prompt: prompt) { [systemFingers] in
-                    let touch = try await systemFingers.unlockWithTouch(
+                outcome = try await interaction.scan(prompt: prompt) { [systemService] in
+                    let touch = try await systemService.unlockWithTouch(
                         vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
                     released.withLock { $0 = touch }
                     // Only a stand-in for the interaction: the match was decided by the service.
@@ -52,7 +52,7 @@ extension ServiceCustody {
                             finger: touch.finger ?? .rightIndex, reader: touch.reader ?? AuthContext.serviceReader,
                             template: Data(), enrolled: Date()))
                 }
-            } catch let error as SystemFingerError {
+            } catch let error as SystemServiceError {
                 switch error.code {
                 case .noMatch(let failed, let left):
                     noMatches += 1
@@ -74,7 +74,7 @@ extension ServiceCustody {
                     interaction.notify(reason.hint)
                     continue
                 default:
-                    throw AuthContext.authError(systemFinger: error)
+                    throw AuthContext.authError(systemService: error)
                 }
             }
             switch outcome {
@@ -85,7 +85,7 @@ extension ServiceCustody {
                     throw AuthError(.dataError, "fingerlockd answered without a key.")
                 }
                 // The released key must open this vault, as any key does: it is checked, never trusted.
-                let vault = try AuthContext.vaultCall { try passcodes.open(with: .masterKey(touch.key)) }
+                let vault = try AuthContext.vaultCall { try passcodes.open(withKey: touch.key) }
                 // A vault moved before fingerlockd took settings: it learns them now, the vault open
                 // (also when the service did not say whether it knows them).
                 if !(policyKnown ?? touch.policyKnown ?? false) { context.tellServicePolicy(of: vault) }
@@ -101,15 +101,15 @@ extension ServiceCustody {
         updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
     ) async throws -> EnrolledPrint {
         let storeID = try context.recordedStoreID
-        let existing = try context.systemCall { try systemFingers.fingers(vault: storeID) }.first { $0.finger == finger }
+        let existing = try context.systemCall { try systemService.fingers(vault: storeID) }.first { $0.finger == finger }
         try context.requirePasscodeSource()
-        let timeout = try context.systemCall { try systemFingers.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
-        return try await withSystemPasscodeProof(reason: "enroll a finger") { proof in
+        let timeout = try context.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
+        return try await withSealedPasscodeSlot(reason: "enroll a finger") { proof in
             if let existing, try await !confirmReplacing(AuthContext.print(existing)) {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
             }
             let announced = Mutex(false)
-            let enrolled = try await systemFingers.enroll(finger, proof: proof, timeout: timeout) { event in
+            let enrolled = try await systemService.enroll(finger, proof: proof, timeout: timeout) { event in
                 if announced.withLock({ value in defer { value = true }; return !value }) {
                     updates(.starting(AuthContext.serviceReaderInfo))
                 }
@@ -122,16 +122,16 @@ extension ServiceCustody {
     /// `forget` for a system-mode vault.
     func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
         let storeID = try context.recordedStoreID
-        let targets = try context.systemCall { try systemFingers.fingers(vault: storeID) }
+        let targets = try context.systemCall { try systemService.fingers(vault: storeID) }
             .filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
         if targets.isEmpty, let finger {
             throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
         }
         try context.requirePasscodeSource()
-        return try await withSystemPasscodeProof(reason: "forget a finger") { proof in
+        return try await withSealedPasscodeSlot(reason: "forget a finger") { proof in
             var forgotten: [AuthContext.ForgottenPrint] = []
             for target in targets {
-                try await systemFingers.forget(target.finger, proof: proof)
+                try await systemService.forget(target.finger, proof: proof)
                 forgotten.append(AuthContext.ForgottenPrint(finger: target.finger, reader: target.reader, onReader: .nothingLeft))
             }
             return forgotten
@@ -141,26 +141,26 @@ extension ServiceCustody {
     /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
     func fingersInService() throws -> [EnrolledPrint] {
         let storeID = try context.recordedStoreID
-        return try context.systemCall { try systemFingers.fingers(vault: storeID) }.map(AuthContext.print)
+        return try context.systemCall { try systemService.fingers(vault: storeID) }.map(AuthContext.print)
     }
 
     /// Asks for the passcode and runs `body` with its proof, asking again (at a terminal) when the
     /// service says it was wrong; the service counts every attempt.
-    private func withSystemPasscodeProof<T>(
-        reason: String, _ body: (SystemPasscodeProof) async throws -> T
+    private func withSealedPasscodeSlot<T>(
+        reason: String, _ body: (SealedPasscodeSlot) async throws -> T
     ) async throws -> T {
         let prompts = interaction.passcodeFromScript ? 1 : AuthContext.passcodePromptsPerEvaluation
         for attempt in 1...prompts {
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: "")
-            let proof = try AuthContext.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
+            let proof = try AuthContext.vaultCall { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
             do {
                 return try await body(proof)
-            } catch let error as SystemFingerError {
-                if case .slot(let slot) = error.code, case .wrongPasscode = slot.code, attempt < prompts {
+            } catch let error as SystemServiceError {
+                if case .wrongPasscode = error.code, attempt < prompts {
                     interaction.notify("Wrong passcode, try again.")
                     continue
                 }
-                throw AuthContext.authError(systemFinger: error)
+                throw AuthContext.authError(systemService: error)
             }
         }
         throw AuthError(.authenticationFailed, "Wrong passcode.")

@@ -14,7 +14,7 @@ struct ServiceCustody: KeyCustody {
 
     var interaction: any AuthInteraction { context.interaction }
     var passcodes: any PasscodeRepository { context.passcodes }
-    var systemFingers: any SystemFingerService { context.systemFingers }
+    var systemService: any SystemService { context.systemService }
 
     // MARK: Touches
 
@@ -58,8 +58,10 @@ struct ServiceCustody: KeyCustody {
         context.forgetUserKeyringEntries(of: vault)
     }
 
-    /// Proven with the new key: the service now knows it as the vault's.
+    /// The old key opens nothing any more: the service forgets any key it holds (best effort), then
+    /// learns the vault's settings, proven with the new key.
     func rekeyed(_ vault: Vault) throws {
+        if let storeID = try? vault.storeID { _ = try? systemService.lock(vault: storeID) }
         context.forgetUserKeyringEntries(of: vault)
         context.tellServicePolicy(of: vault)
     }
@@ -70,6 +72,11 @@ struct ServiceCustody: KeyCustody {
     }
 
     func keyCacheUnavailableReason() -> String? { nil }
+
+    // MARK: The passcode slot
+
+    /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
+    var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
 
     // MARK: Passcode attempts
 
@@ -130,7 +137,8 @@ struct ServiceCustody: KeyCustody {
         status.failedTouches = 0
         status.lockedOut = false
         do {
-            let known = try passcodes.serviceStatus()
+            let storeID = try context.recordedStoreID
+            let known = try context.systemCall { try systemService.status(vault: storeID) }
             status.service = .answered(known)
             status.unlocked = known.unlocked
             status.keyExpiresIn = known.unlocked ? .seconds(known.unlockedSeconds) : nil
@@ -145,13 +153,13 @@ struct ServiceCustody: KeyCustody {
                 VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader)
             }
         } catch {
-            status.service = .unreachable(error.message)
+            status.service = .unreachable(AuthContext.authError(error).message)
         }
     }
 
     /// A system-mode vault's key is the service's to forget: one it cannot be asked to forget may
     /// still be held.
-    func serviceUnreachableAtLock(_ error: SystemFingerError) throws {
-        throw AuthContext.authError(systemFinger: error)
+    func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
+        throw AuthContext.authError(systemService: error)
     }
 }

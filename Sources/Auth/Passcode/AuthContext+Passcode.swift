@@ -77,7 +77,7 @@ extension AuthContext {
         var judgedWrong = false
         for credential in attempts {
             do {
-                let vault = try passcodes.open(with: credential)
+                let vault = try passcodes.open(with: credential, sealers: passcodeSealers)
                 custody.opened(vault, with: credential)
                 do {
                     try Self.vaultCall { try passcodeLedger.succeeded() }
@@ -191,13 +191,17 @@ extension AuthContext {
         if flow.kind == .change, let old = finished.credential, old == newPasscode {
             throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
+        let sealer = custody(of: vault).passcodeSealer
         do {
-            try passcodes.replacePasscode(of: vault, with: newPasscode)
-        } catch let error where flow.kind == .reset && error.code == .serviceUnavailable {
+            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: sealer)
+        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
-            // a reset must not leave the vault unopenable by passcode. Back to user mode, said aloud.
+            // a reset must not leave the vault unopenable by passcode. Back to user mode (the
+            // vault's own sealer), said aloud.
             recordedHeader.withLock { $0 = nil }
-            try Self.vaultCall { try passcodes.leaveSystemModeWithoutService(vault, passcode: newPasscode) }
+            try Self.vaultCall {
+                try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody(for: .user).passcodeSealer)
+            }
             interaction.notify(
                 error.message + " The vault is back in user mode with the new passcode; run "
                     + "`fingerlock system enable` once fingerlockd runs.")

@@ -7,65 +7,52 @@ public import Vault
 public protocol PasscodeRepository: Sendable {
     /// Whether a passcode (and so a vault) exists.
     var hasPasscode: Bool { get }
-    /// Creates the vault protected by `passcode` and `recoveryKey` (already shown to the user);
-    /// returns it open.
+    /// Creates the vault protected by `passcode` (in user mode) and `recoveryKey` (already shown to
+    /// the user); returns it open.
     func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault
-    /// Opens with a passcode, recovery key or cached key; throws `VaultError` when it is wrong.
-    func open(with credential: VaultCredential) throws(VaultError) -> Vault
-    /// Replaces the passcode of an open vault (rewraps its slot only).
-    func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError)
-    /// Rotates the store master key of an open vault; `recoveryKey` (already shown) replaces the old one.
-    func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError)
+    /// Opens with a passcode (through the sealer `sealers` has for the vault's mode), recovery key
+    /// or cached key; throws `VaultError` when it is wrong.
+    func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault
+    /// Replaces the passcode slot of an open vault by one `sealer` seals (rewraps its slot only);
+    /// a sealer of another mode moves the vault to that mode.
+    func replacePasscode(of vault: Vault, with passcode: String, sealer: any PasscodeSlotSealer) throws(VaultError)
+    /// Rotates the store master key of an open vault, proving and resealing the passcode through
+    /// `sealer`; `recoveryKey` (already shown) replaces the old one.
+    func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
+        throws(VaultError)
     /// The store id, readable before unlocking (it names the key-cache entry).
     func storeID() throws(VaultError) -> UUID
     /// Stages a backup beside the vault, opened with `credential` and verified, for `restore`.
-    func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore
+    func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
+        throws(VaultError) -> StagedRestore
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
     func open(masterKeyFor: (UUID) throws -> SymmetricKey?) throws -> Vault?
     /// The store id and the mode, read without unlocking (unauthenticated: the mode only chooses
     /// the way in).
     func header() throws(VaultError) -> VaultHeader
-    /// Moves an open user-mode vault into system mode with `passcode` (fingerlockd seals its slot).
-    func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError)
-    /// Moves an open system-mode vault back to user mode; returns why the service could not forget it.
-    func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError?
-    /// Puts an open system-mode vault back in user mode with `passcode`, without the service.
-    func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError)
-    /// What fingerlockd knows about this vault (no secret; nothing asked, nothing counted).
-    func serviceStatus() throws(VaultError) -> SystemVaultStatus
-    /// What proves `passcode` to fingerlockd for a system-mode vault, without opening it.
-    func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof
+    /// The passcode slot of a vault in `mode` as its sealer opens it, for `passcode`, without
+    /// opening the vault: what proves the passcode to fingerlockd.
+    func sealedPasscodeSlot(passcode: String, mode: VaultMode) throws(VaultError) -> SealedPasscodeSlot
 }
 
 extension PasscodeRepository {
     /// `storeID()`, then `open(with: .masterKey(_))`: two reads of the store.
     public func open(masterKeyFor masterKey: (UUID) throws -> SymmetricKey?) throws -> Vault? {
         guard let key = try masterKey(try storeID()) else { return nil }
-        return try open(with: .masterKey(key))
+        return try open(with: .masterKey(key), sealers: .vaultOnly)
+    }
+
+    /// Opens with a store master key (a cached key, or one fingerlockd released).
+    public func open(withKey key: SymmetricKey) throws(VaultError) -> Vault {
+        try open(with: .masterKey(key), sealers: .vaultOnly)
     }
 
     /// A repository that knows no system mode.
     public func header() throws(VaultError) -> VaultHeader { VaultHeader(storeID: try storeID(), mode: .user) }
 
-    public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
-        try vault.enableSystemMode(passcode: passcode)
-    }
-
-    public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
-        try vault.disableSystemMode(passcode: passcode)
-    }
-
-    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
-        try vault.leaveSystemModeWithoutService(passcode: passcode)
-    }
-
-    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
-        throw VaultError(.serviceUnavailable, "fingerlockd is not configured for this fingerlock.")
-    }
-
-    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
-        throw VaultError(.invalidInput, "This vault is not in system mode.")
+    public func sealedPasscodeSlot(passcode: String, mode: VaultMode) throws(VaultError) -> SealedPasscodeSlot {
+        throw VaultError(.invalidInput, "This vault is not in \(mode) mode.")
     }
 }
 
@@ -93,12 +80,12 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         ).vault
     }
 
-    public func open(with credential: VaultCredential) throws(VaultError) -> Vault {
+    public func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault {
         guard let locked = pending.take() else {
-            return try Vault.open(in: dataDirectory, using: credential, configuration: configuration)
+            return try Vault.open(in: dataDirectory, using: credential, sealers: sealers, configuration: configuration)
         }
         do {
-            return try locked.unlock(using: credential)
+            return try locked.unlock(using: credential, sealers: sealers)
         } catch {
             // A wrong passcode: the next try reads the same connection.
             pending.keep(locked)
@@ -125,18 +112,25 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         }
     }
 
-    public func replacePasscode(of vault: Vault, with passcode: String) throws(VaultError) {
-        try vault.changePasscode(to: passcode, cost: cost)
+    public func replacePasscode(of vault: Vault, with passcode: String, sealer: any PasscodeSlotSealer)
+        throws(VaultError)
+    {
+        try vault.changePasscode(to: passcode, sealer: sealer, cost: cost)
     }
 
-    public func rekey(_ vault: Vault, passcode: String, recoveryKey: RecoveryKey) throws(VaultError) {
-        _ = try vault.rekey(passcode: passcode, cost: cost, recoveryKey: recoveryKey)
+    public func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
+        throws(VaultError)
+    {
+        _ = try vault.rekey(passcode: passcode, sealer: sealer, cost: cost, recoveryKey: recoveryKey)
     }
 
     public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }
 
-    public func stageRestore(from backupPath: String, using credential: VaultCredential) throws(VaultError) -> StagedRestore {
-        try Vault.stageRestore(from: backupPath, into: dataDirectory, using: credential, configuration: configuration)
+    public func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
+        throws(VaultError) -> StagedRestore
+    {
+        try Vault.stageRestore(
+            from: backupPath, into: dataDirectory, using: credential, sealers: sealers, configuration: configuration)
     }
 
     /// Keeps the database open for the unlock that usually follows (see `PendingVault`).
@@ -146,23 +140,7 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         return locked.header
     }
 
-    public func enableSystemMode(of vault: Vault, passcode: String) throws(VaultError) {
-        try vault.enableSystemMode(passcode: passcode, cost: cost)
-    }
-
-    public func disableSystemMode(of vault: Vault, passcode: String) throws(VaultError) -> VaultError? {
-        try vault.disableSystemMode(passcode: passcode, cost: cost)
-    }
-
-    public func leaveSystemModeWithoutService(_ vault: Vault, passcode: String) throws(VaultError) {
-        try vault.leaveSystemModeWithoutService(passcode: passcode, cost: cost)
-    }
-
-    public func serviceStatus() throws(VaultError) -> SystemVaultStatus {
-        try Vault.serviceStatus(in: dataDirectory, configuration: configuration)
-    }
-
-    public func systemPasscodeProof(passcode: String) throws(VaultError) -> SystemPasscodeProof {
-        try Vault.systemPasscodeProof(in: dataDirectory, passcode: passcode)
+    public func sealedPasscodeSlot(passcode: String, mode: VaultMode) throws(VaultError) -> SealedPasscodeSlot {
+        try Vault.sealedPasscodeSlot(in: dataDirectory, passcode: passcode, mode: mode)
     }
 }

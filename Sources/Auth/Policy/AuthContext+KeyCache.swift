@@ -15,10 +15,10 @@ extension AuthContext {
             let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
             let kind = try Self.vaultCall { try vault.kind }
             let key = try Self.vaultCall { try vault.exportMasterKey() }
-            try systemFingers.setPolicy(
+            try systemService.setPolicy(
                 vault: storeID, key: key, policy: SystemVaultPolicy(settings, kind: kind), counts: counts)
-        } catch let error as SystemFingerError {
-            interaction.notify(Self.policyNotTold + Self.authError(systemFinger: error).message)
+        } catch let error as SystemServiceError {
+            interaction.notify(Self.policyNotTold + Self.authError(systemService: error).message)
         } catch {
             interaction.notify(Self.policyNotTold + Self.authError(error).message)
         }

@@ -31,8 +31,8 @@ extension AuthContext {
             }
         }
         do {
-            if try systemFingers.lock(vault: nil) { forgotten += 1 }
-        } catch let error as SystemFingerError {
+            if try systemService.lock(vault: nil) { forgotten += 1 }
+        } catch let error as SystemServiceError {
             // A service that cannot be reached holds no key (it keeps them in its memory only):
             // nothing to forget there, unless this vault needs it, which is then worth saying.
             try custody.serviceUnreachableAtLock(error)

@@ -13,7 +13,7 @@ extension AuthContext {
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
         do {
-            try passcodes.rekey(vault, passcode: passcode, recoveryKey: recoveryKey)
+            try passcodes.rekey(vault, passcode: passcode, sealer: custody(of: vault).passcodeSealer, recoveryKey: recoveryKey)
         } catch {
             throw AuthError(
                 .dataError, Self.authError(error).message + " The recovery key just shown was NOT applied; the old one is still valid.")

@@ -133,7 +133,7 @@ extension AuthContext {
         if let current {
             let key = try Self.vaultCall { try current.exportMasterKey() }
             do {
-                return try passcodes.stageRestore(from: backupPath, using: .masterKey(key))
+                return try passcodes.stageRestore(from: backupPath, using: .masterKey(key), sealers: .vaultOnly)
             } catch where error.code == .wrongKey {
                 // Rekeyed since, or another vault: the backup's own secret opens it.
             } catch {
@@ -143,7 +143,7 @@ extension AuthContext {
         let secret = try await interaction.askSecret(prompt: "Passcode the backup was made with (or its recovery key): ", typedAhead: "")
         for credential in Self.credentials(for: secret) {
             do {
-                return try passcodes.stageRestore(from: backupPath, using: credential)
+                return try passcodes.stageRestore(from: backupPath, using: credential, sealers: passcodeSealers)
             } catch where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 continue
             } catch {
@@ -205,18 +205,19 @@ extension AuthContext {
                 fingersBack: fingersThen.subtracting(fingersNow).sorted(),
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
                 modeNow: try current?.mode, modeAfter: modeAfter,
-                serviceProblem: modeAfter == .system ? Self.serviceProblem(restoring: backup) : nil)
+                serviceProblem: modeAfter == .system ? serviceProblem(restoring: backup) : nil)
         }
     }
 
     /// What stands in the way of the passcode of a system-mode backup once it is back.
-    private static func serviceProblem(restoring backup: Vault) -> String? {
+    private func serviceProblem(restoring backup: Vault) -> String? {
         do {
-            if try backup.serviceStatus().registered { return nil }
+            let storeID = try backup.storeID
+            if try systemCall({ try systemService.status(vault: storeID) }).registered { return nil }
             return "fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
                 + "its recovery key does (`fingerlock passcode reset`)."
         } catch {
-            return "\(error.message) Afterwards the passcode opens the vault only through fingerlockd; "
+            return "\(Self.authError(error).message) Afterwards the passcode opens the vault only through fingerlockd; "
                 + "the backup's recovery key opens it without."
         }
     }

@@ -5,21 +5,21 @@ import Vault
 
 /// fingerlockd's answers as the policy's errors, and the stand-ins for what stays in the service.
 extension AuthContext {
-    var systemFingers: any SystemFingerService { dependencies.systemFingers }
+    var systemService: any SystemService { dependencies.systemService }
 
     func systemCall<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as SystemFingerError {
-            throw Self.authError(systemFinger: error)
+        } catch let error as SystemServiceError {
+            throw Self.authError(systemService: error)
         }
     }
 
     func asyncSystemCall<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as SystemFingerError {
-            throw Self.authError(systemFinger: error)
+        } catch let error as SystemServiceError {
+            throw Self.authError(systemService: error)
         }
     }
 
@@ -36,7 +36,7 @@ extension AuthContext {
         EnrolledPrint(finger: finger.finger, reader: finger.reader, template: Data(), enrolled: finger.enrolled)
     }
 
-    static func authError(systemFinger error: SystemFingerError) -> AuthError {
+    static func authError(systemService error: SystemServiceError) -> AuthError {
         switch error.code {
         case .passcodeRequired(let lockout):
             if lockout {
@@ -70,10 +70,16 @@ extension AuthContext {
         case .readerMismatch(let reader, let serviceReader):
             let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
             return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")
-        case .slot(let error):
-            let vaultError = VaultError.fromService(error)
-            if case .wrongPasscode = error.code { return AuthError(.authenticationFailed, vaultError.message) }
-            return authError(vaultError)
+        case .wrongPasscode, .passcodeDelayed, .notRegistered:
+            // Worded once, by the sealer the vault sees the same refusals through.
+            let refusal = ServicePasscodeSealer.sealerError(error)
+            switch refusal.code {
+            case .wrongPasscode: return AuthError(.authenticationFailed, refusal.message)
+            case .delayed: return AuthError(.passcodeDelay, refusal.message)
+            case .unavailable: return AuthError(.serviceUnavailable, refusal.message)
+            }
+        case .unreachable(let message), .failure(let message):
+            return AuthError(.serviceUnavailable, message)
         }
     }
 }

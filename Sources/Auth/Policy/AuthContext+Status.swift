@@ -1,7 +1,7 @@
 import AuthCore
 import Fingerprint
 import Foundation
-public import Vault
+import Vault
 
 /// `status`: what can be told without a touch or the passcode.
 extension AuthContext {
@@ -23,6 +23,7 @@ extension AuthContext {
 
     /// What fingerlockd knows about this vault (for `doctor`): nothing asked, nothing counted.
     public func serviceStatus() throws -> SystemVaultStatus {
-        try Self.vaultCall { try passcodes.serviceStatus() }
+        let storeID = try recordedStoreID
+        return try systemCall { try systemService.status(vault: storeID) }
     }
 }

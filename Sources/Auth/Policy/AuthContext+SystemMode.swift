@@ -48,7 +48,13 @@ extension AuthContext {
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
         recordedHeader.withLock { $0 = nil }
-        try Self.vaultCall { try passcodes.enableSystemMode(of: vault, passcode: passcode) }
+        let storeID = try Self.vaultCall { try vault.storeID }
+        try systemCall { try systemService.register(vault: storeID) }
+        // The user-mode slot goes in the same transaction as the system-mode slot comes. The
+        // service holds no key until the first passcode unlock.
+        try Self.vaultCall {
+            try passcodes.replacePasscode(of: vault, with: passcode, sealer: custody(for: .system).passcodeSealer)
+        }
         forgetUserKeyringEntries(of: vault)
         let moved = await moveFingersToService(from: vault, passcode: passcode)
         // Last, after the moves' passcode proofs (which clear the service's counters): the settings,
@@ -70,18 +76,18 @@ extension AuthContext {
             return result
         }
         guard !prints.isEmpty else { return result }
-        let proof: SystemPasscodeProof
+        let proof: SealedPasscodeSlot
         do {
-            proof = try Self.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
+            proof = try Self.vaultCall { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
         } catch {
             result.notMoved = prints.map { .init(finger: $0.finger, reason: Self.authError(error).message) }
             return result
         }
         for print in prints {
             do {
-                try await systemFingers.importPrint(print, proof: proof)
-            } catch let error as SystemFingerError {
-                result.notMoved.append(.init(finger: print.finger, reason: Self.authError(systemFinger: error).message))
+                try await systemService.importPrint(print, proof: proof)
+            } catch let error as SystemServiceError {
+                result.notMoved.append(.init(finger: print.finger, reason: Self.authError(systemService: error).message))
                 continue
             } catch {
                 result.notMoved.append(.init(finger: print.finger, reason: Self.authError(error).message))
@@ -106,18 +112,27 @@ extension AuthContext {
         recordedHeader.withLock { $0 = nil }
         var result = SystemModeFingers()
         let storeID = try recordedStoreID
-        let kept = try systemCall { try systemFingers.fingers(vault: storeID) }
+        let kept = try systemCall { try systemService.fingers(vault: storeID) }
+        // One key derivation proves the passcode for the fingers and for forgetting the vault.
+        let proof = try Self.vaultCall { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
         if !kept.isEmpty {
-            let proof = try Self.vaultCall { try passcodes.systemPasscodeProof(passcode: passcode) }
-            let prints = try kept.map { finger in try systemCall { try systemFingers.exportPrint(finger.finger, proof: proof) } }
+            let prints = try kept.map { finger in try systemCall { try systemService.exportPrint(finger.finger, proof: proof) } }
             let store = VaultPrintStore(vault: vault)
             for print in prints {
                 try Self.vaultCall { try store.save(print) }
                 result.moved.append(print.finger)
             }
         }
-        let leftover = try Self.vaultCall { try passcodes.disableSystemMode(of: vault, passcode: passcode) }
-        result.warning = leftover.map { "The vault is in user mode, but fingerlockd could not forget it: \($0.message)" }
+        try Self.vaultCall {
+            try passcodes.replacePasscode(of: vault, with: passcode, sealer: custody(for: .user).passcodeSealer)
+        }
+        // The vault is in user mode now; a service that cannot forget it keeps an unused secret.
+        do {
+            try systemService.forgetVault(proof)
+        } catch {
+            let why = (error as? SystemServiceError).map { Self.authError(systemService: $0).message } ?? "\(error)"
+            result.warning = "The vault is in user mode, but fingerlockd could not forget it: \(why)"
+        }
         return result
     }
 }

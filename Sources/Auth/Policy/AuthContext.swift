@@ -30,15 +30,15 @@ public final class AuthContext: Sendable {
         /// Whether the reader chosen (even if absent right now) is a test reader; fixes the kind of
         /// a vault created now. Nil: judged from the reader found.
         public var testReaderChosen: Bool?
-        /// fingerlockd's reader, for a system-mode vault.
-        public var systemFingers: any SystemFingerService
+        /// fingerlockd, for a system-mode vault: its passcode slot, key, counters, reader and fingers.
+        public var systemService: any SystemService
 
         public init(
             passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
             reuseMarkers: any KeyCache, attempts: any AttemptStore, interaction: any AuthInteraction,
             remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
             connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
-            testReaderChosen: Bool? = nil, systemFingers: any SystemFingerService = NoSystemFingerService()
+            testReaderChosen: Bool? = nil, systemService: any SystemService = NoSystemService()
         ) {
             self.passcodes = passcodes
             self.readerLookup = readerLookup
@@ -50,7 +50,7 @@ public final class AuthContext: Sendable {
             self.now = now
             self.connectedReaders = connectedReaders
             self.testReaderChosen = testReaderChosen
-            self.systemFingers = systemFingers
+            self.systemService = systemService
         }
     }
 
@@ -172,7 +172,7 @@ public final class AuthContext: Sendable {
         case let error as VaultError:
             switch error.code {
             case .notFound: return AuthError(.passcodeNotSet, error.message)
-            case .serviceUnavailable: return AuthError(.serviceUnavailable, error.message, vaultError: error)
+            case .sealerUnavailable: return AuthError(.serviceUnavailable, error.message, vaultError: error)
             case .passcodeDelayed: return AuthError(.passcodeDelay, error.message, vaultError: error)
             default: return AuthError(.dataError, error.message, vaultError: error)
             }

@@ -1,4 +1,4 @@
-import Vault
+public import Vault
 
 /// Why an evaluation did not succeed — LocalAuthentication's `LAError`, for Linux — with the
 /// sentence the user needs.
@@ -54,8 +54,9 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public var unavailability: Unavailability?
     public var detail: Detail?
-    /// The vault's own error, when the vault reported it (its code tells tampering from corruption).
-    public var vaultErrorCode: String?
+    /// What gets the user past the vault's error, when the vault reported one that has a remedy
+    /// (the CLI words it as the command to run).
+    public var remedy: VaultError.Remedy?
 
     public init(_ code: Code, _ message: String, unavailability: Unavailability? = nil, detail: Detail? = nil) {
         self.code = code
@@ -66,7 +67,7 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
 
     init(_ code: Code, _ message: String, vaultError: VaultError) {
         self.init(code, message)
-        vaultErrorCode = vaultError.code.rawValue
+        remedy = vaultError.remedy
     }
 
     public var description: String { message }

@@ -1,3 +1,4 @@
+import Auth
 import FingerlockServiceClient
 import FingerlockProtocol
 import Foundation

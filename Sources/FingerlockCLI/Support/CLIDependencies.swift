@@ -2,7 +2,7 @@ public import AuthCore
 public import Auth
 public import Fingerprint
 public import Foundation
-public import Vault
+import Vault
 
 /// Everything a command needs from the outside world. Only the executable assembles the real ones;
 /// tests hand in their own.
@@ -23,13 +23,10 @@ public struct CLIDependencies: Sendable {
     public var reuseMarkers: any KeyCache
     /// Standard input, for note bodies.
     public var input: any InputSource
-    /// The vault (behind its key slots) in a data directory, with fingerlockd for system mode.
-    public var passcodeRepository:
-        @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) -> any PasscodeRepository
-    /// fingerlockd at a socket path (system mode), behind the vault's seam.
-    public var systemSlots: @Sendable (_ socketPath: String) -> any SystemSlotService
-    /// fingerlockd's reader at a socket path (system mode), behind Auth's seam.
-    public var systemFingers: @Sendable (_ socketPath: String) -> any SystemFingerService
+    /// The vault (behind its key slots) in a data directory.
+    public var passcodeRepository: @Sendable (_ dataDirectory: String) -> any PasscodeRepository
+    /// fingerlockd at a socket path (system mode), behind Auth's seam.
+    public var systemService: @Sendable (_ socketPath: String) -> any SystemService
     /// The attempt counters of a data directory.
     public var attemptStore: @Sendable (_ dataDirectory: String) -> any AttemptStore
     /// Why this is a remote session (the finger is skipped there), or nil.
@@ -42,18 +39,14 @@ public struct CLIDependencies: Sendable {
         hardwareReaders: @escaping @Sendable () async throws -> [any FingerprintReader],
         openTerminal: @escaping @Sendable () -> Terminal?, now: @escaping @Sendable () -> Date, username: String,
         keyCache: any KeyCache, reuseMarkers: any KeyCache, input: any InputSource,
-        passcodeRepository:
-            @escaping @Sendable (_ dataDirectory: String, _ systemSlots: any SystemSlotService) ->
-            any PasscodeRepository,
-        systemSlots: @escaping @Sendable (_ socketPath: String) -> any SystemSlotService,
+        passcodeRepository: @escaping @Sendable (_ dataDirectory: String) -> any PasscodeRepository,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
-        systemFingers: @escaping @Sendable (_ socketPath: String) -> any SystemFingerService
+        systemService: @escaping @Sendable (_ socketPath: String) -> any SystemService
     ) {
-        self.systemFingers = systemFingers
+        self.systemService = systemService
         self.childProcesses = childProcesses
         self.passcodeRepository = passcodeRepository
-        self.systemSlots = systemSlots
         self.attemptStore = attemptStore
         self.remoteSession = remoteSession
         self.keyCache = keyCache

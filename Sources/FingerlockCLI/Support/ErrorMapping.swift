@@ -14,9 +14,9 @@ extension CLIError {
         case let error as FingerprintError:
             return CLIError(status(for: error.code), error.message)
         case let error as AuthError:
-            return CLIError(status(for: error.code), error.message)
+            return CLIError(status(for: error.code), advised(error.message, error.remedy))
         case let error as VaultError:
-            return CLIError(status(for: error.code), error.message)
+            return CLIError(status(for: error.code), advised(error.message, error.remedy))
         case let error as SafeFilesError:
             return CLIError(.dataError, error.message)
         case let error as SimulatedScript.ParseError:
@@ -61,9 +61,17 @@ extension CLIError {
         case .wrongKey: .dataError
         case .notFound: .notFound
         case .ambiguous, .invalidInput, .alreadyExists: .usage
-        case .serviceUnavailable: .readerError
+        case .sealerUnavailable: .readerError
         case .passcodeDelayed: .lockedOut
         default: .dataError
+        }
+    }
+
+    /// The vault names no commands: its remedy is worded here, as the command that applies it.
+    static func advised(_ message: String, _ remedy: VaultError.Remedy?) -> String {
+        switch remedy {
+        case .resetPasscodeWithRecoveryKey: message + " Run `fingerlock passcode reset`."
+        case nil: message
         }
     }
 }

@@ -72,12 +72,12 @@ struct AuthSession {
         let socketPath = global.socketPath(dependencies.environment)
         context = AuthContext(
             .init(
-                passcodes: dependencies.passcodeRepository(dataDirectory, dependencies.systemSlots(socketPath)),
+                passcodes: dependencies.passcodeRepository(dataDirectory),
                 readerLookup: readerLookup,
                 keyCache: dependencies.keyCache, reuseMarkers: dependencies.reuseMarkers, attempts: dependencies.attemptStore(dataDirectory),
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
-                systemFingers: dependencies.systemFingers(socketPath)))
+                systemService: dependencies.systemService(socketPath)))
         self.resolver = resolver
     }
 

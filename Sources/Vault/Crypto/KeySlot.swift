@@ -7,7 +7,7 @@ import Foundation
 struct KeySlot: Equatable, Sendable {
     static let passcode = "passcode"
     static let recovery = "recovery"
-    /// System mode's passcode slot: sealed by fingerlockd (see `KeySlot+System.swift`).
+    /// System mode's passcode slot (see `KeySlot+Passcode.swift`).
     static let systemPasscode = "system-passcode"
 
     var name: String
@@ -23,11 +23,6 @@ struct KeySlot: Equatable, Sendable {
         let bytes = Array(passcode.precomposedStringWithCanonicalMapping.utf8)
         guard !bytes.isEmpty else { throw VaultError(.invalidInput, "The passcode cannot be empty.") }
         return bytes
-    }
-
-    static func makePasscode(_ passcode: String, cost: KDFCost, keys: KeyHierarchy) throws -> KeySlot {
-        let (parameters, wrappingKey) = try ScryptParameters.derive(try passcodeBytes(passcode), cost: cost)
-        return try wrap(keys, name: Self.passcode, parameters: parameters.encoded, wrappingKey: wrappingKey)
     }
 
     static func makeRecovery(_ recoveryKey: RecoveryKey, keys: KeyHierarchy) throws -> KeySlot {
@@ -55,17 +50,6 @@ struct KeySlot: Equatable, Sendable {
         return HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: key.bytes), salt: salt,
             info: Array("fingerlock/vault/v1/recovery-slot".utf8), outputByteCount: 32)
-    }
-
-    /// Unwraps with a passcode. Parameters that are malformed or above the ceiling are refused
-    /// before any key derivation runs (`derive` is the scrypt run; tests count its calls).
-    func unwrap(
-        passcode: String, storeID: UUID,
-        derive: (ScryptParameters, [UInt8]) throws -> SymmetricKey = { try $0.deriveKey($1) }
-    ) throws(VaultError) -> SymmetricKey {
-        let wrappingKey = try stretch(passcode, derive: derive)
-        guard let master = open(wrappingKey, storeID: storeID) else { throw .wrongPasscode }
-        return master
     }
 
     /// The passcode's scrypt output under this slot's parameters, which are refused first when

@@ -26,20 +26,30 @@ public struct VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The vault was closed; open it again.
         case closed
         case io
-        /// System mode: fingerlockd is unreachable, or cannot open this vault's passcode slot.
-        case serviceUnavailable
-        /// System mode: fingerlockd refuses passcode attempts until a delay ends.
+        /// The passcode slot's sealer (fingerlockd in system mode) cannot be asked, or no longer
+        /// holds what the slot needs.
+        case sealerUnavailable
+        /// The passcode slot's sealer refuses passcode attempts until a delay ends.
         case passcodeDelayed
+    }
+
+    /// What gets the user past the error, where the vault knows one; the program that shows the
+    /// error words it (as the command to run), the vault names no commands.
+    public enum Remedy: Sendable, Equatable {
+        /// The recovery key still opens the vault and replaces its passcode slot.
+        case resetPasscodeWithRecoveryKey
     }
 
     public var code: Code
     public var part: String?
     public var message: String
+    public var remedy: Remedy?
 
-    public init(_ code: Code, part: String? = nil, _ message: String) {
+    public init(_ code: Code, part: String? = nil, _ message: String, remedy: Remedy? = nil) {
         self.code = code
         self.part = part
         self.message = message
+        self.remedy = remedy
     }
 
     public var description: String { message }
@@ -49,6 +59,9 @@ extension VaultError {
     static let wrongPasscode = VaultError(.wrongPasscode, "Wrong passcode.")
     static let wrongRecoveryKey = VaultError(.wrongRecoveryKey, "Wrong recovery key: it does not open this vault.")
     static let closed = VaultError(.closed, "The vault is closed; open it again.")
+    /// The vault moved between modes (another process) after the caller chose a sealer for it.
+    static let modeChanged = VaultError(
+        .busy, "The vault moved between user and system mode while this command ran; nothing was changed. Run it again.")
 
     static func tampered(_ part: String) -> VaultError {
         VaultError(
@@ -63,13 +76,14 @@ extension VaultError {
     static let passcodeSlotAboveCeiling = VaultError(
         .tampered, part: "passcode slot",
         "The passcode slot asks for a key-derivation cost fingerlock never sets (the ceiling is N = 2^18, r = 8, p = 4): "
-            + "it is damaged or forged, so the passcode was not tried. The recovery key still opens the vault: "
-            + "run `fingerlock passcode reset`.")
+            + "it is damaged or forged, so the passcode was not tried. The recovery key still opens the vault.",
+        remedy: .resetPasscodeWithRecoveryKey)
 
     static let passcodeSlotMalformed = VaultError(
         .tampered, part: "passcode slot",
         "The passcode slot's key-derivation parameters are unreadable: it is damaged or forged, so the passcode "
-            + "was not tried. The recovery key still opens the vault: run `fingerlock passcode reset`.")
+            + "was not tried. The recovery key still opens the vault.",
+        remedy: .resetPasscodeWithRecoveryKey)
 
     static func corrupt(_ part: String, _ detail: String) -> VaultError {
         VaultError(.corrupt, part: part, "The vault's \(part) is damaged (\(detail)); restore a backup.")

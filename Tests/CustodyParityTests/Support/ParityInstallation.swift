@@ -60,15 +60,14 @@ final class ParityInstallation: Sendable {
 
     /// A new command's context (each CLI command makes its own) with `interaction` as the user.
     func context(_ interaction: any AuthInteraction) -> AuthContext {
-        let slots = ServiceSlotClient(socketPath: socketPath)
         let passcodes = VaultPasscodeRepository(
-            dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now, systemSlots: slots),
+            dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now),
             cost: .insecureForTestsOnly())
         return AuthContext(
             .init(
                 passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
                 attempts: attempts, interaction: interaction, remoteSession: { nil }, now: clock.now,
-                testReaderChosen: true, systemFingers: ServiceFingerClient(socketPath: socketPath)))
+                testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath)))
     }
 
     /// A user who types `secrets` at the prompts (from a script: one try per prompt).

@@ -1,0 +1,100 @@
+public import Auth
+import FingerlockProtocol
+import Foundation
+import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// fingerlockd behind Auth's `SystemService` seam: one Varlink connection per call (the CLI makes a
+/// few calls per run), every wait bounded, and the service's replies turned into
+/// `SystemServiceError`s with the sentence the user needs. Who may answer: see `ServiceSocket`. A
+/// scan runs on a thread of its own with a blocking call; cancelling the task shuts the connection,
+/// which makes the service cancel the scan.
+public struct SystemServiceClient: SystemService {
+    public let socketPath: String
+    /// Bounds every wait of a call that is not a scan.
+    public let timeout: Duration
+
+    public init(socketPath: String, timeout: Duration = .seconds(10)) {
+        self.socketPath = socketPath
+        self.timeout = timeout
+    }
+
+    /// A scan may take its whole timeout, plus a wait for the reader and the service's own work.
+    static func callTimeout(_ scan: Duration) -> Duration { scan * 2 + .seconds(5) }
+
+    // MARK: - Connections
+
+    /// The one-line fix printed whenever the service cannot be reached.
+    var fix: String {
+        "start it with `systemctl enable --now fingerlockd.socket`, or point --socket (FINGERLOCK_SOCKET) at it. "
+            + "The recovery key still opens this vault: `fingerlock passcode reset`."
+    }
+
+    func unreachable(_ why: String) -> SystemServiceError {
+        SystemServiceError(.unreachable("fingerlockd is not reachable at \(socketPath) (\(why)): " + fix))
+    }
+
+    /// A connection to the service the socket rule accepts; `timeout` bounds every wait on it (a scan
+    /// needs longer than a slot call).
+    func connect(timeout: Duration? = nil) throws(SystemServiceError) -> ServiceClient {
+        let uid: UInt32
+        switch ServiceSocket(path: socketPath).expectedServiceUID() {
+        case .success(let owner): uid = owner
+        case .failure(let problem): throw unreachable(problem.reason)
+        }
+        do {
+            return try ServiceClient(socketPath: socketPath, timeout: timeout ?? self.timeout, expectedServiceUID: uid)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// One call on a connection of its own, its failure mapped.
+    func call<T>(timeout: Duration? = nil, _ body: (ServiceClient) throws(ServiceClientError) -> T)
+        throws(SystemServiceError) -> T
+    {
+        let client = try connect(timeout: timeout)
+        do {
+            return try body(client)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// Runs a blocking call on its own thread (it may wait for a finger for long); task
+    /// cancellation (Ctrl-C, the passcode chosen at the prompt) shuts the connection.
+    func scanning<T: Sendable>(
+        timeout: Duration, _ body: @escaping @Sendable (ServiceClient) throws(ServiceClientError) -> T
+    ) async throws -> T {
+        let client = try connect(timeout: Self.callTimeout(timeout))
+        let canceller = client.canceller
+        let box = ClientBox(client)
+        let outcome: Result<T, ServiceClientError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    let result = Result(catching: { () throws(ServiceClientError) in try body(box.client) })
+                    continuation.resume(returning: result)
+                }
+            }
+        } onCancel: {
+            canceller.cancel()
+        }
+        try Task.checkCancellation()
+        return try outcome.mapError(map).get()
+    }
+
+    // MARK: - Values
+
+    static func id(_ vault: UUID) -> String { vault.uuidString.lowercased() }
+
+    static func failure(_ why: String) -> SystemServiceError { SystemServiceError(.failure(why)) }
+}
+
+/// Hands the (non-Sendable) client to the one thread that uses it while the call runs.
+private final class ClientBox: @unchecked Sendable {
+    let client: ServiceClient
+    init(_ client: ServiceClient) { self.client = client }
+}

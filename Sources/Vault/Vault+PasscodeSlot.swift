@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import GRDB
+import Synchronization
+
+/// The passcode slot: who seals it is the caller's choice, per call (a `PasscodeSlotSealer`); the
+/// vault records the sealer's mode with the slot. The recovery-key slot never changes with it: it
+/// opens the vault in any mode, without any sealer.
+extension Vault {
+    /// The mode of the passcode slot, as recorded under the slot-table MAC (checked when the vault
+    /// was opened).
+    public var mode: VaultMode {
+        get throws(VaultError) { try unlocked().mode }
+    }
+
+    /// The passcode slot in `directory` as its sealer opens it, for `passcode` (one scrypt run), read
+    /// without unlocking: what proves the passcode to fingerlockd, which opens the slot itself
+    /// (counting first). Nothing read here is trusted; the sealer checks it. Throws when the vault's
+    /// recorded mode is not `mode`.
+    public static func sealedPasscodeSlot(in directory: String, passcode: String, mode: VaultMode) throws(VaultError)
+        -> SealedPasscodeSlot
+    {
+        let (meta, slots) = try unauthenticatedRead(in: directory) { db in (try MetaRow.read(db), try KeySlot.readAll(db)) }
+        guard meta.mode == mode, let slot = slots.first(where: { $0.name == KeySlot.passcodeName(mode) }) else {
+            throw VaultError(.invalidInput, "This vault is not in \(mode) mode.")
+        }
+        return try slot.sealed(passcode: passcode, mode: mode, storeID: meta.storeID)
+    }
+
+    /// Replaces the passcode slot by one for `passcode` sealed by `sealer`, and records the sealer's
+    /// mode: slots, mode and MAC in one transaction, so after a crash either the old or the new
+    /// passcode opens the vault. Notes are untouched. The vault may have been opened with any
+    /// credential (the recovery key for a reset). A sealer of another mode than the vault's moves it
+    /// to that mode (old backups still open with the old passcode and sealer).
+    ///
+    /// The vault lock is held from before `sealer` seals the new slot until the vault holds it: a
+    /// sealer that keeps state per slot (fingerlockd) is never left bound to a slot another change
+    /// replaced in between. When the sealer replaced a slot of its own mode, it confirms the new one
+    /// once committed.
+    public func changePasscode(
+        to passcode: String, sealer: any PasscodeSlotSealer = VaultPasscodeSealer(), cost: KDFCost = .calibrated
+    ) throws(VaultError) {
+        let current = try unlocked()
+        let keys = current.keys
+        let lock = try files.acquireLock(timeout: configuration.lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        let (slot, sealed) = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: sealer)
+        let mode = sealer.mode
+        try writeChecked(holding: lock) { db, keys, meta in
+            // `passcode reset` must work when the passcode slot's cost fields were forged: the
+            // rest of the table is checked as written, and the passcode slot replaced below.
+            guard
+                var slots = KeySlot.verifiedTable(
+                    meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: keys)
+            else { throw VaultError.tampered("slot table") }
+            slots.removeAll { $0.name == KeySlot.passcode || $0.name == KeySlot.systemPasscode }
+            slots.append(slot)
+            try KeySlot.replaceAll(slots, db)
+            try db.execute(
+                sql: "UPDATE meta SET slot_mac = ?, mode = ? WHERE singleton = 1",
+                arguments: [KeySlot.tableMAC(slots, kind: meta.kind, mode: mode, keys: keys), mode.rawValue])
+        }
+        state.withLock { $0?.mode = mode }
+        forgetOldPages()
+        // Not after a move between modes: the new sealer had no slot of this vault before.
+        if current.mode == mode { sealer.confirm(sealed) }
+    }
+}
