@@ -145,6 +145,8 @@ extension ServiceCore {
         let ledger = PasscodeLedger(try state { try dependencies.attempts(owner) }, now: dependencies.now)
         // A delay still running is refused here, as a `PasscodeDelayed` (see `state`).
         let attempt = try state { try ledger.checkDelayAndCount() }
+        // In flight until judged: released early, a request beside this one would take it for wrong.
+        defer { withExtendedLifetime(attempt) {} }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         // Only a slot the binding names is a proof (the one sealed last, or while that one is not yet
         // seen in use the one before it): a slot sealed for a passcode of someone's choosing, or an
@@ -188,6 +190,10 @@ extension ServiceCore {
             throw VarlinkError(
                 .passcodeDelayed,
                 ["secondsLeft": .int(Int(delay.left.components.seconds)), "failedPasscodes": .int(delay.failures)])
+        } catch let busy as PasscodesStillInFlight {
+            // Requests beside this one that did not end in time (here each is judged within
+            // milliseconds of being counted): to the client, a delay of a second.
+            throw VarlinkError(.passcodeDelayed, ["secondsLeft": .int(1), "failedPasscodes": .int(busy.failures)])
         } catch let error as ServiceStateError {
             if case .tooManyVaults(let limit) = error.code {
                 throw VarlinkError(.tooManyVaults, ["limit": .int(limit)])

@@ -16,8 +16,8 @@ import Testing
             #expect(attempt.delayIfWrong == .zero)
         }
         #expect(try ledger.delayLeft() == nil)
-        let fifth = try ledger.checkDelayAndCount()
-        #expect(fifth.delayIfWrong == .seconds(60))
+        // Judged wrong, its run over: no longer in flight.
+        #expect(try ledger.checkDelayAndCount().delayIfWrong == .seconds(60))
         #expect(try ledger.delayLeft() == PasscodeDelay(try store.read(), now: clock.now()))
         #expect(try ledger.delayLeft()?.left == .seconds(60))
     }

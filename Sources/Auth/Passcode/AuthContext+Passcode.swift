@@ -72,7 +72,14 @@ extension AuthContext {
         // Counted here, or (a system-mode passcode) first by fingerlockd: the custody says.
         let custody = custody
         let ledger = custody.passcodeLedger(for: attempts)
-        let counted = try ledger.map { ledger in try Self.vaultCall { try ledger.checkDelayAndCount() } }
+        let interaction = interaction
+        let counted = try ledger.map { ledger in
+            try Self.vaultCall {
+                try ledger.checkDelayAndCount { interaction.notify(PasscodesStillInFlight.waitingNotice($0)) }
+            }
+        }
+        // In flight until judged: released early, a run beside this one would take it for wrong.
+        defer { withExtendedLifetime(counted) {} }
         var serviceSays: String?
         var judgedWrong = false
         for credential in attempts {

@@ -182,6 +182,8 @@ public final class AuthContext: Sendable {
             return AuthError(.dataError, error.message)
         case let delay as PasscodeDelay:
             return passcodeDelayed(delay)
+        case let busy as PasscodesStillInFlight:
+            return AuthError(.passcodeDelay, busy.message)
         default:
             return AuthError(.dataError, String(describing: error))
         }

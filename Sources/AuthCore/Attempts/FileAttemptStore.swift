@@ -17,9 +17,13 @@ import Glibc
 /// single `pwrite` (which a killed process cannot tear, and which stays inside one disk sector), and
 /// no rename, which on ext4 starts writeback of the new file at once. The record is text, for
 /// whoever looks: `fingerlock-attempts 1 touches=N passcodes=N last-passcode-failure=MILLISECONDS|-`.
+///
+/// Passcode attempts in flight are locks on `attempts-in-flight` (see `InFlightPasscodes`), not in
+/// the record: it keeps counting them as wrong until judged, in the format every version reads.
 public struct FileAttemptStore: AttemptStore {
     let dataDirectory: String
     let path: String
+    let inFlight: InFlightPasscodes
     /// Where versions before the in-place record kept the counters (JSON, replaced by rename); read once
     /// and removed when found, so an upgrade keeps a running lockout.
     let legacyPath: String
@@ -31,6 +35,15 @@ public struct FileAttemptStore: AttemptStore {
         self.dataDirectory = dataDirectory
         path = dataDirectory + "/attempts"
         legacyPath = dataDirectory + "/attempts.json"
+        inFlight = InFlightPasscodes(path: dataDirectory + "/" + InFlightPasscodes.name)
+    }
+
+    public func passcodesInFlight(capacity: Int) throws -> Int {
+        try inFlight.count(capacity: capacity)
+    }
+
+    public func holdPasscodeInFlight(capacity: Int) throws -> PasscodeHold? {
+        try inFlight.hold(capacity: capacity)
     }
 
     public func read() throws -> AttemptState {

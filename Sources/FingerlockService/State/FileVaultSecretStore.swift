@@ -120,7 +120,7 @@ public final class FileVaultSecretStore: VaultSecretStore {
         try changes.withLock { _ in
             let directory = layout.vaultDirectory(owner)
             // The secret goes first: once it is gone the slot is dead, whatever is left behind.
-            for name in ["secret", "slot-binding", "policy", "attempts", "attempts.json"] {
+            for name in ["secret", "slot-binding", "policy", "attempts", "attempts.json", "attempts-in-flight"] {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
