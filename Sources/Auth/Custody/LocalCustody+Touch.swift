@@ -106,7 +106,7 @@ struct LocalCustody: KeyCustody {
                 try uncountTouch()
                 throw context.lockout
             }
-            let outcome: ScanOutcome
+            let outcome: ScanOutcome<ScanResult>
             do {
                 let prompt = "\(verb) the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
                 outcome = try await interaction.scan(prompt: prompt) { [prints] in

@@ -38,19 +38,11 @@ extension ServiceCustody {
         var noMatches = 0
         var hints = 0
         while true {
-            let released = Mutex<SystemTouch?>(nil)
-            let outcome: ScanOutcome
+            let outcome: ScanOutcome<SystemTouch>
             do {
                 let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
                 outcome = try await interaction.scan(prompt: prompt) { [systemService] in
-                    let touch = try await systemService.unlockWithTouch(
-                        vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
-                    released.withLock { $0 = touch }
-                    // Only a stand-in for the interaction: the match was decided by the service.
-                    return .match(
-                        EnrolledPrint(
-                            finger: touch.finger ?? .rightIndex, reader: touch.reader ?? AuthContext.serviceReader,
-                            template: Data(), enrolled: Date()))
+                    try await systemService.unlockWithTouch(vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
                 }
             } catch let error as SystemServiceError {
                 switch error.code {
@@ -80,10 +72,7 @@ extension ServiceCustody {
             switch outcome {
             case .passcodeRequested(let typed):
                 throw AuthContext.scanLeft(typed: typed, offerPasscode: offerPasscode)
-            case .scanned:
-                guard let touch = released.withLock({ $0 }) else {
-                    throw AuthError(.dataError, "fingerlockd answered without a key.")
-                }
+            case .scanned(let touch):
                 // The released key must open this vault, as any key does: it is checked, never trusted.
                 let vault = try AuthContext.vaultCall { try passcodes.open(withKey: touch.key) }
                 // A vault moved before fingerlockd took settings: it learns them now, the vault open

@@ -23,9 +23,6 @@ extension AuthContext {
         }
     }
 
-    /// Stands for the reader of a key released without a scan (reuse window).
-    static let serviceReader = ReaderIdentity(driver: "fingerlockd", deviceID: "0")
-
     /// Stands for the service's reader in enrollment's first update: its details stay in the service.
     static let serviceReaderInfo = ReaderInfo(
         name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,

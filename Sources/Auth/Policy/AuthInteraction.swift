@@ -1,13 +1,15 @@
 public import Fingerprint
 
 /// What happened to one scan shown to the user.
-public enum ScanOutcome: Sendable, Equatable {
-    /// The reader answered.
-    case scanned(ScanResult)
+public enum ScanOutcome<Scanned: Sendable>: Sendable {
+    /// The reader answered (in system mode: fingerlockd, for its reader).
+    case scanned(Scanned)
     /// The user asked for the passcode while the reader waited (typed, pressed Enter, or Ctrl-C);
     /// `typedAhead` is what they typed so far, the start of the passcode.
     case passcodeRequested(typedAhead: String)
 }
+
+extension ScanOutcome: Equatable where Scanned: Equatable {}
 
 /// The user-facing side of authentication: the terminal in the CLI, a script in tests.
 public protocol AuthInteraction: Sendable {
@@ -19,7 +21,8 @@ public protocol AuthInteraction: Sendable {
     func notify(_ message: String)
     /// Runs one scan with the scan prompt showing, letting the user switch to the passcode at any
     /// moment (which cancels the scan).
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome
+    func scan<Scanned: Sendable>(prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned) async throws
+        -> ScanOutcome<Scanned>
     /// Asks for a secret (passcode or recovery key) without echo. `typedAhead` was typed during the
     /// scan. Throws `AuthError(.userCancel)` on Ctrl-C and `.passcodeRequired` when there is nothing
     /// left to read.

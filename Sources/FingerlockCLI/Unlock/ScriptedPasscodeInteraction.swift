@@ -25,7 +25,9 @@ final class ScriptedPasscodeInteraction: AuthInteraction {
 
     func notify(_ message: String) { if !quiet { console.err.write(message + "\n") } }
 
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         .scanned(try await operation())
     }
 
@@ -91,7 +93,9 @@ final class NonInteractive: AuthInteraction {
     var canAskPasscode: Bool { false }
     var passcodeFromScript: Bool { false }
     func notify(_ message: String) { if !quiet { console.err.write(message + "\n") } }
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         .scanned(try await operation())
     }
     func askSecret(prompt: String, typedAhead: String) async throws -> String {

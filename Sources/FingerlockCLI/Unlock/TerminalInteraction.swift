@@ -18,7 +18,9 @@ final class TerminalInteraction: AuthInteraction {
 
     func notify(_ message: String) { terminal.write(message + "\n") }
 
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         if readerOwnsTerminal {
             do {
                 return .scanned(try await withInterruptCancellation(operation))
@@ -32,7 +34,7 @@ final class TerminalInteraction: AuthInteraction {
         // Raw mode before the prompt shows: nothing typed after it is ever echoed.
         return try await terminal.withRawInput {
             terminal.write(prompt + "\n")
-            return try await withThrowingTaskGroup(of: ScanOutcome?.self) { group in
+            return try await withThrowingTaskGroup(of: ScanOutcome<Scanned>?.self) { group in
                 group.addTask { .scanned(try await operation()) }
                 group.addTask { try await Self.keyDuringScan(terminal) }
                 defer { group.cancelAll() }
@@ -46,7 +48,7 @@ final class TerminalInteraction: AuthInteraction {
 
     /// Any key ends the scan: Enter or Ctrl-C switch to the passcode, and anything else typed is
     /// the passcode's beginning. Nil at end of input (the scan goes on).
-    private static func keyDuringScan(_ terminal: Terminal) async throws -> ScanOutcome? {
+    private static func keyDuringScan<Scanned>(_ terminal: Terminal) async throws -> ScanOutcome<Scanned>? {
         let forever = ContinuousClock.now.advanced(by: .seconds(86_400))
         while true {
             guard case .some(.some(let byte)) = try await terminal.readByte(until: forever) else {

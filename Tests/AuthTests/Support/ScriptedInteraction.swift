@@ -75,7 +75,9 @@ final class ScriptedInteraction: AuthInteraction {
 
     func notify(_ message: String) { state.withLock { $0.notices.append(message) } }
 
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         let action = state.withLock { state -> ScanAction in
             state.scans += 1
             return state.scanActions.isEmpty ? .read : state.scanActions.removeFirst()

@@ -28,7 +28,9 @@ final class ScriptedUser: AuthInteraction {
 
     func notify(_ message: String) { state.withLock { $0.notices.append(message) } }
 
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         state.withLock { $0.scanPrompts += 1 }
         return .scanned(try await operation())
     }

@@ -297,7 +297,9 @@ final class PasscodeTypist: AuthInteraction {
     var canAskPasscode: Bool { true }
     var passcodeFromScript: Bool { false }
     func notify(_ message: String) {}
-    func scan(prompt: String, _ operation: @escaping @Sendable () async throws -> ScanResult) async throws -> ScanOutcome {
+    func scan<Scanned: Sendable>(
+        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+    ) async throws -> ScanOutcome<Scanned> {
         .scanned(try await operation())
     }
     func askSecret(prompt: String, typedAhead: String) async throws -> String { passcode }
