@@ -8,7 +8,7 @@ import Synchronization
 #endif
 
 /// A vault's database opened but not unlocked: its header read, its connection kept, so that the
-/// unlock that follows (with a cached key, the key fingerlockd released, or the passcode) reads the
+/// unlock that follows (with a cached key, a key the system service released, or the passcode) reads the
 /// same connection instead of opening the database a second time.
 ///
 /// Nothing is cached but the connection: `unlock` checks the permissions again and reads the meta

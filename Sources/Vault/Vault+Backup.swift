@@ -234,7 +234,7 @@ extension Vault {
 
     /// Whether `credential` opens this vault's slots (for saying which passcode opens a vault about
     /// to be restored). Costs one key derivation for a passcode. Only the vault's own sealer is
-    /// tried: a system-mode passcode slot is never (that would count an attempt in fingerlockd), so
+    /// tried: a system-mode passcode slot is never (its sealer would count an attempt), so
     /// it answers false.
     public func opens(with credential: VaultCredential) -> Bool {
         guard let (meta, slots) = try? read({ db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }) else {
@@ -247,11 +247,12 @@ extension Vault {
     /// opens both.
     public func hasSameRecoveryKey(as other: Vault) -> Bool { hasSameSlot(KeySlot.recovery, as: other) }
 
-    /// Whether this vault and `other` have the same system-mode passcode slot, so the same passcode
-    /// opens both through fingerlockd. Different slots may still share the passcode (a rekey or a
-    /// passcode change re-seals it); only the service could tell, and asking it would count a try.
-    public func hasSameSystemPasscodeSlot(as other: Vault) -> Bool {
-        hasSameSlot(KeySlot.systemPasscode, as: other)
+    /// Whether this vault and `other` have the same passcode slot of `mode`, so the same passcode
+    /// opens both through the same sealer. Different slots may still share the passcode (a rekey or
+    /// a passcode change re-seals it); only the sealer could tell, and asking one that counts would
+    /// count a try.
+    public func hasSamePasscodeSlot(_ mode: VaultMode, as other: Vault) -> Bool {
+        hasSameSlot(KeySlot.passcodeName(mode), as: other)
     }
 
     private func hasSameSlot(_ name: String, as other: Vault) -> Bool {

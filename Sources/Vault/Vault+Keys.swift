@@ -21,11 +21,11 @@ extension Vault {
     ///
     /// The passcode is proven through `sealer` (the vault's mode's: a sealer that counts counts it
     /// like any unlock) and the new passcode slot is sealed by it before the transaction; sealing
-    /// changes no state a sealer keeps (fingerlockd: the same per-vault secret, no counter), so the
+    /// changes no state a sealer keeps (system mode's: the same per-vault secret, no counter), so the
     /// transaction alone decides which state is whole after a crash — the old slot with the old
     /// notes, or the new slot with the new.
     public func rekey(
-        passcode: String, sealer: any PasscodeSlotSealer = VaultPasscodeSealer(), cost: KDFCost = .calibrated,
+        passcode: String, sealer: any PasscodeSlotSealer, cost: KDFCost = .calibrated,
         recoveryKey: RecoveryKey = .generate()
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
@@ -35,6 +35,8 @@ extension Vault {
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         let (meta, slots) = try read { db, _, _ in (try MetaRow.read(db), try KeySlot.readAll(db)) }
+        // Another process moved the vault since it was opened: nothing to prove against here.
+        guard meta.mode == current.mode else { throw VaultError.modeChanged }
         guard let slot = slots.first(where: { $0.name == KeySlot.passcodeName(current.mode) }) else {
             throw .tampered("slot table")
         }

@@ -14,8 +14,8 @@ extension Vault {
     }
 
     /// The passcode slot in `directory` as its sealer opens it, for `passcode` (one scrypt run), read
-    /// without unlocking: what proves the passcode to fingerlockd, which opens the slot itself
-    /// (counting first). Nothing read here is trusted; the sealer checks it. Throws when the vault's
+    /// without unlocking: what proves the passcode to a sealer that keeps state of its own (system
+    /// mode's), which opens the slot itself, counting first. Nothing read here is trusted; the sealer checks it. Throws when the vault's
     /// recorded mode is not `mode`.
     public static func sealedPasscodeSlot(in directory: String, passcode: String, mode: VaultMode) throws(VaultError)
         -> SealedPasscodeSlot
@@ -27,26 +27,43 @@ extension Vault {
         return try slot.sealed(passcode: passcode, mode: mode, storeID: meta.storeID)
     }
 
-    /// Replaces the passcode slot by one for `passcode` sealed by `sealer`, and records the sealer's
-    /// mode: slots, mode and MAC in one transaction, so after a crash either the old or the new
-    /// passcode opens the vault. Notes are untouched. The vault may have been opened with any
-    /// credential (the recovery key for a reset). A sealer of another mode than the vault's moves it
-    /// to that mode (old backups still open with the old passcode and sealer).
+    /// Replaces the passcode slot by one for `passcode` sealed by `sealer`, whose mode must be the
+    /// vault's: slot and MAC in one transaction, so after a crash either the old or the new passcode
+    /// opens the vault. Notes are untouched. The vault may have been opened with any credential (the
+    /// recovery key for a reset). A vault another process moved to another mode meanwhile is left
+    /// alone (`busy`): a passcode change never moves a vault between modes by itself.
     ///
     /// The vault lock is held from before `sealer` seals the new slot until the vault holds it: a
-    /// sealer that keeps state per slot (fingerlockd) is never left bound to a slot another change
-    /// replaced in between. When the sealer replaced a slot of its own mode, it confirms the new one
-    /// once committed.
-    public func changePasscode(
-        to passcode: String, sealer: any PasscodeSlotSealer = VaultPasscodeSealer(), cost: KDFCost = .calibrated
+    /// sealer that keeps state per slot is never left bound to a slot another change replaced in
+    /// between. The sealer confirms the new slot once it is committed.
+    public func changePasscode(to passcode: String, sealer: any PasscodeSlotSealer, cost: KDFCost = .calibrated)
+        throws(VaultError)
+    {
+        try writePasscodeSlot(passcode, sealer: sealer, from: sealer.mode, cost: cost)
+    }
+
+    /// Moves the vault from `mode` to `sealer`'s mode: a slot for `passcode` sealed by `sealer`
+    /// replaces the slot of `mode`, and the new mode is recorded, in one transaction. Refused
+    /// (`busy`, nothing written) when the vault is no longer in `mode`. Old backups still open with
+    /// the old passcode and sealer. The new sealer confirms nothing: it had no slot of this vault.
+    public func movePasscodeSlot(
+        from mode: VaultMode, to sealer: any PasscodeSlotSealer, passcode: String, cost: KDFCost = .calibrated
     ) throws(VaultError) {
-        let current = try unlocked()
-        let keys = current.keys
+        try writePasscodeSlot(passcode, sealer: sealer, from: mode, cost: cost)
+    }
+
+    private func writePasscodeSlot(_ passcode: String, sealer: any PasscodeSlotSealer, from mode: VaultMode, cost: KDFCost)
+        throws(VaultError)
+    {
+        let keys = try unlocked().keys
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        // Under the lock, so no other change commits before ours: checked before the sealer is asked.
+        guard try read({ db, _, _ in try MetaRow.read(db).mode }) == mode else { throw VaultError.modeChanged }
         let (slot, sealed) = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: sealer)
-        let mode = sealer.mode
+        let newMode = sealer.mode
         try writeChecked(holding: lock) { db, keys, meta in
+            guard meta.mode == mode else { throw VaultError.modeChanged }
             // `passcode reset` must work when the passcode slot's cost fields were forged: the
             // rest of the table is checked as written, and the passcode slot replaced below.
             guard
@@ -58,11 +75,10 @@ extension Vault {
             try KeySlot.replaceAll(slots, db)
             try db.execute(
                 sql: "UPDATE meta SET slot_mac = ?, mode = ? WHERE singleton = 1",
-                arguments: [KeySlot.tableMAC(slots, kind: meta.kind, mode: mode, keys: keys), mode.rawValue])
+                arguments: [KeySlot.tableMAC(slots, kind: meta.kind, mode: newMode, keys: keys), newMode.rawValue])
         }
-        state.withLock { $0?.mode = mode }
+        state.withLock { $0?.mode = newMode }
         forgetOldPages()
-        // Not after a move between modes: the new sealer had no slot of this vault before.
-        if current.mode == mode { sealer.confirm(sealed) }
+        if newMode == mode { sealer.confirm(sealed) }
     }
 }

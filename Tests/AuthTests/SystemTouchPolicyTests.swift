@@ -31,8 +31,13 @@ final class SystemModeRepository: PasscodeRepository {
         try base.open(with: credential, sealers: sealers)
     }
     func replacePasscode(of vault: Vault, with passcode: String, sealer: any PasscodeSlotSealer) throws(VaultError) {
+        try base.replacePasscode(of: vault, with: passcode, sealer: VaultPasscodeSealer())
+    }
+    func movePasscodeSlot(of vault: Vault, from mode: VaultMode, to sealer: any PasscodeSlotSealer, passcode: String)
+        throws(VaultError)
+    {
         guard sealer.mode == .system else {
-            return try base.replacePasscode(of: vault, with: passcode, sealer: sealer)
+            return try base.movePasscodeSlot(of: vault, from: mode, to: sealer, passcode: passcode)
         }
         onEnable()
         recorded.withLock { $0 = .system }

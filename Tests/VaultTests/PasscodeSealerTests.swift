@@ -72,7 +72,7 @@ struct PasscodeSealerTests {
             in: dir + "/vault", passcode: passcode, kind: .test, cost: testCost, configuration: configuration())
         _ = try vault.add(title: "kept", body: "secret body")
         sealer.register(try vault.storeID)
-        try vault.changePasscode(to: passcode, sealer: sealer, cost: testCost)
+        try vault.movePasscodeSlot(from: .user, to: sealer, passcode: passcode, cost: testCost)
         #expect(try vault.mode == .system)
         vault.close()
         return recoveryKey
@@ -154,7 +154,7 @@ struct PasscodeSealerTests {
             let sealer = SecretSealer()
             _ = try makeSealedVault(dir, sealer)
             let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), sealers: sealers(sealer))
-            try vault.changePasscode(to: passcode, sealer: VaultPasscodeSealer(), cost: testCost)
+            try vault.movePasscodeSlot(from: .system, to: VaultPasscodeSealer(), passcode: passcode, cost: testCost)
             vault.close()
             #expect(sealer.attempts == 1)
             #expect(sealer.confirmedSlots.isEmpty)
@@ -227,6 +227,26 @@ struct PasscodeSealerTests {
             expectVaultError(.tampered) {
                 try Vault.open(in: dir + "/vault", using: .passcode(passcode), sealers: sealers(sealer))
             }
+        }
+    }
+
+    @Test("a passcode change or a move from a mode the vault is not in is refused, nothing written, no sealer asked")
+    func changeNeverMovesModes() throws {
+        try withScratch { dir in
+            let sealer = SecretSealer()
+            _ = try makeSealedVault(dir, sealer)
+            let before = try withRawDatabase(dir) { db in try Row.fetchAll(db, sql: "SELECT name, wrapped FROM slots") }
+            let vault = try Vault.open(in: dir + "/vault", using: .passcode(passcode), sealers: sealers(sealer))
+            // As a parallel `system disable` would have left it for a command that chose user mode.
+            expectVaultError(.busy) { try vault.changePasscode(to: "new one", sealer: VaultPasscodeSealer(), cost: testCost) }
+            expectVaultError(.busy) {
+                try vault.movePasscodeSlot(from: .user, to: sealer, passcode: "new one", cost: testCost)
+            }
+            vault.close()
+            let after = try withRawDatabase(dir) { db in try Row.fetchAll(db, sql: "SELECT name, wrapped FROM slots") }
+            #expect(before == after)
+            #expect(sealer.confirmedSlots.isEmpty)
+            #expect(try LockedVault.open(in: dir + "/vault").header.mode == .system)
         }
     }
 

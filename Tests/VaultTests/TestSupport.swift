@@ -111,3 +111,14 @@ func putBack(_ row: StoredNoteRow, of id: UUID, _ dir: String) throws {
             arguments: [row.body, id.uuidString.lowercased()])
     }
 }
+
+/// These tests' vaults are in user mode: the vault's own sealer seals their passcode slots.
+extension Vault {
+    func changePasscode(to passcode: String, cost: KDFCost) throws(VaultError) {
+        try changePasscode(to: passcode, sealer: VaultPasscodeSealer(), cost: cost)
+    }
+
+    func rekey(passcode: String, cost: KDFCost, recoveryKey: RecoveryKey = .generate()) throws(VaultError) -> RecoveryKey {
+        try rekey(passcode: passcode, sealer: VaultPasscodeSealer(), cost: cost, recoveryKey: recoveryKey)
+    }
+}

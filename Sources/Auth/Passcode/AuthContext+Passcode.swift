@@ -201,13 +201,14 @@ extension AuthContext {
         let sealer = custody(of: vault).passcodeSealer
         do {
             try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: sealer)
-        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
+        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable && sealer.mode == .system {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
             // a reset must not leave the vault unopenable by passcode. Back to user mode (the
             // vault's own sealer), said aloud.
             recordedHeader.withLock { $0 = nil }
             try Self.vaultCall {
-                try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody(for: .user).passcodeSealer)
+                try passcodes.movePasscodeSlot(
+                    of: vault, from: .system, to: custody(for: .user).passcodeSealer, passcode: newPasscode)
             }
             interaction.notify(
                 error.message + " The vault is back in user mode with the new passcode; run "

@@ -13,9 +13,13 @@ public protocol PasscodeRepository: Sendable {
     /// Opens with a passcode (through the sealer `sealers` has for the vault's mode), recovery key
     /// or cached key; throws `VaultError` when it is wrong.
     func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault
-    /// Replaces the passcode slot of an open vault by one `sealer` seals (rewraps its slot only);
-    /// a sealer of another mode moves the vault to that mode.
+    /// Replaces the passcode slot of an open vault by one `sealer` (of the vault's mode) seals
+    /// (rewraps its slot only).
     func replacePasscode(of vault: Vault, with passcode: String, sealer: any PasscodeSlotSealer) throws(VaultError)
+    /// Moves an open vault from `mode` to `sealer`'s: a slot for `passcode` that `sealer` seals
+    /// replaces the one of `mode` (`system enable`, `system disable`, a reset without fingerlockd).
+    func movePasscodeSlot(of vault: Vault, from mode: VaultMode, to sealer: any PasscodeSlotSealer, passcode: String)
+        throws(VaultError)
     /// Rotates the store master key of an open vault, proving and resealing the passcode through
     /// `sealer`; `recoveryKey` (already shown) replaces the old one.
     func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
@@ -116,6 +120,12 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         throws(VaultError)
     {
         try vault.changePasscode(to: passcode, sealer: sealer, cost: cost)
+    }
+
+    public func movePasscodeSlot(
+        of vault: Vault, from mode: VaultMode, to sealer: any PasscodeSlotSealer, passcode: String
+    ) throws(VaultError) {
+        try vault.movePasscodeSlot(from: mode, to: sealer, passcode: passcode, cost: cost)
     }
 
     public func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)

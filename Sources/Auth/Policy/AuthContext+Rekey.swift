@@ -10,13 +10,17 @@ extension AuthContext {
         try requirePasscodeSource()
         let (vault, passcode) = try await promptForPasscode(reason: "rotate the vault key", typedAhead: "")
         defer { vault.close() }
+        let custody = custody(of: vault)
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
         do {
-            try passcodes.rekey(vault, passcode: passcode, sealer: custody(of: vault).passcodeSealer, recoveryKey: recoveryKey)
+            try passcodes.rekey(vault, passcode: passcode, sealer: custody.passcodeSealer, recoveryKey: recoveryKey)
         } catch {
-            throw AuthError(
-                .dataError, Self.authError(error).message + " The recovery key just shown was NOT applied; the old one is still valid.")
+            let why = Self.authError(error)
+            var failed = AuthError(
+                .dataError, why.message + " The recovery key just shown was NOT applied; the old one is still valid.")
+            failed.remedy = why.remedy
+            throw failed
         }
         try custody.rekeyed(vault)
     }

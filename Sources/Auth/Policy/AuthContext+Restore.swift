@@ -181,7 +181,7 @@ extension AuthContext {
                 case .passcode? where modeAfter == .system:
                     // Trying the passcode on the backup's slot would be a counted attempt at the
                     // service (and a wrong one a failure): only an identical slot is known to match.
-                    passcodeAfter = current.hasSameSystemPasscodeSlot(as: backup) ? .current : .backupsUnchecked
+                    passcodeAfter = current.hasSamePasscodeSlot(.system, as: backup) ? .current : .backupsUnchecked
                 case .passcode(let passcode)?:
                     passcodeAfter = backup.opens(with: .passcode(passcode)) ? .current : .backups
                 default:

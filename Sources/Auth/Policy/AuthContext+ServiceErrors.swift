@@ -1,6 +1,5 @@
 import Fingerprint
 import Foundation
-import Synchronization
 import Vault
 
 /// fingerlockd's answers as the policy's errors, and the stand-ins for what stays in the service.

@@ -48,12 +48,17 @@ extension AuthContext {
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
         recordedHeader.withLock { $0 = nil }
+        // The header may have lagged behind a parallel `system enable`; the opened vault says.
+        guard try Self.vaultCall({ try vault.mode }) == .user else {
+            throw AuthError(.invalidInput, "This vault is already in system mode.")
+        }
         let storeID = try Self.vaultCall { try vault.storeID }
         try systemCall { try systemService.register(vault: storeID) }
         // The user-mode slot goes in the same transaction as the system-mode slot comes. The
         // service holds no key until the first passcode unlock.
         try Self.vaultCall {
-            try passcodes.replacePasscode(of: vault, with: passcode, sealer: custody(for: .system).passcodeSealer)
+            try passcodes.movePasscodeSlot(
+                of: vault, from: .user, to: custody(for: .system).passcodeSealer, passcode: passcode)
         }
         forgetUserKeyringEntries(of: vault)
         let moved = await moveFingersToService(from: vault, passcode: passcode)
@@ -124,7 +129,8 @@ extension AuthContext {
             }
         }
         try Self.vaultCall {
-            try passcodes.replacePasscode(of: vault, with: passcode, sealer: custody(for: .user).passcodeSealer)
+            try passcodes.movePasscodeSlot(
+                of: vault, from: .system, to: custody(for: .user).passcodeSealer, passcode: passcode)
         }
         // The vault is in user mode now; a service that cannot forget it keeps an unused secret.
         do {

@@ -61,7 +61,8 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
         case .unreachable(let message), .failure(let message):
             return PasscodeSealerError(.unavailable, message)
         default:
-            return PasscodeSealerError(.unavailable, "fingerlockd refused the passcode slot: \(error.code).")
+            // Not an answer about a passcode slot: as the policy words it anywhere else.
+            return PasscodeSealerError(.unavailable, AuthContext.authError(systemService: error).message)
         }
     }
 

@@ -70,7 +70,9 @@ extension CLIError {
     /// The vault names no commands: its remedy is worded here, as the command that applies it.
     static func advised(_ message: String, _ remedy: VaultError.Remedy?) -> String {
         switch remedy {
-        case .resetPasscodeWithRecoveryKey: message + " Run `fingerlock passcode reset`."
+        // "… The recovery key still opens the vault: run `fingerlock passcode reset`."
+        case .resetPasscodeWithRecoveryKey:
+            (message.hasSuffix(".") ? String(message.dropLast()) : message) + ": run `fingerlock passcode reset`."
         case nil: message
         }
     }

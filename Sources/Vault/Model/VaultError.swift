@@ -26,7 +26,7 @@ public struct VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The vault was closed; open it again.
         case closed
         case io
-        /// The passcode slot's sealer (fingerlockd in system mode) cannot be asked, or no longer
+        /// The passcode slot's sealer (system mode's service) cannot be asked, or no longer
         /// holds what the slot needs.
         case sealerUnavailable
         /// The passcode slot's sealer refuses passcode attempts until a delay ends.

@@ -8,7 +8,7 @@ public import Foundation
 /// into the associated data; it authenticates the whole slot table with its MAC. A sealer only turns
 /// the stretched passcode and the store master key into the slot's sealed bytes, and back. User
 /// mode's sealer is the vault's own (`VaultPasscodeSealer`: AES-GCM under the stretched passcode);
-/// system mode's mixes in a secret fingerlockd keeps and counts the attempts; a TPM-bound one would
+/// system mode's mixes in a secret a service keeps and counts the attempts; a TPM-bound one would
 /// mix in a secret the TPM keeps.
 ///
 /// Sealers are handed in per call, so the vault never knows who they are: a passcode change or a
@@ -52,7 +52,8 @@ public struct PasscodeSlotBinding: Sendable {
 }
 
 /// A passcode slot as a sealer opens it: its binding and its sealed bytes. It is also what proves a
-/// passcode to fingerlockd without opening the vault (the service opens the slot, counting first).
+/// passcode to a sealer that keeps state of its own, without opening the vault (it opens the slot,
+/// counting first).
 public struct SealedPasscodeSlot: Sendable {
     public let binding: PasscodeSlotBinding
     public let sealed: Data
