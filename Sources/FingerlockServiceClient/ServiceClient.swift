@@ -181,7 +181,8 @@ public final class ServiceClient {
             info = try receiveReply(to: method, until: deadline).0
         } catch {
             switch error {
-            case .service(let failure) where failure.name == ServiceInterface.ErrorName.tooManyConnections.qualifiedName:
+            case .service(let failure)
+            where failure.name == ServiceInterface.ErrorName.tooManyConnections.qualifiedName:
                 // A refusal before GetInfo was read says nothing about what listens, and nothing
                 // secret went out: it is reported as what it is.
                 throw error

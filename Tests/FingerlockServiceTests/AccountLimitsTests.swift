@@ -32,15 +32,16 @@ struct AccountLimitsTests {
         let accounts = Ranges()
         var counts = ConnectionCounts()
         // Alice through three of her subordinate uids: three, and no fourth from a fifth uid.
-        for uid: UInt32 in [100_000, 100_001, 100_002] { #expect(counts.admit(accounts.account(of: uid), limits: limits) == nil) }
-        #expect(counts.admit(accounts.account(of: 100_003), limits: limits) == 3)
-        #expect(counts.admit(accounts.account(of: 1001), limits: limits) == 3)
+        func admit(_ uid: UInt32) -> Int? { counts.admit(accounts.account(of: uid), limits: limits) }
+        for uid: UInt32 in [100_000, 100_001, 100_002] { #expect(admit(uid) == nil) }
+        #expect(admit(100_003) == 3)
+        #expect(admit(1001) == 3)
         // Bob fills his share too: 6 of the 10, the shared part (10 - 4).
-        for uid: UInt32 in [1002, 200_000, 200_050] { #expect(counts.admit(accounts.account(of: uid), limits: limits) == nil) }
+        for uid: UInt32 in [1002, 200_000, 200_050] { #expect(admit(uid) == nil) }
         #expect(counts.total == 6)
         // The unclaimed uids are one account: one connection from the reserve, no second.
-        #expect(counts.admit(accounts.account(of: 500_000), limits: limits) == nil)
-        #expect(counts.admit(accounts.account(of: 900_000), limits: limits) == 6)
+        #expect(admit(500_000) == nil)
+        #expect(admit(900_000) == 6)
         // Accounts that hold none take the rest, one each.
         for uid: UInt32 in [1003, 1004, 1005] { #expect(counts.admit(.user(uid), limits: limits) == nil) }
         #expect(counts.admit(.user(1006), limits: limits) == 10)
@@ -54,11 +55,13 @@ struct AccountLimitsTests {
     }
 
     @Test func anAccountsVaultsAreCountedOverAllItsUIDsAndTheServiceHasABoundInAll() throws {
-        let harness = try ServiceHarness(vaultLimits: VaultLimits(perUser: 3, total: 8, reserved: 2), accounts: Ranges())
+        let harness = try ServiceHarness(
+            vaultLimits: VaultLimits(perUser: 3, total: 8, reserved: 2), accounts: Ranges())
         let core = harness.core
         let v1 = harness.directory + "/state/v1"
         func register(_ uid: UInt32) throws(VarlinkError) {
-            _ = try core.registerVault(.init(vault: UUID().uuidString), peer: PeerCredentials(pid: 1, uid: uid, gid: uid))
+            let peer = PeerCredentials(pid: 1, uid: uid, gid: uid)
+            _ = try core.registerVault(.init(vault: UUID().uuidString), peer: peer)
         }
         func refusal(_ uid: UInt32) -> VarlinkError? {
             do { try register(uid) } catch { return error }

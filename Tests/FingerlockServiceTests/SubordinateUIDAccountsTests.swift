@@ -11,9 +11,14 @@ import Testing
 /// Whom a uid counts against: a subordinate uid its owner, from `/etc/subuid` as it is now.
 @Suite(.timeLimit(.minutes(1)))
 struct SubordinateUIDAccountsTests {
-    /// alice 1001 and bob 1002 are known; 70000 is a directory user above UID_MAX.
-    static let users = UserDatabase(
-        uidOfName: { ["alice": 1001, "bob": 1002][$0] }, hasUser: { [1001, 1002, 70000].contains($0) })
+    /// alice 1001 and bob 1002 are known; 70000 is a directory user above UID_MAX. Names asked are counted.
+    static func users(asked: Warnings = Warnings()) -> UserDatabase {
+        UserDatabase(
+            uidOfName: { name in
+                asked.lines.withLock { $0.append(name) }
+                return ["alice": 1001, "bob": 1002][name]
+            }, hasUser: { [1001, 1002, 70000].contains($0) })
+    }
 
     struct Files {
         let directory: String
@@ -31,13 +36,14 @@ struct SubordinateUIDAccountsTests {
             try Data(text.utf8).write(to: URL(fileURLWithPath: subuid), options: .atomic)
         }
 
-        func accounts(warnings: Warnings = Warnings()) -> SubordinateUIDAccounts {
+        func accounts(warnings: Warnings = Warnings(), asked: Warnings = Warnings()) -> SubordinateUIDAccounts {
             SubordinateUIDAccounts(
-                path: subuid, highestLoginUID: 60000, users: SubordinateUIDAccountsTests.users,
+                path: subuid, highestLoginUID: 60000, users: SubordinateUIDAccountsTests.users(asked: asked),
                 warning: { line in warnings.lines.withLock { $0.append(line) } })
         }
     }
 
+    /// Lines told by the accounts (warnings, names looked up).
     final class Warnings: Sendable {
         let lines = Mutex<[String]>([])
         var count: Int { lines.withLock { $0.count } }
@@ -45,7 +51,8 @@ struct SubordinateUIDAccountsTests {
 
     @Test func theLinesOfASubuidFileAreRangesAndTheRestIsSkipped() {
         let ranges = SubordinateRange.parse(
-            "alice:100000:65536\n# a comment\nbroken\nbob:165536:65536\r\n1003:231072:10\nzero:1:0\nbig:4294967290:100\n")
+            "alice:100000:65536\n# a comment\nbroken\nbob:165536:65536\r\n1003:231072:10\nzero:1:0\n"
+                + "big:4294967290:100\n")
         #expect(
             ranges == [
                 SubordinateRange(owner: "alice", first: 100_000, count: 65536),
@@ -59,7 +66,8 @@ struct SubordinateUIDAccountsTests {
 
     @Test func aSubordinateUIDCountsAgainstItsOwnerAndAStrangerRangeIsUnclaimed() throws {
         let files = try Files("alice:100000:65536\nbob:165536:65536\n1003:231072:10\nghost:300000:10\n")
-        let accounts = files.accounts()
+        let asked = Warnings()
+        let accounts = files.accounts(asked: asked)
         #expect(accounts.account(of: 100_000) == .user(1001))
         #expect(accounts.account(of: 165_535) == .user(1001))
         #expect(accounts.account(of: 165_536) == .user(1002))
@@ -67,6 +75,9 @@ struct SubordinateUIDAccountsTests {
         #expect(accounts.account(of: 231_081) == .user(1003))
         // An owner the user database does not know answers for nothing.
         #expect(accounts.account(of: 300_005) == .unclaimed)
+        // Each owner is looked up once while the file stays as it is, a known one or not.
+        #expect(accounts.account(of: 300_006) == .unclaimed && accounts.account(of: 100_001) == .user(1001))
+        #expect(asked.lines.withLock { $0 } == ["alice", "bob", "1003", "ghost"])
         // Up to UID_MAX a uid is its own, known or not; above, only a known one.
         for uid: UInt32 in [0, 999, 1001, 5000, 60000] { #expect(accounts.account(of: uid) == .user(uid)) }
         #expect(accounts.account(of: 70000) == .user(70000))
@@ -103,7 +114,8 @@ struct SubordinateUIDAccountsTests {
     }
 
     @Test func theHighestLoginUIDIsUIDMaxOfLoginDefs() {
-        #expect(LoginDefinitions.highestLoginUID(parsing: "# UID_MAX 5\nUID_MIN\t\t\t 1000\nUID_MAX\t\t\t60000\n") == 60000)
+        let debian = "# UID_MAX 5\nUID_MIN\t\t\t 1000\nUID_MAX\t\t\t60000\n"
+        #expect(LoginDefinitions.highestLoginUID(parsing: debian) == 60000)
         #expect(LoginDefinitions.highestLoginUID(parsing: "UID_MAX 29999\n") == 29999)
         #expect(LoginDefinitions.highestLoginUID(parsing: "UID_MIN 1000\n") == 60000)
         #expect(LoginDefinitions.highestLoginUID(path: "/nonexistent/login.defs") == 60000)

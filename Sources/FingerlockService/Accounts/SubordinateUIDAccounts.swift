@@ -81,7 +81,8 @@ public final class SubordinateUIDAccounts: UIDAccounts {
         guard let range = snapshot.ranges.first(where: { $0.contains(uid) }) else { return nil }
         if let known = snapshot.owners[range.owner] { return .some(known) }
         let owner = users.uidOfName(range.owner) ?? UInt32(range.owner)
-        snapshot.owners[range.owner] = owner
+        // updateValue: a subscript assignment of nil would drop the entry instead of keeping "unknown".
+        snapshot.owners.updateValue(owner, forKey: range.owner)
         return .some(owner)
     }
 
@@ -93,15 +94,20 @@ public final class SubordinateUIDAccounts: UIDAccounts {
         let version = found ? FileVersion(info) : nil
         var failure: Int32?
         let result = snapshot.withLock { cached -> T in
-            if cached == nil || cached!.version != version || cached!.failure != nil {
+            var current: Snapshot
+            if let kept = cached, kept.version == version, kept.failure == nil {
+                current = kept
+            } else {
                 let (ranges, error) = found ? Self.readRanges(path) : ([], statError == ENOENT ? nil : statError)
                 if let error, cached?.failure != error { failure = error }
-                cached = Snapshot(version: version, ranges: ranges, failure: error)
+                current = Snapshot(version: version, ranges: ranges, failure: error)
             }
-            return body(&cached!)
+            defer { cached = current }
+            return body(&current)
         }
         if let failure {
-            warning("cannot read \(path) (errno \(failure)); its subordinate uids count as unclaimed until it can be read")
+            warning(
+                "cannot read \(path) (errno \(failure)); its subordinate uids count as unclaimed until it can be read")
         }
         return result
     }
