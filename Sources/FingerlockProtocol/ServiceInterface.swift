@@ -267,7 +267,9 @@ public enum ServiceInterface {
         # A passcode delay is still running: try again in `secondsLeft` seconds. Not counted.
         error PasscodeDelayed (secondsLeft: int, failedPasscodes: int)
 
-        # The caller already has `limit` vaults registered.
+        # The caller (with every uid counted as theirs: their subordinate uids) has `limit` vaults
+        # registered, or the service has `limit` in all (or, for a caller with some, all but those kept
+        # for callers with none).
         error TooManyVaults (limit: int)
 
         # The service or the caller has too many open connections; the connection is closed.

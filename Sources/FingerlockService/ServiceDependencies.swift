@@ -17,11 +17,13 @@ public struct ServiceDependencies: Sendable {
     public var readers: ServiceReaders
     public var now: @Sendable () -> Date
     public var logger: Logger
+    /// Whom a uid's connections and vaults count against (a subordinate uid: its owner's).
+    public var accounts: any UIDAccounts
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
-        now: @escaping @Sendable () -> Date, logger: Logger
+        now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts()
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -30,22 +32,24 @@ public struct ServiceDependencies: Sendable {
         self.readers = readers
         self.now = now
         self.logger = logger
+        self.accounts = accounts
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
     /// and sealed templates beside them, an in-memory key cache on the same clock whose keys are in
-    /// locked memory (logged once when the system refuses to lock it).
+    /// locked memory (logged once when the system refuses to lock it). The vaults are bounded by
+    /// `vaultLimits`, counted per account as `accounts` say (`fingerlockd` hands in the system's).
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger, maximumVaultsPerUser: Int = 64
+        logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits()
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
-            secrets: FileVaultSecretStore(layout: layout, maximumVaultsPerUser: maximumVaultsPerUser),
+            secrets: FileVaultSecretStore(layout: layout, limits: vaultLimits, accounts: accounts),
             attempts: { FileAttemptStore(dataDirectory: layout.vaultDirectory($0)) },
             keyCache: InMemoryKeyCache(
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
-            now: now, logger: logger)
+            now: now, logger: logger, accounts: accounts)
     }
 }

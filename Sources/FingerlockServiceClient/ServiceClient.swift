@@ -181,6 +181,11 @@ public final class ServiceClient {
             info = try receiveReply(to: method, until: deadline).0
         } catch {
             switch error {
+            case .service(let failure)
+            where failure.name == ServiceInterface.ErrorName.tooManyConnections.qualifiedName:
+                // A refusal before GetInfo was read says nothing about what listens, and nothing
+                // secret went out: it is reported as what it is.
+                throw error
             case .protocolViolation, .service:
                 throw .notTheService("it does not answer GetInfo as fingerlockd does")
             case .unreachable, .timedOut, .notTheService:
@@ -278,9 +283,29 @@ public final class ServiceClient {
             } else if written < 0 && (errno == EAGAIN || errno == EINTR) {
                 try wait(for: Int16(POLLOUT), until: deadline)
             } else {
-                throw .unreachable("the service closed the connection (\(String(cString: strerror(errno))))")
+                let error = errno
+                // A service refusing the connection (TooManyConnections) writes its reply and closes
+                // at once, so the write may fail before the reply is read: that reply is the answer.
+                if error == EPIPE || error == ECONNRESET, let refusal = pendingError() { throw .service(refusal) }
+                throw .unreachable("the service closed the connection (\(String(cString: strerror(error))))")
             }
         }
+    }
+
+    /// The error reply the service wrote before it closed, if one is already here whole.
+    private func pendingError() -> VarlinkError? {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { chunk.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) } }
+        while !buffer.contains(0) && buffer.count <= ServiceInterface.maximumMessageSize {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            buffer.append(contentsOf: chunk[..<count])
+        }
+        guard let end = buffer.firstIndex(of: 0),
+            let failure = try? JSONDecoder().decode(ErrorReply.self, from: Data(buffer[..<end]))
+        else { return nil }
+        return VarlinkError(name: failure.error, parameters: failure.parameters ?? [:])
     }
 
     private func receive(until deadline: ContinuousClock.Instant) throws(ServiceClientError) -> Data {

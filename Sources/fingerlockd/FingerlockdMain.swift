@@ -88,8 +88,12 @@ enum FingerlockdMain {
             fail("\(error)", code: 1)
         }
         do {
+            // A subordinate uid (/etc/subuid) counts against its owner's connections and vaults.
+            let accounts = SubordinateUIDAccounts(
+                path: "/etc/subuid", highestLoginUID: LoginDefinitions.highestLoginUID(path: "/etc/login.defs"),
+                warning: { logger.warning(Logger.Message(stringLiteral: $0)) })
             let dependencies = try ServiceDependencies.files(
-                stateDirectory: stateDirectory, readers: readers, logger: logger)
+                stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts)
             let core = ServiceCore(dependencies: dependencies, version: version)
             let server = try VarlinkServer(listener: listener, core: core, logger: logger)
             logger.info("reader", metadata: ["selector": "\(selector)"])

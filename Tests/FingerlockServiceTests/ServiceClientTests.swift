@@ -1,3 +1,4 @@
+import Auth
 import FingerlockServiceClient
 import FingerlockProtocol
 import Foundation
@@ -49,6 +50,60 @@ struct ServiceClientTests {
         }
         await service.stop()
         #expect(throws: ServiceClientError.self) { _ = try ServiceClient(socketPath: service.socketPath) }
+    }
+
+    /// A service that refuses a connection (TooManyConnections) writes its reply and closes at once.
+    /// The call then fails on its write (EPIPE) before reading that reply, or reads it in place of
+    /// GetInfo's: either way it is "too many connections", neither "not reachable" nor "not fingerlockd".
+    @Test func aRefusalWrittenBeforeTheCallIsTooManyConnections() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/socket"
+        let listener = try ListeningSocket.bind(path: path)
+        defer { listener.stopListening() }
+        let refusal = Self.refusal
+        func refuse(closing: Bool) -> Int32 { Self.refuse(listener, closing: closing) }
+        // Closed before the call: the write fails, the reply waits unread.
+        let early = try ServiceClient(socketPath: path, timeout: .seconds(2))
+        _ = refuse(closing: true)
+        #expect(throws: ServiceClientError.service(refusal)) { _ = try early.status(UUID().uuidString) }
+        // The same before GetInfo (a call that carries a key asks it first).
+        let secret = try ServiceClient(socketPath: path, timeout: .seconds(2))
+        _ = refuse(closing: true)
+        let unlock = VarlinkParameters.UnlockWithPasscode(
+            vault: UUID().uuidString, stretched: ClientVault.wrong.base64EncodedString(), sealedSlot: "",
+            associatedData: "", cacheSeconds: 0)
+        #expect(throws: ServiceClientError.service(refusal)) { _ = try secret.unlockWithPasscode(unlock) }
+        // Still open when GetInfo goes out: its reply is the refusal.
+        let late = try ServiceClient(socketPath: path, timeout: .seconds(2))
+        let open = refuse(closing: false)
+        defer { close(open) }
+        #expect(throws: ServiceClientError.service(refusal)) { _ = try late.unlockWithPasscode(unlock) }
+        // And the CLI's words for it, whichever comes first, the refusal or the call.
+        Thread.detachNewThread { _ = Self.refuse(listener, closing: true) }
+        let system = SystemServiceClient(socketPath: path, timeout: .seconds(2))
+        do {
+            _ = try system.status(vault: UUID())
+            Issue.record("the refused call succeeded")
+        } catch let error as SystemServiceError {
+            guard case .failure(let text) = error.code else {
+                Issue.record("not a service failure: \(error.code)")
+                return
+            }
+            #expect(text == "fingerlockd has too many connections open (32); try again in a moment.")
+        }
+    }
+
+    static let refusal = VarlinkError(.tooManyConnections, ["limit": .int(32)])
+
+    /// Accepts the next connection and refuses it as `VarlinkServer` does: the reply, then (when
+    /// `closing`) the close. Returns the descriptor.
+    static func refuse(_ listener: ListeningSocket, closing: Bool) -> Int32 {
+        let fd = accept(listener.descriptor, nil, nil)
+        let reply = VarlinkReply.encode(refusal)
+        _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if closing { close(fd) }
+        return fd
     }
 
     @Test func aSilentServiceTimesOut() throws {

@@ -263,7 +263,7 @@ struct ServiceCoreTests {
     }
 
     @Test func theNumberOfVaultsPerUserIsBounded() throws {
-        let harness = try ServiceHarness(maximumVaultsPerUser: 3)
+        let harness = try ServiceHarness(vaultLimits: VaultLimits(perUser: 3))
         for _ in 0..<3 { _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: alice) }
         do {
             _ = try harness.core.registerVault(.init(vault: UUID().uuidString), peer: alice)

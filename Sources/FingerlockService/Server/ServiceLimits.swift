@@ -6,8 +6,12 @@ public struct ServiceLimits: Sendable {
     public var maximumMessageSize = ServiceInterface.maximumMessageSize
     /// Open connections in all; one more is told `TooManyConnections` and closed.
     public var maximumConnections = 256
-    /// Open connections of one uid, so one user's idle connections never lock the others out.
+    /// Open connections of one account (a user with all their subordinate uids, `UIDAccount`), so
+    /// one user's idle connections never lock the others out.
     public var maximumConnectionsPerUser = 32
+    /// The last connections of `maximumConnections`, kept for accounts that hold none: when other
+    /// accounts fill their shares, a user who holds no connection still gets one (`ConnectionCounts`).
+    public var reservedConnections = 32
     /// A connection with no message under way is closed after this long.
     public var idleTimeout: Duration = .seconds(60)
     /// A message must arrive whole within this time from its first byte (slowloris).

@@ -9,7 +9,8 @@ import Synchronization
 
 /// Accepts connections on the listening socket and serves each on its own thread with blocking
 /// calls bounded by `poll` deadlines: a slow or silent client holds only its own thread, and the
-/// per-user and total connection limits keep idle connections from locking others out.
+/// per-account and total connection limits (`ConnectionCounts`) keep idle connections from locking
+/// others out. An account is a user with all their subordinate uids, as `core`'s `UIDAccounts` say.
 ///
 /// One pipe wakes every thread for shutdown: `stop()` writes to it, the accept loop ends, each
 /// connection finishes the call it is running (replies) and closes.
@@ -26,8 +27,7 @@ public final class VarlinkServer: Sendable {
     let wakeup: (read: Int32, write: Int32)
 
     struct Counts {
-        var total = 0
-        var perUser: [UInt32: Int] = [:]
+        var connections = ConnectionCounts()
         var acceptLoopRunning = false
         var stopping = false
     }
@@ -84,7 +84,7 @@ public final class VarlinkServer: Sendable {
         var last = false
         while !last {
             last = ContinuousClock.now >= deadline
-            let done = counts.withLock { $0.total == 0 && !$0.acceptLoopRunning }
+            let done = counts.withLock { $0.connections.total == 0 && !$0.acceptLoopRunning }
             if done {
                 refusedConnections.flush(force: true)
                 oversizedMessages.flush(force: true)
@@ -104,7 +104,7 @@ public final class VarlinkServer: Sendable {
     }
 
     /// The number of open connections (for tests and the log).
-    public var openConnections: Int { counts.withLock { $0.total } }
+    public var openConnections: Int { counts.withLock { $0.connections.total } }
 
     private func acceptLoop() {
         while true {
@@ -157,17 +157,11 @@ public final class VarlinkServer: Sendable {
             Glibc.close(fd)
             return
         }
-        let refusal: Int? = counts.withLock { counts in
-            if counts.total >= limits.maximumConnections { return limits.maximumConnections }
-            if counts.perUser[peer.uid, default: 0] >= limits.maximumConnectionsPerUser {
-                return limits.maximumConnectionsPerUser
-            }
-            counts.total += 1
-            counts.perUser[peer.uid, default: 0] += 1
-            return nil
-        }
+        // Looked up outside the lock: it may read /etc/subuid or ask the user database.
+        let account = core.dependencies.accounts.account(of: peer.uid)
+        let refusal = counts.withLock { $0.connections.admit(account, limits: limits) }
         if let limit = refusal {
-            refusedConnections.record(uid: peer.uid, metadata: ["limit": "\(limit)"])
+            refusedConnections.record(uid: peer.uid, metadata: ["limit": "\(limit)", "account": "\(account)"])
             let reply = VarlinkReply.encode(VarlinkError(.tooManyConnections, ["limit": .int(limit)]))
             _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             Glibc.close(fd)
@@ -176,11 +170,7 @@ public final class VarlinkServer: Sendable {
         let connection = VarlinkConnection(descriptor: fd, peer: peer, server: self)
         Thread.detachNewThread {
             connection.serve()
-            self.counts.withLock { counts in
-                counts.total -= 1
-                counts.perUser[peer.uid, default: 1] -= 1
-                if counts.perUser[peer.uid] == 0 { counts.perUser[peer.uid] = nil }
-            }
+            self.counts.withLock { $0.connections.release(account) }
         }
     }
 }

@@ -9,19 +9,26 @@ import Synchronization
 
 /// Per-vault secrets as 32-byte 0600 files written atomically and durably (`AtomicFile`), one
 /// directory per (uid, vault). A lock inside the process serialises creation and deletion, so two
-/// connections registering the same vault at once make one secret.
+/// connections registering the same vault at once make one secret, and two registering vaults of
+/// one account at once cannot both take its last one.
+///
+/// `limits` bound the vaults per account (a user's uids with their subordinate ones, as `accounts`
+/// say) and in all. A user directory is made only for a vault registered in it and removed with its
+/// last vault, so the uids of a flood that were refused, or whose vaults were forgotten, leave none.
 public final class FileVaultSecretStore: VaultSecretStore {
     private let layout: StateLayout
-    private let maximumVaultsPerUser: Int
+    private let limits: VaultLimits
+    private let accounts: any UIDAccounts
     private let random: @Sendable () -> SymmetricKey
     private let changes = Mutex(())
 
     public init(
-        layout: StateLayout, maximumVaultsPerUser: Int = 64,
+        layout: StateLayout, limits: VaultLimits = VaultLimits(), accounts: any UIDAccounts = SeparateUIDAccounts(),
         random: @escaping @Sendable () -> SymmetricKey = { SymmetricKey(size: .bits256) }
     ) {
         self.layout = layout
-        self.maximumVaultsPerUser = maximumVaultsPerUser
+        self.limits = limits
+        self.accounts = accounts
         self.random = random
     }
 
@@ -30,12 +37,14 @@ public final class FileVaultSecretStore: VaultSecretStore {
     public func register(_ owner: VaultOwner) throws -> Bool {
         try changes.withLock { _ in
             if try existing(owner) { return false }
-            let userDirectory = try PrivateDirectory(creating: layout.userDirectory(owner.uid))
-            let vaults = (try? FileManager.default.contentsOfDirectory(atPath: userDirectory.path)) ?? []
-            guard vaults.filter({ !$0.hasPrefix(".") }).count < maximumVaultsPerUser else {
+            // Counted before anything is created: a refused uid gets no directory.
+            let account = accounts.account(of: owner.uid)
+            let (held, all) = try vaultCounts(of: account)
+            if let limit = limits.refusal(held: held, all: all) {
                 throw ServiceStateError(
-                    .tooManyVaults(limit: maximumVaultsPerUser), "uid \(owner.uid) has \(maximumVaultsPerUser) vaults")
+                    .tooManyVaults(limit: limit), "\(account) has \(held) vaults, the service \(all); limit \(limit)")
             }
+            let userDirectory = try PrivateDirectory(creating: layout.userDirectory(owner.uid))
             let directory = try userDirectory.subdirectory(owner.vault)
             let key = random()
             var bytes = key.withUnsafeBytes { [UInt8]($0) }
@@ -131,8 +140,38 @@ public final class FileVaultSecretStore: VaultSecretStore {
             if rmdir(directory) != 0 && errno != ENOENT {
                 throw ServiceStateError(.io, "cannot remove \(directory) (errno \(errno))")
             }
-            try AtomicFile.syncDirectory(layout.userDirectory(owner.uid))
+            let userDirectory = layout.userDirectory(owner.uid)
+            // The user directory goes with its last vault (ENOTEMPTY otherwise: it stays).
+            if rmdir(userDirectory) == 0 {
+                try AtomicFile.syncDirectory(layout.root.appending("v1"))
+            } else if errno != ENOENT {
+                try AtomicFile.syncDirectory(userDirectory)
+            }
         }
+    }
+
+    /// The vaults of `account`'s uids and of everyone, as the state directory holds them now (the
+    /// caller holds `changes`). Read each time rather than kept: nothing to drift from the files.
+    /// The directories read are the users' with vaults (at most `limits.total`), and any empty
+    /// ones an earlier version left.
+    private func vaultCounts(of account: UIDAccount) throws -> (held: Int, all: Int) {
+        let users = layout.root.appending("v1")
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: users)
+        } catch {
+            throw ServiceStateError(.io, "cannot list \(users): \(error)")
+        }
+        var held = 0
+        var all = 0
+        for name in names {
+            guard let uid = UInt32(name) else { continue }
+            let vaults = (try? FileManager.default.contentsOfDirectory(atPath: users + "/" + name)) ?? []
+            let count = vaults.filter { !$0.hasPrefix(".") }.count
+            all += count
+            if count > 0 && accounts.account(of: uid) == account { held += count }
+        }
+        return (held, all)
     }
 
     /// Whether the secret file exists; any error but "missing" is a failure, not a "no".

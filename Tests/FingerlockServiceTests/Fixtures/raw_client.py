@@ -12,7 +12,11 @@ def main():
     connection.settimeout(10)
     connection.connect(sys.argv[1])
     message = {"method": sys.argv[2], "parameters": json.loads(sys.argv[3])}
-    connection.sendall(json.dumps(message).encode() + b"\0")
+    try:
+        connection.sendall(json.dumps(message).encode() + b"\0")
+    except (BrokenPipeError, ConnectionResetError):
+        # A refused connection (TooManyConnections) is closed right after its reply: read it.
+        pass
     reply = b""
     while b"\0" not in reply:
         chunk = connection.recv(65536)

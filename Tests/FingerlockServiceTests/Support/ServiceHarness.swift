@@ -15,7 +15,10 @@ struct ServiceHarness: Sendable {
     let dependencies: ServiceDependencies
     private let removal: DirectoryRemoval
 
-    init(maximumVaultsPerUser: Int = 64, readers: ServiceReaders = .none) throws {
+    init(
+        vaultLimits: VaultLimits = VaultLimits(), accounts: any UIDAccounts = SeparateUIDAccounts(),
+        readers: ServiceReaders = .none
+    ) throws {
         directory = try TemporaryDirectory.make()
         removal = DirectoryRemoval(directory)
         let clock = ManualClock()
@@ -24,7 +27,7 @@ struct ServiceHarness: Sendable {
         logger.logLevel = .critical
         dependencies = try ServiceDependencies.files(
             stateDirectory: directory + "/state", readers: readers, now: { clock.now }, logger: logger,
-            maximumVaultsPerUser: maximumVaultsPerUser)
+            accounts: accounts, vaultLimits: vaultLimits)
         core = ServiceCore(dependencies: dependencies, version: "test")
     }
 
