@@ -68,7 +68,7 @@ extension ServiceCore {
             return .init(key: key, finger: "", reader: "", reused: true, policyKnown: told != nil)
         }
         let count = TouchCount(ledger)
-        let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity)
+        let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity, lost: LostPrints?)
         do {
             scan = try await scans.run(for: owner.uid, waitingAtMost: timeout) {
                 // Touches that ran while this one waited may have locked the vault out.
@@ -81,7 +81,9 @@ extension ServiceCore {
                 // client killed at a no-match cannot skip it, while a scan that only waited, or
                 // timed out without a finger, is not a touch.
                 let result = try await reader.match(prints, timeout: timeout) { count.fingerRead() }
-                return (result, prints, reader.identity)
+                // Whether "not in my storage" was about lost prints: asked while the reader is still ours.
+                let lost = result == .notInReaderStorage ? await LostPrints.find(scanned: prints, on: reader) : nil
+                return (result, prints, reader.identity, lost)
             }
         } catch {
             // A finger read before the scan failed or was cancelled stays counted, maybe as the
@@ -101,6 +103,17 @@ extension ServiceCore {
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
                 reader: scan.reader.description, policyKnown: told != nil)
+        case .notInReaderStorage where scan.lost?.noneLeft == true:
+            // No finger could have matched a print the reader lost: no failed touch. The user must
+            // enroll again, as in user mode; the wire has no value of its own for it yet.
+            try state { try count.undo() }
+            let sentence = scan.lost?.sentence(on: scan.reader) ?? ""
+            logger.notice(
+                "touch of a print the reader no longer stores",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "reader": "\(scan.reader)"])
+            throw VarlinkError(
+                .readerUnavailable,
+                ["problem": .string(ServiceInterface.ReaderProblem.deviceError.rawValue), "message": .string(sentence)])
         case .match, .noMatch, .notInReaderStorage:
             let failures = try state { try count.failures() }
             if failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }

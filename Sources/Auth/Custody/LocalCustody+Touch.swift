@@ -126,20 +126,19 @@ struct LocalCustody: KeyCustody {
                 return print
             case .scanned(.noMatch), .scanned(.notInReaderStorage):
                 if case .scanned(.notInReaderStorage) = outcome {
-                    // The reader decided, so the touch stays counted unless its own list, read to the
-                    // end, shows that no print of the scan is on it any more: then no touch could
-                    // have matched, which is not a guess.
-                    if let missing = await Self.printsGone(prints, from: reader), !missing.isEmpty {
-                        if missing.count == prints.count {
-                            try uncountTouch()
-                            throw AuthError(
-                                .biometryNotAvailable, Self.notStoredSentence(missing, on: reader),
-                                unavailability: .printNotStored)
-                        }
+                    // The reader decided, so the touch stays counted unless its answer is known to be
+                    // about lost prints (``LostPrints``): then no touch could have matched them.
+                    let gone = await LostPrints.find(scanned: prints, on: reader)
+                    if gone.noneLeft {
+                        try uncountTouch()
+                        throw AuthError(
+                            .biometryNotAvailable, gone.sentence(on: reader.identity), unavailability: .printNotStored)
+                    }
+                    if !gone.prints.isEmpty {
                         // The touch was compared with the prints still stored and matched none: a real
                         // no-match. The lost ones leave the scan; the user learns how to get them back.
-                        prints.removeAll { missing.contains($0) }
-                        lost = " " + Self.notStoredSentence(missing, on: reader)
+                        prints.removeAll { gone.prints.contains($0) }
+                        lost = " " + gone.sentence(on: reader.identity)
                     }
                 }
                 noMatches += 1
@@ -164,25 +163,6 @@ struct LocalCustody: KeyCustody {
         }
         throw AuthError(
             .authenticationFailed, (tries == 1 ? "No match." : "No match after \(tries) tries.") + lost)
-    }
-
-    /// Which of `prints` the reader's own storage no longer holds; nil when that cannot be known (the
-    /// reader cannot list, or listing failed or was interrupted).
-    static func printsGone(_ prints: [EnrolledPrint], from reader: any FingerprintReader) async -> [EnrolledPrint]? {
-        guard reader.info.features.contains(.storageList),
-            let stored = try? await reader.storedPrints(known: prints)
-        else { return nil }
-        let kept = stored.compactMap(\.known)
-        return prints.filter { !kept.contains($0) }
-    }
-
-    /// Says which prints the reader lost and how to get them back.
-    static func notStoredSentence(_ missing: [EnrolledPrint], on reader: any FingerprintReader) -> String {
-        let fingers = missing.map(\.finger.rawValue)
-        let names = fingers.count == 1 ? "The \(fingers[0]) print is" : "The \(fingers.joined(separator: ", ")) prints are"
-        let command = missing.count == 1 ? "`fingerlock enroll \(fingers[0])`" : "`fingerlock enroll FINGER` for each"
-        return "\(names) no longer stored on \(reader.identity) (another program, a firmware update or a"
-            + " storage clear removed it); enroll it again with \(command)."
     }
 
     func uncountTouch() throws {

@@ -126,6 +126,27 @@ extension LibfprintTests {
             }
         }
 
+        /// A reader that cannot list (synaptics) verifies against one named print: its DATA_NOT_FOUND
+        /// says that print is gone. No failed touch, so the right finger never locks the user out, and
+        /// each touch says how to re-enroll. (The plain virtual driver cannot list either.)
+        @Test(.timeLimit(.minutes(2)))
+        func aNamedPrintAReaderThatCannotListNoLongerHasIsNotCounted() async throws {
+            try await SharedChipFixture.run(on: .device) { chip, alice, _ in
+                #expect(!chip.reader.info.features.contains(.storageList))
+                try await chip.enroll(.rightIndex, in: alice, touching: try chip.scanID(finger: 7, owner: alice))
+                for _ in 0..<(TouchLedger.lockoutThreshold + 1) {
+                    let error = await #expect(throws: AuthError.self) {
+                        try await chip.verify(alice, touching: nil, then: .error(7))
+                    }
+                    #expect(error?.code == .biometryNotAvailable)
+                    #expect(error?.unavailability == .printNotStored)
+                    #expect(error?.message.contains("The right-index-finger print is no longer stored") == true)
+                    #expect(error?.message.contains("fingerlock enroll right-index-finger") == true)
+                }
+                #expect(try alice.attempts.read().failedTouches == 0)
+            }
+        }
+
         /// A listing that fails proves nothing: the touch the reader answered stays counted.
         @Test(.timeLimit(.minutes(2)))
         func aFailedListingLeavesTheTouchCounted() async throws {
@@ -199,11 +220,14 @@ struct SharedChipFixture {
 
     static let passcode = "shared chip 42"
 
-    static func run(_ body: (SharedChipFixture, User, User) async throws -> Void) async throws {
-        let (context, paths) = VirtualDriver.environment(for: [.storage])
-        let path = paths[.storage]!
+    /// `driver` is the storage driver, or the plain one to stand for a reader that cannot list.
+    static func run(
+        on driver: VirtualDriver = .storage, _ body: (SharedChipFixture, User, User) async throws -> Void
+    ) async throws {
+        let (context, paths) = VirtualDriver.environment(for: [driver])
+        let path = paths[driver]!
         defer { unlink(path) }
-        let reader = try await context.reader(matching: VirtualDriver.storage.rawValue)
+        let reader = try await context.reader(matching: driver.rawValue)
         let fixture = SharedChipFixture(reader: reader, context: context, socket: VirtualDeviceSocket(path: path))
         let alice = try await fixture.user("alice")
         let bob = try await fixture.user("bob")
