@@ -1,4 +1,4 @@
-public import Fingerprint
+import Fingerprint
 
 /// What happened to one scan shown to the user.
 public enum ScanOutcome<Scanned: Sendable>: Sendable {
