@@ -171,6 +171,14 @@ CONF
     STATE_DIRECTORY="$WORK/fprint" FP_VIRTUAL_DEVICE="$FPRINTD_DEVICE" /usr/libexec/fprintd --no-timeout \
         >"$WORK/fprintd.log" 2>&1 &
     FPRINTD_PIDS+=($!)
+    owned=0
+    for _ in $(seq 100); do
+        dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+            org.freedesktop.DBus.NameHasOwner string:net.reactivated.Fprint 2>/dev/null | grep -q 'boolean true' &&
+            { owned=1; break; }
+        sleep 0.1
+    done
+    [ "$owned" = 1 ] || { echo "fprintd did not take its bus name:" >&2; cat "$WORK/fprintd.log" >&2; exit 2; }
     mapfile -t five < <(scans 5)
     FEED_DEVICE="$FPRINTD_DEVICE" feed "${five[@]}" &
     feeder=$!
