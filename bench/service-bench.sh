@@ -57,6 +57,9 @@ cleanup() {
     [ -n "$SERVICE_PID" ] && kill "$SERVICE_PID" 2>/dev/null && wait "$SERVICE_PID" 2>/dev/null
     [ -n "$BASE_SERVICE_PID" ] && kill "$BASE_SERVICE_PID" 2>/dev/null && wait "$BASE_SERVICE_PID" 2>/dev/null
     [ -x "${FINGERLOCK:-}" ] && setsid -w "$FINGERLOCK" --data-dir "$WORK/user" lock </dev/null >/dev/null 2>&1
+    # A feeder is a background function's child: killing the function's subshell leaves it waiting
+    # (for up to 20 s) on a device nobody opens, writing into whatever took this run's output.
+    pkill -f "^$WORK/vfeed " 2>/dev/null
     rm -rf "$WORK"
     return 0
 }
