@@ -56,13 +56,11 @@ extension ServiceCore {
         guard let vault = parameters.vault else {
             // Every vault of the caller's (and of nobody else: the names start with the uid).
             let prefix = VaultOwner.cacheNamePrefix(uid: peer.uid)
-            let forgotten = try state { try dependencies.keyCache.invalidateAll(withPrefix: prefix) }
-            reuse.closeAll(withPrefix: prefix)
+            let forgotten = try state { try sessions.forgetAll(withPrefix: prefix) }
             return .init(wasUnlocked: forgotten > 0)
         }
         let owner = try VaultOwner(uid: peer.uid, vault: vault)
-        let was = try state { try dependencies.keyCache.invalidate(name: owner.cacheName) }
-        reuse.close(for: owner.cacheName)
+        let was = try state { try sessions.forget(name: owner.cacheName) }
         return .init(wasUnlocked: was)
     }
 
@@ -76,15 +74,14 @@ extension ServiceCore {
                     registered: false, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0))
         }
         let attempts = try state { try dependencies.attempts(owner).read() }
-        // load() drops an expired entry, so an expired key is never reported (nor kept).
-        let unlocked = (try? dependencies.keyCache.load(name: owner.cacheName)) != nil
-        let seconds =
-            unlocked ? Int(dependencies.keyCache.remainingLifetime(name: owner.cacheName)?.components.seconds ?? 0) : 0
         let delay = PasscodeDelays.remaining(in: attempts, now: dependencies.now())?.components.seconds ?? 0
         let told = try toldPolicy(owner)
         let lockedOut = TouchLedger.isLockedOut(attempts)
         let window = (told ?? .defaults).reuseWindowSeconds
-        let reuseLeft = unlocked && !lockedOut ? reuse.left(for: owner.cacheName, window: .seconds(window)) : nil
+        let held = sessions.state(name: owner.cacheName, window: .seconds(window))
+        let unlocked = held.keyLeft != nil
+        let seconds = Int(held.keyLeft?.components.seconds ?? 0)
+        let reuseLeft = lockedOut ? nil : held.reuseLeft
         return .init(
             status: .init(
                 registered: true, unlocked: unlocked, unlockedSeconds: seconds,
@@ -95,37 +92,26 @@ extension ServiceCore {
 
     public func forgetVault(_ parameters: VarlinkParameters.PasscodeProof, peer: PeerCredentials) throws(VarlinkError) {
         let (owner, _) = try checkPasscode(parameters, peer: peer)
-        _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
-        reuse.close(for: owner.cacheName)
+        _ = try? sessions.forget(name: owner.cacheName)
         try state { try dependencies.secrets.forget(owner) }
         logger.notice("vault forgotten", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
     }
 
     /// Expiry is enforced on every read; this also drops (and so zeroes) a key nobody asks for again.
-    /// One timer per cached vault at most (a user unlocking in a loop cannot pile up tasks), asleep
-    /// until the entry's expiry rather than a periodic sweep, so an idle service never wakes up.
+    /// One timer per cached vault at most (`keep` says when one must start: a user unlocking in a
+    /// loop cannot pile up tasks), asleep until the entry's expiry rather than a periodic sweep, so an
+    /// idle service never wakes up.
     func forgetWhenExpired(_ owner: VaultOwner) {
         let name = owner.cacheName
-        guard expiryTimers.withLock({ $0.insert(name).inserted }) else { return }
-        let cache = dependencies.keyCache
-        Task.detached { [self] in
+        Task.detached { [sessions] in
             while true {
-                if let left = cache.remainingLifetime(name: name) {
+                if let left = sessions.remainingLifetime(name: name) {
                     try? await Task.sleep(for: left + .seconds(1))
-                    _ = try? cache.load(name: name)
                     continue
                 }
-                // No lifetime left may mean expired but still held (remainingLifetime does not
-                // evict, and a timer that starts late finds it so): load() drops it.
-                _ = try? cache.load(name: name)
-                // Checked again under the lock: an unlock storing a new entry now either finds this
-                // timer still registered (and it goes on) or registers a new one.
-                let done = expiryTimers.withLock { timers in
-                    guard cache.remainingLifetime(name: name) == nil else { return false }
-                    timers.remove(name)
-                    return true
-                }
-                if done { return }
+                // No lifetime left may mean expired but still held (a timer that starts late finds
+                // it so): `expire` drops it, and ends the timer unless a key was kept again meanwhile.
+                if sessions.expire(name: name) { return }
             }
         }
     }

@@ -71,19 +71,19 @@ extension ServiceCore {
     func cacheAfterPasscode(_ key: SymmetricKey, _ owner: VaultOwner, requested: Int) throws(VarlinkError) -> Int {
         let seconds = min(requested, try policy(owner).cacheExpirySeconds)
         guard seconds > 0 else {
-            _ = try? dependencies.keyCache.invalidate(name: owner.cacheName)
+            _ = try? sessions.forget(name: owner.cacheName)
             return 0
         }
-        try state { try dependencies.keyCache.store(key, name: owner.cacheName, lifetime: .seconds(seconds)) }
-        forgetWhenExpired(owner)
-        reuse.open(for: owner.cacheName)
+        if try state({ try sessions.keep(key, name: owner.cacheName, lifetime: .seconds(seconds)) }) {
+            forgetWhenExpired(owner)
+        }
         return seconds
     }
 
     /// Shortens the life of the vault's cached key to at most `limit` (never lengthens it); returns
     /// what is left.
     func limitCachedKey(_ owner: VaultOwner, to limit: Duration) throws(VarlinkError) -> Duration {
-        try state { try dependencies.keyCache.limitLifetime(name: owner.cacheName, to: limit) }
+        try state { try sessions.limitLifetime(name: owner.cacheName, to: limit) }
     }
 
     /// The scan timeout of one touch: the vault's own once its owner set it (`told`), else the caller's.
@@ -105,8 +105,10 @@ extension ServiceCore {
     /// The key (base64) released without a scan, within the reuse window (nil: a touch is needed).
     func reusedKey(_ owner: VaultOwner, _ told: ServiceVaultPolicy?) throws(VarlinkError) -> String? {
         let policy = told ?? .defaults
-        guard reuse.isOpen(for: owner.cacheName, window: .seconds(policy.reuseWindowSeconds)),
-            let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) })
+        guard
+            let key = try state({
+                try sessions.keyWithinReuseWindow(name: owner.cacheName, window: .seconds(policy.reuseWindowSeconds))
+            })
         else { return nil }
         logger.info("unlocked within the reuse window", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
         return key.withUnsafeBytes { Data($0).base64EncodedString() }

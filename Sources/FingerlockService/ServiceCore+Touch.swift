@@ -95,10 +95,9 @@ extension ServiceCore {
         case .match(let print) where scan.prints.contains(print):
             try state { try ledger.matched() }
             // Locked, expired or forgotten while the finger was on the reader: nothing to release.
-            guard let key = try state({ try dependencies.keyCache.load(name: owner.cacheName) }) else {
+            guard let key = try state({ try sessions.keyAfterTouch(name: owner.cacheName) }) else {
                 throw Self.passcodeRequired(.locked)
             }
-            reuse.open(for: owner.cacheName)
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
                 key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
@@ -175,11 +174,11 @@ extension ServiceCore {
     }
 
     func holdsKey(_ owner: VaultOwner) throws(VarlinkError) -> Bool {
-        try state { try dependencies.keyCache.load(name: owner.cacheName) } != nil
+        try state { try sessions.key(name: owner.cacheName) } != nil
     }
 
     func forgetKey(_ owner: VaultOwner) {
-        if (try? dependencies.keyCache.invalidate(name: owner.cacheName)) == true {
+        if (try? sessions.forget(name: owner.cacheName)) == true {
             logger.notice("cached key forgotten after failed touches", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
         }
     }

@@ -15,17 +15,14 @@ public final class ServiceCore: Sendable {
     let dependencies: ServiceDependencies
     public let product: String
     public let version: String
-    /// The cache entries that have an expiry timer running.
-    let expiryTimers = Mutex<Set<String>>([])
+    /// Each vault held open: its cached key, reuse window and expiry timer, behind one lock.
+    let sessions: VaultSessions
     /// One scan at a time on the reader, in arrival order.
     let scans = ScanQueue()
-    /// Each vault's reuse window (AuthCore's rule), opened by its passcode or a matching touch.
-    /// Memory only, like the keys, and apart from them: forgetting keys counts keys only.
-    let reuse: ReuseWindow
 
     public init(dependencies: ServiceDependencies, version: String) {
         self.dependencies = dependencies
-        reuse = ReuseWindow(markers: InMemoryKeyCache(now: dependencies.now), suffix: "", now: dependencies.now)
+        sessions = VaultSessions(keys: dependencies.keyCache, now: dependencies.now)
         self.product = ServiceIdentity.product
         self.version = version
     }
@@ -163,7 +160,7 @@ public final class ServiceCore: Sendable {
 
     /// Zeroes and forgets every cached key (graceful shutdown).
     public func forgetAllKeys() {
-        let count = (try? dependencies.keyCache.invalidateAll()) ?? 0
+        let count = sessions.forgetAll()
         logger.info("cached keys forgotten", metadata: ["count": "\(count)"])
     }
 

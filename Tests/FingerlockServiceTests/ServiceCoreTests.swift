@@ -181,7 +181,7 @@ struct ServiceCoreTests {
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)
         let slot = try vault.seal(core, as: alice)
         for _ in 0..<20 { _ = try vault.unlock(core, slot: slot, as: alice, cacheSeconds: 600) }
-        #expect(core.expiryTimers.withLock { $0 } == ["\(alice.uid)/\(vault.id.lowercased())"])
+        #expect(core.sessions.namesWithExpiryTimer == ["\(alice.uid)/\(vault.id.lowercased())"])
     }
 
     @Test func anUnreadKeyIsDroppedAtItsExpiryOnTheRealClock() async throws {
@@ -196,7 +196,7 @@ struct ServiceCoreTests {
         let name = "\(alice.uid)/\(vault.id.lowercased())"
         #expect(dependencies.keyCache.remainingLifetime(name: name) != nil)
         // Nobody reads the key; the timer drops it (remainingLifetime does not evict) and ends.
-        #expect(await InProcessServer.eventually { core.expiryTimers.withLock { $0.isEmpty } })
+        #expect(await InProcessServer.eventually { core.sessions.namesWithExpiryTimer.isEmpty })
         #expect(try dependencies.keyCache.invalidate(name: name) == false)
     }
 
