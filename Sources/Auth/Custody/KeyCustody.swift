@@ -43,6 +43,10 @@ protocol KeyCustody: Sendable {
     /// Who seals the vault's passcode slot in this custody's mode.
     var passcodeSealer: any PasscodeSlotSealer { get }
 
+    /// Where a reset with the recovery key puts the passcode slot when `passcodeSealer` cannot be
+    /// reached (losing the sealer never loses the passcode); nil when there is nowhere else.
+    var resetFallbackSealer: (any PasscodeSlotSealer)? { get }
+
     // MARK: Passcode attempts
 
     /// Refuses at once while a passcode delay this custody keeps is running.

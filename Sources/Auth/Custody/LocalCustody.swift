@@ -47,6 +47,9 @@ extension LocalCustody {
     /// The vault's own: the passcode alone opens the slot.
     var passcodeSealer: any PasscodeSlotSealer { VaultPasscodeSealer() }
 
+    /// The vault's own sealer is always at hand.
+    var resetFallbackSealer: (any PasscodeSlotSealer)? { nil }
+
     // MARK: Passcode attempts
 
     func refuseDuringPasscodeDelay() throws {

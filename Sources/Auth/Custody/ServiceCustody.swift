@@ -78,6 +78,9 @@ struct ServiceCustody: KeyCustody {
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
     var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
 
+    /// With fingerlockd gone or its state lost, back to user mode: the vault's own sealer.
+    var resetFallbackSealer: (any PasscodeSlotSealer)? { VaultPasscodeSealer() }
+
     // MARK: Passcode attempts
 
     /// fingerlockd keeps the passcode counters and refuses during its delays.

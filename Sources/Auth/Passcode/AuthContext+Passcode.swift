@@ -198,17 +198,18 @@ extension AuthContext {
         if flow.kind == .change, let old = finished.credential, old == newPasscode {
             throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
-        let sealer = custody(of: vault).passcodeSealer
+        let custody = custody(of: vault)
         do {
-            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: sealer)
-        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable && sealer.mode == .system {
+            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer)
+        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
-            // a reset must not leave the vault unopenable by passcode. Back to user mode (the
-            // vault's own sealer), said aloud.
+            // a reset must not leave the vault unopenable by passcode. The custody says where it
+            // falls back to (system mode: user mode's own sealer), said aloud.
+            guard let fallback = custody.resetFallbackSealer else { throw Self.authError(error) }
             recordedHeader.withLock { $0 = nil }
             try Self.vaultCall {
                 try passcodes.movePasscodeSlot(
-                    of: vault, from: .system, to: custody(for: .user).passcodeSealer, passcode: newPasscode)
+                    of: vault, from: custody.passcodeSealer.mode, to: fallback, passcode: newPasscode)
             }
             interaction.notify(
                 error.message + " The vault is back in user mode with the new passcode; run "

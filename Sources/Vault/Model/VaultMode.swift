@@ -3,7 +3,7 @@
 public enum VaultMode: String, Codable, Sendable, CaseIterable {
     /// The passcode slot is the user's alone (scrypt of the passcode wraps the key): the default.
     case user
-    /// The passcode slot also needs a per-vault secret that only the system service (fingerlockd) holds; it
-    /// counts the attempts. The recovery-key slot is unchanged: it opens the vault without the service.
+    /// The passcode slot is sealed by a sealer that keeps a per-vault secret of its own and counts the
+    /// attempts (the system service). The recovery-key slot is unchanged: it opens the vault without it.
     case system
 }
