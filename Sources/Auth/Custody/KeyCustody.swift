@@ -78,6 +78,16 @@ protocol KeyCustody: Sendable {
     /// `doctor`: the enrolled fingers when they can be known without a prompt.
     func inspectFingers() throws -> SetupStatus
 
+    // MARK: Restore
+
+    /// Which passcode opens a backup in this custody's mode once it is back, when the restore was
+    /// authorised with `passcode` on `current`.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret
+
+    /// What would stand in the way of the passcode of `backup` (in this custody's mode) once it is
+    /// back, with what still opens it; nil when nothing does.
+    func problemAfterRestore(of backup: Vault) -> String?
+
     // MARK: Status and lock
 
     /// Adds what this custody knows (the key, the counters, the fingers) to a status.

@@ -159,6 +159,16 @@ extension LocalCustody {
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
 
+    // MARK: Restore
+
+    /// The passcode is simply tried on the backup's own slot: nothing counts it.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret {
+        backup.opens(with: .passcode(passcode)) ? .current : .backups
+    }
+
+    /// The vault's own sealer is always at hand.
+    func problemAfterRestore(of backup: Vault) -> String? { nil }
+
     // MARK: Status and lock
 
     /// With a cached key, also what is sealed in the vault (checked like any unlock's key).

@@ -129,6 +129,27 @@ struct ServiceCustody: KeyCustody {
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
 
+    // MARK: Restore
+
+    /// Trying the passcode on the backup's slot would be a counted attempt at the service (and a
+    /// wrong one a failure): only an identical slot is known to match.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret {
+        current.hasSamePasscodeSlot(passcodeSealer.mode, as: backup) ? .current : .backupsUnchecked
+    }
+
+    /// The backup's passcode opens nothing without fingerlockd's secret for its vault.
+    func problemAfterRestore(of backup: Vault) -> String? {
+        do {
+            let storeID = try backup.storeID
+            if try environment.systemCall({ try systemService.status(vault: storeID) }).registered { return nil }
+            return "fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
+                + "its recovery key does (`fingerlock passcode reset`)."
+        } catch {
+            return "\(AuthError.from(error).message) Afterwards the passcode opens the vault only through fingerlockd; "
+                + "the backup's recovery key opens it without."
+        }
+    }
+
     // MARK: Status and lock
 
     /// The key, the counters and the fingers that apply are fingerlockd's (the user's keyring and

@@ -109,18 +109,15 @@ public struct VaultRestore: Sendable {
                     "The backup is of a test vault; restore it with --reader simulated (or a virtual_* driver) so this data directory does not become a test vault by accident. Nothing was restored.")
             }
             let modeAfter = try backup.mode
+            let custodyAfter = environment.custody(for: modeAfter)
             var passcodeAfter = RestorePlan.Secret.backups
             var recoveryAfter = RestorePlan.Secret.backups
             if let current {
                 recoveryAfter = current.hasSameRecoveryKey(as: backup) ? .current : .backups
-                switch secret {
-                case .passcode? where modeAfter == .system:
-                    // Trying the passcode on the backup's slot would be a counted attempt at the
-                    // service (and a wrong one a failure): only an identical slot is known to match.
-                    passcodeAfter = current.hasSamePasscodeSlot(.system, as: backup) ? .current : .backupsUnchecked
-                case .passcode(let passcode)?:
-                    passcodeAfter = backup.opens(with: .passcode(passcode)) ? .current : .backups
-                default:
+                if case .passcode(let passcode)? = secret {
+                    // How the passcode may be tried on the backup's slot is its custody's to say.
+                    passcodeAfter = custodyAfter.passcodeAfterRestore(passcode, current: current, backup: backup)
+                } else {
                     passcodeAfter = .backupsUnchecked
                 }
             }
@@ -141,20 +138,7 @@ public struct VaultRestore: Sendable {
                 fingersBack: fingersThen.subtracting(fingersNow).sorted(),
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
                 modeNow: try current?.mode, modeAfter: modeAfter,
-                serviceProblem: modeAfter == .system ? serviceProblem(restoring: backup) : nil)
-        }
-    }
-
-    /// What stands in the way of the passcode of a system-mode backup once it is back.
-    private func serviceProblem(restoring backup: Vault) -> String? {
-        do {
-            let storeID = try backup.storeID
-            if try environment.systemCall({ try environment.systemService.status(vault: storeID) }).registered { return nil }
-            return "fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
-                + "its recovery key does (`fingerlock passcode reset`)."
-        } catch {
-            return "\(AuthError.from(error).message) Afterwards the passcode opens the vault only through fingerlockd; "
-                + "the backup's recovery key opens it without."
+                serviceProblem: custodyAfter.problemAfterRestore(of: backup))
         }
     }
 
