@@ -45,10 +45,10 @@ struct Installation {
         _ lookup: ReaderLookup, interaction: any AuthInteraction, environment: [String: String] = [:],
         cache: (any KeyCache)? = nil
     ) -> AuthContext {
-        AuthContext(.init(
+        AuthContext(AuthEnvironment(.init(
             passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, reuseMarkers: markers, attempts: attempts,
             interaction: interaction, remoteSession: { RemoteSessionDetector(environment: environment, probe: FakeSessionProbe()).reason() },
-            now: clock.now))
+            now: clock.now)))
     }
 
     /// The vault's real master key (what a fake fingerlockd releases).
@@ -72,7 +72,7 @@ struct Installation {
     func setUp(fingers: [Finger] = [.rightIndex], hardware: Bool = false) async throws -> String {
         let interaction = ScriptedInteraction(secrets: [Self.passcode, Self.passcode])
         let setup = context(reader: hardware ? nil : Self.reader([]), interaction: interaction)
-        let vault = try await setup.setPasscode()
+        let vault = try await PasscodeManagement(setup.environment).setPasscode()
         defer { vault.close() }
         let recovery = try #require(interaction.recoveryKeys.last)
         let enrolling = Self.reader(fingers.map(SimulatedTouch.finger))
@@ -178,7 +178,7 @@ struct Installation {
     @Test func noCachedKeyNeedsThePasscodeAndThenCachesIt() async throws {
         try await install.setUp()
         let context = install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: ScriptedInteraction())
-        #expect(try context.lock().forgotten > 0)
+        #expect(try Locking(context.environment).lock().forgotten > 0)
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
             .evaluate(.biometricsOrPasscode, reason: "r")
@@ -220,13 +220,13 @@ struct Installation {
         for _ in 0..<5 {
             let interaction = ScriptedInteraction()
             await #expect(throws: AuthError.self) {
-                _ = try await install.context(reader: Installation.reader([.unknown]), interaction: interaction).verifyTouch(finger: nil)
+                _ = try await TouchVerification(install.context(reader: Installation.reader([.unknown]), interaction: interaction).environment).verifyTouch(finger: nil)
             }
         }
         #expect(try install.attempts.read().failedTouches == 5)
         let locked = ScriptedInteraction()
         let error = await #expect(throws: AuthError.self) {
-            _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: locked).verifyTouch(finger: nil)
+            _ = try await TouchVerification(install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: locked).environment).verifyTouch(finger: nil)
         }
         #expect(error?.code == .biometryLockout)
         #expect(locked.scans == 0)
@@ -254,7 +254,7 @@ struct Installation {
 
     @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {
         try await install.setUp()
-        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        _ = try Locking(install.context(reader: nil, interaction: ScriptedInteraction()).environment).lock()
         func attempt(_ passcode: String) async throws {
             let interaction = ScriptedInteraction(answers: [.secret(passcode)], passcodeFromScript: true)
             _ = try await install.context(reader: nil, interaction: interaction).unlockWithPasscode(reason: "r")
@@ -278,7 +278,7 @@ struct Installation {
 
     @Test func aDamagedVaultIsNoWrongPasscodeAndCountsNone() async throws {
         try await install.setUp()
-        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        _ = try Locking(install.context(reader: nil, interaction: ScriptedInteraction()).environment).lock()
         let earlier = install.clock.now()
         try install.attempts.update { $0.failedPasscodes = 2; $0.lastPasscodeFailure = earlier }
         install.clock.advance(600)
@@ -296,7 +296,7 @@ struct Installation {
 
     @Test func aDelayStartedByAnotherRunWhileThisOneWaitedAtItsPromptStillHolds() async throws {
         try await install.setUp()
-        _ = try install.context(reader: nil, interaction: ScriptedInteraction()).lock()
+        _ = try Locking(install.context(reader: nil, interaction: ScriptedInteraction()).environment).lock()
         /// Another process fails its fifth passcode while this one sits at its prompt.
         final class Racing: AuthInteraction, @unchecked Sendable {
             // Invariant: used by one evaluation at a time in this test.
@@ -395,7 +395,7 @@ struct Installation {
     /// After `lock`, with no terminal: the reason is said once, then how to give the passcode.
     @Test func withoutATerminalAfterLockTheReasonIsSaidOnce() async throws {
         try await install.setUp()
-        #expect(try install.context(reader: nil, interaction: ScriptedInteraction()).lock().forgotten > 0)
+        #expect(try Locking(install.context(reader: nil, interaction: ScriptedInteraction()).environment).lock().forgotten > 0)
         let interaction = ScriptedInteraction(canAskPasscode: false)
         let error = await #expect(throws: AuthError.self) {
             _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
@@ -485,17 +485,17 @@ struct Installation {
     @Test func setChangeAndResetThePasscode() async throws {
         let recovery = try await install.setUp()
         let mismatch = ScriptedInteraction(secrets: ["wrong guess", Installation.passcode, "tangerine 1", "tangerine 2", "tangerine 9", "tangerine 9"])
-        _ = try await install.context(reader: nil, interaction: mismatch).changePasscode()
+        _ = try await PasscodeManagement(install.context(reader: nil, interaction: mismatch).environment).changePasscode()
         #expect(mismatch.notices == ["That passcode is not right.", "The passcodes didn't match. Try again."])
         #expect(mismatch.unusedAnswers == 0)
-        _ = try install.context(reader: nil, interaction: mismatch).lock()
+        _ = try Locking(install.context(reader: nil, interaction: mismatch).environment).lock()
         let old = ScriptedInteraction(answers: [.secret(Installation.passcode)], passcodeFromScript: true)
         await #expect(throws: AuthError.self) { _ = try await install.context(reader: nil, interaction: old).unlockWithPasscode(reason: "r") }
         let new = ScriptedInteraction(answers: [.secret("tangerine 9")], passcodeFromScript: true)
         _ = try await install.context(reader: nil, interaction: new).unlockWithPasscode(reason: "r")
 
         let reset = ScriptedInteraction(secrets: [recovery.lowercased(), "forgotten no more", "forgotten no more"])
-        _ = try await install.context(reader: nil, interaction: reset).resetPasscode()
+        _ = try await PasscodeManagement(install.context(reader: nil, interaction: reset).environment).resetPasscode()
         let after = ScriptedInteraction(answers: [.secret("forgotten no more")], passcodeFromScript: true)
         _ = try await install.context(reader: nil, interaction: after).unlockWithPasscode(reason: "r")
     }
@@ -503,12 +503,12 @@ struct Installation {
     @Test func aSecondSetIsRefusedAndAScriptedMismatchFails() async throws {
         try await install.setUp()
         let again = ScriptedInteraction(secrets: ["another one", "another one"])
-        let error = await #expect(throws: AuthError.self) { _ = try await install.context(reader: nil, interaction: again).setPasscode() }
+        let error = await #expect(throws: AuthError.self) { _ = try await PasscodeManagement(install.context(reader: nil, interaction: again).environment).setPasscode() }
         #expect(error?.code == .invalidInput)
 
         let other = Installation()
         let scripted = ScriptedInteraction(answers: [.secret("first one"), .secret("second one")], passcodeFromScript: true)
-        let mismatch = await #expect(throws: AuthError.self) { _ = try await other.context(reader: nil, interaction: scripted).setPasscode() }
+        let mismatch = await #expect(throws: AuthError.self) { _ = try await PasscodeManagement(other.context(reader: nil, interaction: scripted).environment).setPasscode() }
         #expect(mismatch?.message == "The passcodes didn't match. Try again.")
         #expect(!Vault.exists(in: other.directory))
     }

@@ -74,7 +74,7 @@ final class ObservingKeyCache: KeyCache {
             return (Installation.reader([.finger(.rightIndex)]), nil)
         }
         let interaction = ScriptedInteraction()
-        let result = try await context(lookup, interaction: interaction, cache: cache).verifyTouch(finger: nil)
+        let result = try await TouchVerification(context(lookup, interaction: interaction, cache: cache).environment).verifyTouch(finger: nil)
         #expect(result.print.finger == .rightIndex)
         #expect(interaction.prompts.isEmpty)
         #expect(sawTheVaultOpened.withLock { $0 })
@@ -86,7 +86,7 @@ final class ObservingKeyCache: KeyCache {
             try? await Task.sleep(for: .milliseconds(200))
             return (Installation.reader([.finger(.rightIndex)]), nil)
         }
-        let result = try await context(lookup, interaction: ScriptedInteraction(), cache: install.cache).verifyTouch(finger: .rightIndex)
+        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(finger: .rightIndex)
         #expect(result.print.finger == .rightIndex)
         #expect(try install.attempts.read().failedTouches == 0)
     }
@@ -97,7 +97,7 @@ final class ObservingKeyCache: KeyCache {
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let lookup = ReaderLookup.started { (nil, FingerprintError(.busy, "The reader is busy.")) }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await context(lookup, interaction: interaction, cache: install.cache).verifyTouch(finger: nil)
+            _ = try await TouchVerification(context(lookup, interaction: interaction, cache: install.cache).environment).verifyTouch(finger: nil)
         }
         #expect(error?.unavailability == .busy)
         #expect(error?.message == "The reader is busy.")
@@ -113,7 +113,7 @@ final class ObservingKeyCache: KeyCache {
             try? await Task.sleep(for: .milliseconds(50))
             return (Installation.reader([.finger(.rightIndex)]), nil)
         }
-        let result = try await context(lookup, interaction: interaction, cache: install.cache).verifyTouch(finger: nil)
+        let result = try await TouchVerification(context(lookup, interaction: interaction, cache: install.cache).environment).verifyTouch(finger: nil)
         #expect(result.print.finger == .rightIndex)
         #expect(interaction.prompts.count == 1)
     }
@@ -124,7 +124,7 @@ final class ObservingKeyCache: KeyCache {
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let lookup = ReaderLookup.started { (nil, FingerprintError(.unplugged, "The reader was unplugged.")) }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await context(lookup, interaction: interaction, cache: cache).verifyTouch(finger: nil)
+            _ = try await TouchVerification(context(lookup, interaction: interaction, cache: cache).environment).verifyTouch(finger: nil)
         }
         #expect(error?.unavailability == .unplugged)
         #expect(cache.loads.load(ordering: .sequentiallyConsistent) == 1)
@@ -135,7 +135,7 @@ final class ObservingKeyCache: KeyCache {
     @Test func noPasscodeSetIsReportedBeforeAMissingReader() async throws {
         let lookup = ReaderLookup.started { (nil, FingerprintError.noReader()) }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await context(lookup, interaction: ScriptedInteraction(), cache: install.cache).verifyTouch(finger: nil)
+            _ = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(finger: nil)
         }
         #expect(error?.code == .passcodeNotSet)
     }
@@ -167,7 +167,7 @@ final class ObservingKeyCache: KeyCache {
         try await install.setUp()
         let lookup = ReaderLookup.deferred { (Installation.reader([.finger(.rightIndex)]), nil) }
         let cache = ObservingKeyCache(install.cache) { lookup.isStarted }
-        let result = try await context(lookup, interaction: ScriptedInteraction(), cache: cache).verifyTouch(finger: nil)
+        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: cache).environment).verifyTouch(finger: nil)
         #expect(result.print.finger == .rightIndex)
         #expect(cache.heldAtEveryRead.withLock { $0 } == [true])
     }

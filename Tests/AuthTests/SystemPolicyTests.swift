@@ -17,10 +17,10 @@ import Vault
     func context(_ passcodes: any PasscodeRepository, _ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction)
         -> AuthContext
     {
-        AuthContext(
+        AuthContext(AuthEnvironment(
             .init(
                 passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
-                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemService: fingers))
+                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
     }
 
     func systemContext(_ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction) -> AuthContext {
@@ -46,7 +46,7 @@ import Vault
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
-        _ = try await systemContext(fingers, interaction).changeSetting(.scanTimeout, to: "45s")
+        _ = try await SettingsEditor(systemContext(fingers, interaction).environment).changeSetting(.scanTimeout, to: "45s")
         let last = try #require(fingers.told.withLock { $0.last })
         #expect(last.policy.scanTimeout == .seconds(45))
         #expect(last.policy.cacheExpiry == SecuritySettings().cacheExpiry)
@@ -65,7 +65,7 @@ import Vault
             }
         }
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [])
-        try await context(passcodes, fingers, ScriptedInteraction(secrets: [Installation.passcode])).enableSystemMode()
+        try await ModeMigration(context(passcodes, fingers, ScriptedInteraction(secrets: [Installation.passcode])).environment).enableSystemMode()
         let told = try #require(fingers.told.withLock { $0.last })
         #expect(told.counts?.failedTouches == 3)
         #expect(told.counts?.failedPasscodes == 2)
@@ -77,7 +77,7 @@ import Vault
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex)])
         let interaction = ScriptedInteraction(secrets: [], scanActions: [.askPasscode(typed: "")])
         do {
-            _ = try await systemContext(fingers, interaction).verifyTouch(finger: nil)
+            _ = try await TouchVerification(systemContext(fingers, interaction).environment).verifyTouch(finger: nil)
             Issue.record("a cancelled verify matched")
         } catch let error as AuthError {
             #expect(error.code == .userCancel)
@@ -90,7 +90,7 @@ import Vault
         let interaction = ScriptedInteraction(secrets: [], scanActions: [.askPasscode(typed: "")])
         let context = install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: interaction)
         do {
-            _ = try await context.verifyTouch(finger: nil)
+            _ = try await TouchVerification(context.environment).verifyTouch(finger: nil)
             Issue.record("a cancelled verify matched")
         } catch let error as AuthError {
             #expect(error.code == .userCancel)
@@ -100,11 +100,11 @@ import Vault
     }
 
     @Test func theServicesWrongReaderKindReadsAsUserModesOwn() {
-        let hardware = AuthContext.authError(
+        let hardware = AuthError.from(
             systemService: SystemServiceError(.wrongReaderKind(reader: "simulated:0", kind: .hardware)))
         #expect(hardware.code == .biometryNotAvailable && hardware.unavailability == .wrongReaderKind)
         #expect(hardware.message == "This vault was set up with real hardware; it does not accept the test reader simulated:0.")
-        let test = AuthContext.authError(systemService: SystemServiceError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
+        let test = AuthError.from(systemService: SystemServiceError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
         #expect(test.message == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1.")
     }
 }

@@ -155,11 +155,11 @@ final class FakeSystemFingers: SystemService {
         _ fingers: FakeSystemFingers, interaction: ScriptedInteraction, readerLookup: ReaderLookup = .found(nil),
         passcodes: SystemModeRepository? = nil
     ) -> AuthContext {
-        AuthContext(
+        AuthContext(AuthEnvironment(
             .init(
                 passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
                 keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts, interaction: interaction,
-                remoteSession: { nil }, now: install.clock.now, systemService: fingers))
+                remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
     }
 
     @Test func aMatchOpensTheVaultWithTheReleasedKeyAfterANoMatchAndAHint() async throws {
@@ -191,7 +191,7 @@ final class FakeSystemFingers: SystemService {
             return (nil, FingerprintError.noReader())
         }
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
-        let verified = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup)
+        let verified = try await TouchVerification(context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup).environment)
             .verifyTouch(finger: nil)
         #expect(verified.print.finger == .rightIndex)
         let vault = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup).openNotes()
@@ -207,7 +207,7 @@ final class FakeSystemFingers: SystemService {
         _ = try install.cache.invalidateAll()
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
         let verifying = SystemModeRepository(base: install.passcodes)
-        _ = try await context(fingers, interaction: ScriptedInteraction(secrets: []), passcodes: verifying)
+        _ = try await TouchVerification(context(fingers, interaction: ScriptedInteraction(secrets: []), passcodes: verifying).environment)
             .verifyTouch(finger: nil)
         #expect(verifying.reads.withLock { $0 } == ["header"])
         let opening = SystemModeRepository(base: install.passcodes)
@@ -219,7 +219,7 @@ final class FakeSystemFingers: SystemService {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(key: SymmetricKey(size: .bits256), touches: [.match(.rightIndex)])
         await #expect(throws: AuthError.self) {
-            _ = try await context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false))
+            _ = try await TouchVerification(context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false)).environment)
                 .verifyTouch(finger: nil)
         }
     }
@@ -240,7 +240,7 @@ final class FakeSystemFingers: SystemService {
         let fingers = FakeSystemFingers(
             key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false)), .match(.leftThumb)])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
-        let verified = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
+        let verified = try await TouchVerification(context(fingers, interaction: interaction).environment).verifyTouch(finger: nil)
         #expect(verified.print.finger == .leftThumb)
         #expect(interaction.prompts.count == 1 && interaction.prompts[0].contains("read the enrolled fingers"))
     }
@@ -250,7 +250,7 @@ final class FakeSystemFingers: SystemService {
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false))])
         let interaction = ScriptedInteraction(secrets: [], canAskPasscode: false)
         let error = await #expect(throws: AuthError.self) {
-            _ = try await context(fingers, interaction: interaction).verifyTouch(finger: nil)
+            _ = try await TouchVerification(context(fingers, interaction: interaction).environment).verifyTouch(finger: nil)
         }
         #expect(error?.code == .passcodeRequired)
         #expect(error?.message.hasPrefix("The passcode is needed first") == true, "\(error?.message ?? "")")
@@ -263,7 +263,7 @@ final class FakeSystemFingers: SystemService {
         let fingers = FakeSystemFingers(
             key: try install.masterKey(), touches: [.fail(.noMatch(failedTouches: 5, touchesLeft: 0))])
         do {
-            _ = try await context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false))
+            _ = try await TouchVerification(context(fingers, interaction: ScriptedInteraction(secrets: [], canAskPasscode: false)).environment)
                 .verifyTouch(finger: nil)
             Issue.record("a no-match verified")
         } catch let error as AuthError {
@@ -287,7 +287,7 @@ final class FakeSystemFingers: SystemService {
             (.passcodeDelayed(secondsLeft: 30, failedPasscodes: 5), .passcodeDelay),
         ]
         for (code, expected) in cases {
-            #expect(AuthContext.authError(systemService: SystemServiceError(code)).code == expected, "\(code)")
+            #expect(AuthError.from(systemService: SystemServiceError(code)).code == expected, "\(code)")
         }
     }
 
@@ -297,7 +297,7 @@ final class FakeSystemFingers: SystemService {
         // A user-mode vault's key of another data directory, in the user's keyring.
         try install.cache.store(SymmetricKey(size: .bits256), name: UUID().uuidString, lifetime: .seconds(600))
         _ = try install.cache.invalidate(name: try install.passcodes.open(with: .passcode(Installation.passcode)).storeID.uuidString)
-        #expect(try context(fingers, interaction: ScriptedInteraction(secrets: [])).lock().forgotten == 2)
+        #expect(try Locking(context(fingers, interaction: ScriptedInteraction(secrets: [])).environment).lock().forgotten == 2)
         #expect(fingers.calls.withLock { $0 } == ["lock all"])
         #expect(try install.cache.invalidateAll() == 0)
     }
@@ -305,18 +305,18 @@ final class FakeSystemFingers: SystemService {
     @Test func lockInUserModeAlsoAsksAServiceThatIsThereAndIgnoresOneThatIsNot() async throws {
         try await install.setUp(fingers: [])
         _ = try install.cache.invalidateAll()
-        let user = AuthContext(
+        let user = AuthEnvironment(
             .init(
                 passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemService: FakeSystemFingers(key: try install.masterKey(), touches: [])))
         // The service held the key of a system-mode vault of the user's, elsewhere.
-        #expect(try user.lock().forgotten == 1)
-        let noService = AuthContext(
+        #expect(try Locking(user).lock().forgotten == 1)
+        let noService = AuthEnvironment(
             .init(
                 passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemService: NoSystemService()))
-        #expect(try noService.lock().forgotten == 0)
+        #expect(try Locking(noService).lock().forgotten == 0)
     }
 }

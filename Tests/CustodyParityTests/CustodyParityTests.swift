@@ -87,7 +87,7 @@ import Testing
         fl.touches.queue(.finger(.rightIndex))
         _ = try await fl.openNotes()
         #expect(fl.touches.waiting == 0)
-        _ = try await fl.context(fl.user(typing: Self.passcode)).changeSetting(.reuseWindow, to: "2m")
+        _ = try await SettingsEditor(fl.context(fl.user(typing: Self.passcode)).environment).changeSetting(.reuseWindow, to: "2m")
         // Measured from the passcode just typed: no scan for two minutes, however often.
         for _ in 1...2 { #expect(try await fl.openNotes().scanPrompts == 0) }
         #expect(try fl.status.reuseWindowLeft == .seconds(120))
@@ -109,7 +109,7 @@ import Testing
     @Test(arguments: Custody.allCases)
     func theCachedKeyExpiresAndLockForgetsItAndTheWindow(_ custody: Custody) async throws {
         let fl = try await ParityInstallation(custody)
-        _ = try await fl.context(fl.user(typing: Self.passcode)).changeSetting(.cacheExpiry, to: "1h")
+        _ = try await SettingsEditor(fl.context(fl.user(typing: Self.passcode)).environment).changeSetting(.cacheExpiry, to: "1h")
         #expect(try fl.status.keyExpiresIn == .seconds(3600))
         fl.clock.advance(3601)
         #expect(try !fl.status.unlocked)
@@ -118,10 +118,10 @@ import Testing
         #expect(try await fl.openNotes(typing: Self.passcode).prompts == 1)
         #expect(fl.touches.waiting == 1)
         #expect(try fl.status.unlocked)
-        _ = try await fl.context(fl.user(typing: Self.passcode)).changeSetting(.reuseWindow, to: "5m")
-        #expect(try fl.context(fl.user()).lock().forgotten == 1)
+        _ = try await SettingsEditor(fl.context(fl.user(typing: Self.passcode)).environment).changeSetting(.reuseWindow, to: "5m")
+        #expect(try Locking(fl.context(fl.user()).environment).lock().forgotten == 1)
         #expect(try !fl.status.unlocked && fl.status.reuseWindowLeft == nil)
-        #expect(try fl.context(fl.user()).lock().forgotten == 0)
+        #expect(try Locking(fl.context(fl.user()).environment).lock().forgotten == 0)
         #expect(try await fl.openNotes(typing: Self.passcode).prompts == 1)
         #expect(fl.touches.waiting == 1)
         await fl.stop()
@@ -132,14 +132,14 @@ import Testing
         let fl = try await ParityInstallation(custody)
         fl.touches.queue(.finger(.leftThumb))
         let enrolling = fl.user(typing: Self.passcode)
-        _ = try await fl.context(enrolling).enroll(
+        _ = try await Enrollment(fl.context(enrolling).environment).enroll(
             .leftThumb, username: "parity", confirmReplacing: { _ in false }, updates: { _ in })
         #expect(enrolling.prompts == 1)
         #expect(try fl.status.enrolledFingers?.map(\.finger).sorted() == [.rightIndex, .leftThumb].sorted())
         fl.touches.queue(.finger(.leftThumb))
         #expect(await fl.verify(.leftThumb) == nil)
         let forgetting = fl.user(typing: Self.passcode)
-        let forgotten = try await fl.context(forgetting).forget(.leftThumb) { _ in true }
+        let forgotten = try await Enrollment(fl.context(forgetting).environment).forget(.leftThumb) { _ in true }
         #expect(forgotten.map(\.finger) == [.leftThumb])
         #expect(forgetting.prompts == 1)
         #expect(await fl.verify(.leftThumb) == .notFound)

@@ -1,13 +1,15 @@
 import AuthCore
-public import Fingerprint
+import Fingerprint
 import Vault
 
 /// Who keeps a vault's key, its counters and its fingers: the one difference between user mode
 /// (`LocalCustody`: the kernel keyring, the user's attempt file, the reader in this process) and
-/// system mode (`ServiceCustody`: fingerlockd keeps them, out of the user's reach). `AuthContext`
-/// chooses one from the vault's recorded mode (`custody`, `custody(of:)`), and its use cases call it
-/// where the modes differ; nothing else in Auth asks which mode a vault is in. Both host the same
-/// rules (AuthCore); `CustodyParityTests` runs the same scenarios against both.
+/// system mode (`ServiceCustody`: fingerlockd keeps them, out of the user's reach). The
+/// `AuthEnvironment` chooses one from the vault's recorded mode (`custody`, `custody(of:)`, below,
+/// the only switch on the mode), and `AuthContext` and the use cases call it where the modes
+/// differ; nothing else in Auth asks which mode a vault is in, so a third custody is one more case
+/// here and one more conformance. Both host the same rules (AuthCore); `CustodyParityTests` runs
+/// the same scenarios against both.
 protocol KeyCustody: Sendable {
     // MARK: Touches
 
@@ -18,7 +20,7 @@ protocol KeyCustody: Sendable {
     func unlockWithFinger() async throws -> Vault
 
     /// `verify`: one touch, never a reuse; the key from the cache, else the passcode first.
-    func verifyTouch(finger: Finger?) async throws -> AuthContext.VerifiedTouch
+    func verifyTouch(finger: Finger?) async throws -> TouchVerification.VerifiedTouch
 
     // MARK: The key after the passcode
 
@@ -65,16 +67,26 @@ protocol KeyCustody: Sendable {
 
     func enroll(
         _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
-        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+        updates: @escaping @Sendable (Enrollment.Update) -> Void
     ) async throws -> EnrolledPrint
 
     func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws
-        -> [AuthContext.ForgottenPrint]
+        -> [Enrollment.ForgottenPrint]
 
     func enrolledPrints() async throws -> [EnrolledPrint]
 
     /// `doctor`: the enrolled fingers when they can be known without a prompt.
     func inspectFingers() throws -> SetupStatus
+
+    // MARK: Restore
+
+    /// Which passcode opens a backup in this custody's mode once it is back, when the restore was
+    /// authorised with `passcode` on `current`.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret
+
+    /// What would stand in the way of the passcode of `backup` (in this custody's mode) once it is
+    /// back, with what still opens it; nil when nothing does.
+    func problemAfterRestore(of backup: Vault) -> String?
 
     // MARK: Status and lock
 
@@ -85,38 +97,28 @@ protocol KeyCustody: Sendable {
     func serviceUnreachableAtLock(_ error: SystemServiceError) throws
 }
 
-extension AuthContext {
-    /// What `verify` reports.
-    public struct VerifiedTouch: Sendable {
-        public var print: EnrolledPrint
-        public var reader: ReaderIdentity
-        /// Whether the touch was matched against every enrolled finger (false: only the first).
-        public var identified: Bool
-    }
-
+extension AuthEnvironment {
     /// The custody of the vault as its header records its mode: the one place the mode decides.
     var custody: any KeyCustody { custody(for: vaultMode) }
 
     /// The custody of `mode`: for the vault's own mode (above), and for the mode a vault moves to
     /// (`system enable`/`disable`, a reset without fingerlockd).
-    func custody(for mode: VaultMode) -> any KeyCustody { Self.custody(for: mode, self) }
+    func custody(for mode: VaultMode) -> any KeyCustody {
+        switch mode {
+        case .user: LocalCustody(self)
+        case .system: ServiceCustody(self)
+        }
+    }
 
     /// The custody of an open vault, as its authenticated record says (a restore or a mode move
     /// may have changed it since the header was read).
     func custody(of vault: Vault) -> any KeyCustody {
-        Self.custody(for: (try? vault.mode) ?? vaultMode, self)
+        custody(for: (try? vault.mode) ?? vaultMode)
     }
 
     /// The sealer of each custody, for opening a passcode slot of whichever mode a vault (or a
     /// backup) records.
     var passcodeSealers: PasscodeSealers {
-        PasscodeSealers(VaultMode.allCases.map { Self.custody(for: $0, self).passcodeSealer })
-    }
-
-    private static func custody(for mode: VaultMode, _ context: AuthContext) -> any KeyCustody {
-        switch mode {
-        case .user: LocalCustody(context)
-        case .system: ServiceCustody(context)
-        }
+        PasscodeSealers(VaultMode.allCases.map { custody(for: $0).passcodeSealer })
     }
 }

@@ -20,7 +20,7 @@ extension LocalCustody {
     /// The vault `cachedVault()` opened, else the one the passcode opens.
     func vault(_ cached: (vault: Vault?, miss: AuthError?), orPasscodeFor reason: String) async throws -> Vault {
         if let vault = cached.vault { return vault }
-        return try await context.unlockWithPasscode(reason: reason, why: cached.miss)
+        return try await PasscodeUnlock(environment).unlockWithPasscode(reason: reason, why: cached.miss)
     }
 
     /// The vault opened with the cached key. A key that does not open it (planted, or left by a
@@ -35,7 +35,7 @@ extension LocalCustody {
         var storeID: UUID?
         let opened: Vault?
         do {
-            opened = try context.passcodes.open(masterKeyFor: { id in
+            opened = try environment.passcodes.open(masterKeyFor: { id in
                 storeID = id
                 return try cache.load(name: id.uuidString)
             })
@@ -45,11 +45,11 @@ extension LocalCustody {
                 .biometryNotAvailable, "The cached key does not open this vault; it was removed, so the passcode is needed.",
                 unavailability: .noCachedKey)
         } catch let error as KeyCacheError {
-            throw AuthContext.authError(error)
+            throw AuthError.from(error)
         } catch {
-            throw AuthContext.authError(error)
+            throw AuthError.from(error)
         }
-        guard let vault = opened else { throw context.noCachedKey }
+        guard let vault = opened else { throw AuthError.noCachedKey }
         return vault
     }
 }

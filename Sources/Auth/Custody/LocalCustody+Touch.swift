@@ -8,34 +8,34 @@ import Vault
 /// process and the templates are sealed in the vault. The finger is a presence check here: the
 /// user's own processes can read the keyring and the file (the README's threat model says so).
 struct LocalCustody: KeyCustody {
-    let context: AuthContext
+    let environment: AuthEnvironment
 
-    init(_ context: AuthContext) { self.context = context }
+    init(_ environment: AuthEnvironment) { self.environment = environment }
 
-    var dependencies: AuthContext.Dependencies { context.dependencies }
-    var interaction: any AuthInteraction { context.interaction }
-    var touchLedger: TouchLedger { context.touchLedger }
+    var dependencies: AuthEnvironment.Dependencies { environment.dependencies }
+    var interaction: any AuthInteraction { environment.interaction }
+    var touchLedger: TouchLedger { environment.touchLedger }
 
     // MARK: Touches
 
     func checkBiometrics() async throws {
         try await biometricPreconditions()
-        let storeID = try context.recordedStoreID
-        guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw context.noCachedKey }
-        if try touchLedger.isLockedOut() { throw context.lockout }
+        let storeID = try environment.recordedStoreID
+        guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw AuthError.noCachedKey }
+        if try touchLedger.isLockedOut() { throw AuthError.lockout }
     }
 
     func unlockWithFinger() async throws -> Vault {
-        let reader = try await context.requireReader()
+        let reader = try await environment.requireReader()
         let vault = try await vaultFromCache()
         do {
-            try context.checkReaderKind(reader, vault: vault)
-            if try AuthContext.vaultCall({ try touchLedger.isLockedOut() }) { throw context.lockout }
-            let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
-            if try context.isWithinReuseWindow(vault, settings) { return vault }
+            try environment.checkReaderKind(reader, vault: vault)
+            if try AuthError.mapped({ try touchLedger.isLockedOut() }) { throw AuthError.lockout }
+            let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
+            if try environment.isWithinReuseWindow(vault, settings) { return vault }
             let candidates = try matchCandidates(vault: vault, reader: reader, wanted: nil)
             _ = try await touches(candidates.prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
-            context.startReuseWindow(vault)
+            environment.startReuseWindow(vault)
             return vault
         } catch {
             vault.close()
@@ -43,36 +43,36 @@ struct LocalCustody: KeyCustody {
         }
     }
 
-    func verifyTouch(finger: Finger?) async throws -> AuthContext.VerifiedTouch {
+    func verifyTouch(finger: Finger?) async throws -> TouchVerification.VerifiedTouch {
         // Finding the reader (opening libfprint, enumerating) starts now, on its own thread, and
         // overlaps the checks and the unlock below.
         dependencies.readerLookup.start()
-        try context.refuseRemoteSession()
+        try environment.refuseRemoteSession()
         // The cached key opens the vault while the reader is being found; the passcode is asked for
         // only once the reader is known to be there. So a vault that cannot be opened is reported
         // before a missing reader, and a missing reader before any passcode prompt.
         let cached = try cachedVault()
         let reader: any FingerprintReader
         do {
-            reader = try await context.requireReader()
+            reader = try await environment.requireReader()
         } catch {
             cached.vault?.close()
             throw error
         }
         let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
-        try context.checkReaderKind(reader, vault: vault)
-        if try AuthContext.vaultCall({ try touchLedger.isLockedOut() }) { throw context.lockout }
+        try environment.checkReaderKind(reader, vault: vault)
+        if try AuthError.mapped({ try touchLedger.isLockedOut() }) { throw AuthError.lockout }
         let candidates = try matchCandidates(vault: vault, reader: reader, wanted: finger)
         if !candidates.identifies {
             interaction.notify("This reader cannot identify among fingers; checking \(candidates.prints[0].finger).")
         }
-        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
         let matched = try await touches(
             candidates.prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
         // A matching touch is an unlock, `verify`'s too (as fingerlockd counts it).
-        context.startReuseWindow(vault)
-        return AuthContext.VerifiedTouch(print: matched, reader: reader.identity, identified: candidates.identifies)
+        environment.startReuseWindow(vault)
+        return TouchVerification.VerifiedTouch(print: matched, reader: reader.identity, identified: candidates.identifies)
     }
 
     /// The vault opened with the cached key, once a touch could be asked for at all.
@@ -82,8 +82,8 @@ struct LocalCustody: KeyCustody {
     }
 
     func biometricPreconditions() async throws {
-        try context.refuseRemoteSession()
-        _ = try await context.requireReader()
+        try environment.refuseRemoteSession()
+        _ = try await environment.requireReader()
         if let reason = dependencies.keyCache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
@@ -101,10 +101,10 @@ struct LocalCustody: KeyCustody {
         var lost = ""
         let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
         while noMatches < tries {
-            let failures = try AuthContext.vaultCall { try touchLedger.count() }
+            let failures = try AuthError.mapped { try touchLedger.count() }
             guard failures <= TouchLedger.lockoutThreshold else {
                 try uncountTouch()
-                throw context.lockout
+                throw AuthError.lockout
             }
             let outcome: ScanOutcome<ScanResult>
             do {
@@ -114,15 +114,15 @@ struct LocalCustody: KeyCustody {
                 }
             } catch {
                 try uncountTouch()
-                let failure = AuthContext.authError(error)
+                let failure = AuthError.from(error)
                 // A reader that reads the terminal itself (the interactive simulated one) reports
                 // Enter as its own fallback: the same as leaving the scan at the prompt.
-                if failure.code == .userFallback { throw AuthContext.scanLeft(typed: "", offerPasscode: offerPasscode) }
+                if failure.code == .userFallback { throw AuthError.scanLeft(typed: "", offerPasscode: offerPasscode) }
                 throw failure
             }
             switch outcome {
             case .scanned(.match(let print)):
-                try AuthContext.vaultCall { try touchLedger.matched() }
+                try AuthError.mapped { try touchLedger.matched() }
                 return print
             case .scanned(.noMatch), .scanned(.notInReaderStorage):
                 if case .scanned(.notInReaderStorage) = outcome {
@@ -158,7 +158,7 @@ struct LocalCustody: KeyCustody {
                 interaction.notify(reason.hint)
             case .passcodeRequested(let typed):
                 try uncountTouch()
-                throw AuthContext.scanLeft(typed: typed, offerPasscode: offerPasscode)
+                throw AuthError.scanLeft(typed: typed, offerPasscode: offerPasscode)
             }
         }
         throw AuthError(
@@ -166,7 +166,7 @@ struct LocalCustody: KeyCustody {
     }
 
     func uncountTouch() throws {
-        try AuthContext.vaultCall { try touchLedger.undo() }
+        try AuthError.mapped { try touchLedger.undo() }
     }
 
     /// The vault's prints a touch on `reader` is matched against (the rule both modes share).
@@ -177,7 +177,7 @@ struct LocalCustody: KeyCustody {
         } catch {
             switch error {
             case .noneEnrolled:
-                throw context.notEnrolled(reader)
+                throw AuthError.notEnrolled(reader)
             case .fingerNotEnrolled(let finger, _):
                 throw AuthError(
                     .notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")

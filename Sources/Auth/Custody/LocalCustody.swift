@@ -19,19 +19,19 @@ extension LocalCustody {
             interaction.notify(reason)
             return
         }
-        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
         do {
-            let storeID = try AuthContext.vaultCall { try vault.storeID.uuidString }
-            try cache.store(try AuthContext.vaultCall { try vault.exportMasterKey() }, name: storeID, lifetime: settings.cacheExpiry)
+            let storeID = try AuthError.mapped { try vault.storeID.uuidString }
+            try cache.store(try AuthError.mapped { try vault.exportMasterKey() }, name: storeID, lifetime: settings.cacheExpiry)
         } catch let error as KeyCacheError {
             interaction.notify(error.message + " The fingerprint will not unlock until the next passcode.")
             return
         }
-        context.startReuseWindow(vault)
+        environment.startReuseWindow(vault)
     }
 
     func rekeyed(_ vault: Vault) throws {
-        context.forgetUserKeyringEntries(of: vault)
+        environment.forgetUserKeyringEntries(of: vault)
         try keep(vault)
     }
 
@@ -53,12 +53,12 @@ extension LocalCustody {
     // MARK: Passcode attempts
 
     func refuseDuringPasscodeDelay() throws {
-        if let delay = try AuthContext.vaultCall({ try context.passcodeLedger.delayLeft() }) {
-            throw AuthContext.passcodeDelayed(delay)
+        if let delay = try AuthError.mapped({ try environment.passcodeLedger.delayLeft() }) {
+            throw AuthError.passcodeDelayed(delay)
         }
     }
 
-    func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? { context.passcodeLedger }
+    func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? { environment.passcodeLedger }
 
     func opened(_ vault: Vault, with credential: VaultCredential) {}
 
@@ -69,17 +69,17 @@ extension LocalCustody {
     /// Enrolls on the reader in effect and seals the template in the vault.
     func enroll(
         _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
-        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+        updates: @escaping @Sendable (Enrollment.Update) -> Void
     ) async throws -> EnrolledPrint {
         // The reader first: nobody types a passcode for a reader that is not there.
-        let reader = try await context.requireReader()
-        let vault = try await context.unlockWithPasscode(reason: "enroll a finger")
+        let reader = try await environment.requireReader()
+        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "enroll a finger")
         defer { vault.close() }
-        try context.checkReaderKind(reader, vault: vault)
+        try environment.checkReaderKind(reader, vault: vault)
         let store = VaultPrintStore(vault: vault)
-        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
         let info = reader.info
-        let old = try AuthContext.vaultCall { try store.prints(for: info.identity) }.first { $0.finger == finger }
+        let old = try AuthError.mapped { try store.prints(for: info.identity) }.first { $0.finger == finger }
         if let old {
             guard try await confirmReplacing(old) else {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
@@ -90,7 +90,7 @@ extension LocalCustody {
         updates(.starting(info))
         let print: EnrolledPrint
         do {
-            let label = PrintLabel.username(user: username, storeID: try AuthContext.vaultCall { try vault.storeID })
+            let label = PrintLabel.username(user: username, storeID: try AuthError.mapped { try vault.storeID })
             print = try await reader.enroll(finger, username: label, timeout: settings.scanTimeout) { event in
                 updates(.progress(event))
             }
@@ -105,17 +105,17 @@ extension LocalCustody {
                     + " `fingerlock storage delete ID` (another program's) or `fingerlock forget FINGER` (yours) frees a"
                     + " place. Nothing was saved.")
         } catch let error as FingerprintError where error.code == .duplicate && info.hasStorage {
-            let explanation = await context.duplicateExplanation(finger, reader: reader, vault: vault)
+            let explanation = await ReaderStorageManagement.duplicateExplanation(finger, reader: reader, vault: vault)
             throw FingerprintError(.duplicate, explanation + " Nothing was saved.")
         } catch let error as FingerprintError {
             throw FingerprintError(error.code, error.message + " Nothing was saved.")
         }
-        try AuthContext.vaultCall { try store.save(print) }
+        try AuthError.mapped { try store.save(print) }
         return print
     }
 
-    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
-        let vault = try await context.unlockWithPasscode(reason: "forget a finger")
+    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
+        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "forget a finger")
         defer { vault.close() }
         let store = VaultPrintStore(vault: vault)
         let targets = try store.allPrints().filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
@@ -126,9 +126,9 @@ extension LocalCustody {
         if targets.contains(where: { !$0.reader.isSimulated }) {
             for reader in await dependencies.connectedReaders() { connected[reader.identity] = reader }
         }
-        var forgotten: [AuthContext.ForgottenPrint] = []
+        var forgotten: [Enrollment.ForgottenPrint] = []
         for print in targets {
-            var onReader = AuthContext.ForgottenPrint.OnReader.nothingLeft
+            var onReader = Enrollment.ForgottenPrint.OnReader.nothingLeft
             if let reader = connected[print.reader], reader.info.features.contains(.storageDelete) {
                 do {
                     try await reader.deleteStoredPrint(print)
@@ -138,8 +138,8 @@ extension LocalCustody {
             } else if !print.reader.isSimulated, connected[print.reader] == nil {
                 onReader = .leftOnDisconnectedReader
             }
-            try AuthContext.vaultCall { _ = try store.delete(print.finger, on: print.reader) }
-            forgotten.append(AuthContext.ForgottenPrint(finger: print.finger, reader: print.reader, onReader: onReader))
+            try AuthError.mapped { _ = try store.delete(print.finger, on: print.reader) }
+            forgotten.append(Enrollment.ForgottenPrint(finger: print.finger, reader: print.reader, onReader: onReader))
         }
         return forgotten
     }
@@ -159,6 +159,16 @@ extension LocalCustody {
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
 
+    // MARK: Restore
+
+    /// The passcode is simply tried on the backup's own slot: nothing counts it.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret {
+        backup.opens(with: .passcode(passcode)) ? .current : .backups
+    }
+
+    /// The vault's own sealer is always at hand.
+    func problemAfterRestore(of backup: Vault) -> String? { nil }
+
     // MARK: Status and lock
 
     /// With a cached key, also what is sealed in the vault (checked like any unlock's key).
@@ -168,13 +178,13 @@ extension LocalCustody {
         let (opened, _) = try cachedVault()
         guard let vault = opened else { return }
         defer { vault.close() }
-        let storeID = try AuthContext.vaultCall { try vault.storeID.uuidString }
+        let storeID = try AuthError.mapped { try vault.storeID.uuidString }
         status.unlocked = true
         status.keyExpiresIn = cache.remainingLifetime(name: storeID)
-        let settings = try AuthContext.vaultCall { try SecuritySettings(vault: vault) }
-        if !status.lockedOut { status.reuseWindowLeft = context.reuseWindow.left(for: storeID, window: settings.reuseWindow) }
-        status.kind = try AuthContext.vaultCall { try vault.kind }
-        status.enrolledFingers = try AuthContext.vaultCall {
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
+        if !status.lockedOut { status.reuseWindowLeft = environment.reuseWindow.left(for: storeID, window: settings.reuseWindow) }
+        status.kind = try AuthError.mapped { try vault.kind }
+        status.enrolledFingers = try AuthError.mapped {
             try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
         }
     }
@@ -183,7 +193,7 @@ extension LocalCustody {
     /// forget there for a user-mode vault.
     func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
         guard case .unreachable = error.code else {
-            throw AuthContext.authError(systemService: error)
+            throw AuthError.from(systemService: error)
         }
     }
 }

@@ -15,7 +15,7 @@ extension ServiceCustody {
     func touchUnlock(finger: Finger?, tries: Int?, offerPasscode: Bool, reuse: Bool) async throws
         -> (vault: Vault, touch: SystemTouch)
     {
-        let storeID = try context.recordedStoreID
+        let storeID = try environment.recordedStoreID
         // The vault's settings are sealed in it: the service applies what the owner told it (the
         // scan timeout whatever the client asks), and says them in the same round trip that asks
         // for a release within the reuse window (then no touch prompt is shown, as in user mode).
@@ -23,9 +23,9 @@ extension ServiceCustody {
         var told: (tries: Int?, scanTimeout: Duration?)?
         var policyKnown: Bool?
         if reuse {
-            switch try await context.asyncSystemCall({ try await systemService.unlockWithoutScan(vault: storeID) }) {
+            switch try await environment.asyncSystemCall({ try await systemService.unlockWithoutScan(vault: storeID) }) {
             case .released(let key):
-                let vault = try AuthContext.vaultCall { try passcodes.open(withKey: key) }
+                let vault = try AuthError.mapped { try passcodes.open(withKey: key) }
                 return (vault, SystemTouch(key: key, finger: nil, reader: nil))
             case .scanNeeded(let tries, let scanTimeout):
                 told = tries == nil && scanTimeout == nil ? nil : (tries, scanTimeout)
@@ -66,18 +66,18 @@ extension ServiceCustody {
                     interaction.notify(reason.hint)
                     continue
                 default:
-                    throw AuthContext.authError(systemService: error)
+                    throw AuthError.from(systemService: error)
                 }
             }
             switch outcome {
             case .passcodeRequested(let typed):
-                throw AuthContext.scanLeft(typed: typed, offerPasscode: offerPasscode)
+                throw AuthError.scanLeft(typed: typed, offerPasscode: offerPasscode)
             case .scanned(let touch):
                 // The released key must open this vault, as any key does: it is checked, never trusted.
-                let vault = try AuthContext.vaultCall { try passcodes.open(withKey: touch.key) }
+                let vault = try AuthError.mapped { try passcodes.open(withKey: touch.key) }
                 // A vault moved before fingerlockd took settings: it learns them now, the vault open
                 // (also when the service did not say whether it knows them).
-                if !(policyKnown ?? touch.policyKnown ?? false) { context.tellServicePolicy(of: vault) }
+                if !(policyKnown ?? touch.policyKnown ?? false) { environment.tellServicePolicy(of: vault) }
                 return (vault, touch)
             }
         }
@@ -87,41 +87,41 @@ extension ServiceCustody {
     /// the template.
     func enrollThroughService(
         _ finger: Finger, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
-        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+        updates: @escaping @Sendable (Enrollment.Update) -> Void
     ) async throws -> EnrolledPrint {
-        let storeID = try context.recordedStoreID
-        let existing = try context.systemCall { try systemService.fingers(vault: storeID) }.first { $0.finger == finger }
-        try context.requirePasscodeSource()
-        let timeout = try context.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
+        let storeID = try environment.recordedStoreID
+        let existing = try environment.systemCall { try systemService.fingers(vault: storeID) }.first { $0.finger == finger }
+        try PasscodeUnlock(environment).requirePasscodeSource()
+        let timeout = try environment.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
         return try await withSealedPasscodeSlot(reason: "enroll a finger") { proof in
-            if let existing, try await !confirmReplacing(AuthContext.print(existing)) {
+            if let existing, try await !confirmReplacing(Self.print(existing)) {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
             }
             let announced = Mutex(false)
             let enrolled = try await systemService.enroll(finger, proof: proof, timeout: timeout) { event in
                 if announced.withLock({ value in defer { value = true }; return !value }) {
-                    updates(.starting(AuthContext.serviceReaderInfo))
+                    updates(.starting(Self.serviceReaderInfo))
                 }
                 updates(.progress(event))
             }
-            return AuthContext.print(enrolled)
+            return Self.print(enrolled)
         }
     }
 
     /// `forget` for a system-mode vault.
-    func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
-        let storeID = try context.recordedStoreID
-        let targets = try context.systemCall { try systemService.fingers(vault: storeID) }
+    func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
+        let storeID = try environment.recordedStoreID
+        let targets = try environment.systemCall { try systemService.fingers(vault: storeID) }
             .filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
         if targets.isEmpty, let finger {
             throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
         }
-        try context.requirePasscodeSource()
+        try PasscodeUnlock(environment).requirePasscodeSource()
         return try await withSealedPasscodeSlot(reason: "forget a finger") { proof in
-            var forgotten: [AuthContext.ForgottenPrint] = []
+            var forgotten: [Enrollment.ForgottenPrint] = []
             for target in targets {
                 try await systemService.forget(target.finger, proof: proof)
-                forgotten.append(AuthContext.ForgottenPrint(finger: target.finger, reader: target.reader, onReader: .nothingLeft))
+                forgotten.append(Enrollment.ForgottenPrint(finger: target.finger, reader: target.reader, onReader: .nothingLeft))
             }
             return forgotten
         }
@@ -129,8 +129,8 @@ extension ServiceCustody {
 
     /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
     func fingersInService() throws -> [EnrolledPrint] {
-        let storeID = try context.recordedStoreID
-        return try context.systemCall { try systemService.fingers(vault: storeID) }.map(AuthContext.print)
+        let storeID = try environment.recordedStoreID
+        return try environment.systemCall { try systemService.fingers(vault: storeID) }.map(Self.print)
     }
 
     /// Asks for the passcode and runs `body` with its proof, asking again (at a terminal) when the
@@ -138,10 +138,10 @@ extension ServiceCustody {
     private func withSealedPasscodeSlot<T>(
         reason: String, _ body: (SealedPasscodeSlot) async throws -> T
     ) async throws -> T {
-        let prompts = interaction.passcodeFromScript ? 1 : AuthContext.passcodePromptsPerEvaluation
+        let prompts = interaction.passcodeFromScript ? 1 : PasscodeUnlock.promptsPerCommand
         for attempt in 1...prompts {
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: "")
-            let proof = try AuthContext.vaultCall { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
+            let proof = try AuthError.mapped { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
             do {
                 return try await body(proof)
             } catch let error as SystemServiceError {
@@ -149,9 +149,21 @@ extension ServiceCustody {
                     interaction.notify("Wrong passcode, try again.")
                     continue
                 }
-                throw AuthContext.authError(systemService: error)
+                throw AuthError.from(systemService: error)
             }
         }
         throw AuthError(.authenticationFailed, "Wrong passcode.")
+    }
+}
+
+extension ServiceCustody {
+    /// Stands for the service's reader in enrollment's first update: its details stay in the service.
+    static let serviceReaderInfo = ReaderInfo(
+        name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,
+        enrollStages: 0, features: [])
+
+    static func print(_ finger: SystemEnrolledFinger) -> EnrolledPrint {
+        // No template leaves the service: the print only names the finger, its reader and its date.
+        EnrolledPrint(finger: finger.finger, reader: finger.reader, template: Data(), enrolled: finger.enrolled)
     }
 }

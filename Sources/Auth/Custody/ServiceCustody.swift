@@ -8,33 +8,33 @@ import Vault
 /// passcode slot, so the finger is a barrier: nothing of the user's can release the key or reset a
 /// count. Nothing goes into the user's keyring, and nothing found there is used.
 struct ServiceCustody: KeyCustody {
-    let context: AuthContext
+    let environment: AuthEnvironment
 
-    init(_ context: AuthContext) { self.context = context }
+    init(_ environment: AuthEnvironment) { self.environment = environment }
 
-    var interaction: any AuthInteraction { context.interaction }
-    var passcodes: any PasscodeRepository { context.passcodes }
-    var systemService: any SystemService { context.systemService }
+    var interaction: any AuthInteraction { environment.interaction }
+    var passcodes: any PasscodeRepository { environment.passcodes }
+    var systemService: any SystemService { environment.systemService }
 
     // MARK: Touches
 
     /// A touch goes through fingerlockd, never through the user's keyring or an in-process match.
-    func checkBiometrics() async throws { throw context.systemModeTouch }
+    func checkBiometrics() async throws { throw AuthError.systemModeTouch }
 
     func unlockWithFinger() async throws -> Vault {
-        try context.refuseRemoteSession()
+        try environment.refuseRemoteSession()
         return try await touchUnlock(finger: nil, tries: nil, offerPasscode: true, reuse: true).vault
     }
 
-    func verifyTouch(finger: Finger?) async throws -> AuthContext.VerifiedTouch {
-        try context.refuseRemoteSession()
+    func verifyTouch(finger: Finger?) async throws -> TouchVerification.VerifiedTouch {
+        try environment.refuseRemoteSession()
         let (vault, touch): (Vault, SystemTouch)
         do {
             (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
         } catch let error as AuthError where error.unavailability == .noCachedKey {
             // As in user mode: with no key held, the passcode first (the service keeps the key
             // after it), then the touch; without a terminal, the reason and how to give it.
-            try await context.unlockWithPasscode(reason: "read the enrolled fingers", why: error).close()
+            try await PasscodeUnlock(environment).unlockWithPasscode(reason: "read the enrolled fingers", why: error).close()
             (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
         }
         vault.close()
@@ -43,32 +43,32 @@ struct ServiceCustody: KeyCustody {
             throw AuthError(.dataError, "fingerlockd released the key without naming the finger that matched.")
         }
         let print = EnrolledPrint(finger: matched, reader: reader, template: Data(), enrolled: Date())
-        return AuthContext.VerifiedTouch(print: print, reader: reader, identified: true)
+        return TouchVerification.VerifiedTouch(print: print, reader: reader, identified: true)
     }
 
     // MARK: The key after the passcode
 
     func openWithoutTouch(reason: String) async throws -> Vault {
-        try await context.unlockWithPasscode(reason: reason, why: context.systemModeTouch)
+        try await PasscodeUnlock(environment).unlockWithPasscode(reason: reason, why: AuthError.systemModeTouch)
     }
 
     /// fingerlockd keeps the key (it cached it when it checked the passcode); whatever this vault
     /// left in the user's keyring in user mode goes.
     func keep(_ vault: Vault) throws {
-        context.forgetUserKeyringEntries(of: vault)
+        environment.forgetUserKeyringEntries(of: vault)
     }
 
     /// The old key opens nothing any more: the service forgets any key it holds (best effort), then
     /// learns the vault's settings, proven with the new key.
     func rekeyed(_ vault: Vault) throws {
         if let storeID = try? vault.storeID { _ = try? systemService.lock(vault: storeID) }
-        context.forgetUserKeyringEntries(of: vault)
-        context.tellServicePolicy(of: vault)
+        environment.forgetUserKeyringEntries(of: vault)
+        environment.tellServicePolicy(of: vault)
     }
 
     /// fingerlockd applies the vault's settings: it learns them with the key as proof.
     func settingChanged(_ key: SecuritySettings.Key, in vault: Vault) throws {
-        context.tellServicePolicy(of: vault)
+        environment.tellServicePolicy(of: vault)
     }
 
     func keyCacheUnavailableReason() -> String? { nil }
@@ -90,13 +90,13 @@ struct ServiceCustody: KeyCustody {
     /// which opens the vault without the service, is still counted here.
     func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? {
         let onlyPasscodes = credentials.allSatisfy { if case .passcode = $0 { true } else { false } }
-        return onlyPasscodes ? nil : context.passcodeLedger
+        return onlyPasscodes ? nil : environment.passcodeLedger
     }
 
     /// Whatever the passcode was for (an unlock, a change, rekey, restore), the vault is open:
     /// fingerlockd learns its settings (the cache-expiry it already capped the key to).
     func opened(_ vault: Vault, with credential: VaultCredential) {
-        if case .passcode = credential { context.tellServicePolicy(of: vault) }
+        if case .passcode = credential { environment.tellServicePolicy(of: vault) }
     }
 
     /// The service's count and delay are worth telling.
@@ -109,12 +109,12 @@ struct ServiceCustody: KeyCustody {
 
     func enroll(
         _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
-        updates: @escaping @Sendable (AuthContext.EnrollmentUpdate) -> Void
+        updates: @escaping @Sendable (Enrollment.Update) -> Void
     ) async throws -> EnrolledPrint {
         try await enrollThroughService(finger, confirmReplacing: confirmReplacing, updates: updates)
     }
 
-    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [AuthContext.ForgottenPrint] {
+    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
         try await forgetThroughService(finger, covers: covers)
     }
 
@@ -129,6 +129,27 @@ struct ServiceCustody: KeyCustody {
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
 
+    // MARK: Restore
+
+    /// Trying the passcode on the backup's slot would be a counted attempt at the service (and a
+    /// wrong one a failure): only an identical slot is known to match.
+    func passcodeAfterRestore(_ passcode: String, current: Vault, backup: Vault) -> RestorePlan.Secret {
+        current.hasSamePasscodeSlot(passcodeSealer.mode, as: backup) ? .current : .backupsUnchecked
+    }
+
+    /// The backup's passcode opens nothing without fingerlockd's secret for its vault.
+    func problemAfterRestore(of backup: Vault) -> String? {
+        do {
+            let storeID = try backup.storeID
+            if try environment.systemCall({ try systemService.status(vault: storeID) }).registered { return nil }
+            return "fingerlockd has no secret for the backup's vault, so afterwards its passcode opens nothing; "
+                + "its recovery key does (`fingerlock passcode reset`)."
+        } catch {
+            return "\(AuthError.from(error).message) Afterwards the passcode opens the vault only through fingerlockd; "
+                + "the backup's recovery key opens it without."
+        }
+    }
+
     // MARK: Status and lock
 
     /// The key, the counters and the fingers that apply are fingerlockd's (the user's keyring and
@@ -140,8 +161,8 @@ struct ServiceCustody: KeyCustody {
         status.failedTouches = 0
         status.lockedOut = false
         do {
-            let storeID = try context.recordedStoreID
-            let known = try context.systemCall { try systemService.status(vault: storeID) }
+            let storeID = try environment.recordedStoreID
+            let known = try environment.systemCall { try systemService.status(vault: storeID) }
             status.service = .answered(known)
             status.unlocked = known.unlocked
             status.keyExpiresIn = known.unlocked ? .seconds(known.unlockedSeconds) : nil
@@ -156,13 +177,13 @@ struct ServiceCustody: KeyCustody {
                 VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader)
             }
         } catch {
-            status.service = .unreachable(AuthContext.authError(error).message)
+            status.service = .unreachable(AuthError.from(error).message)
         }
     }
 
     /// A system-mode vault's key is the service's to forget: one it cannot be asked to forget may
     /// still be held.
     func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
-        throw AuthContext.authError(systemService: error)
+        throw AuthError.from(systemService: error)
     }
 }

@@ -62,7 +62,7 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
             return PasscodeSealerError(.unavailable, message)
         default:
             // Not an answer about a passcode slot: as the policy words it anywhere else.
-            return PasscodeSealerError(.unavailable, AuthContext.authError(systemService: error).message)
+            return PasscodeSealerError(.unavailable, AuthError.from(systemService: error).message)
         }
     }
 

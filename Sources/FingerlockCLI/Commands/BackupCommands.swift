@@ -44,7 +44,7 @@ struct RestoreCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        let prepared = try await session.context.prepareRestore(from: file)
+        let prepared = try await VaultRestore(session.environment).prepareRestore(from: file)
         let console = dependencies.console
         let plan = prepared.plan
         for line in RestorePlanText.lines(plan) { console.print(line) }
@@ -119,7 +119,7 @@ struct RekeyCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        try await session.context.rekey()
+        try await PasscodeManagement(session.environment).rekey()
         dependencies.console.print("Rekeyed: the old recovery key and old copies of the key slots no longer open this vault.")
     }
 }

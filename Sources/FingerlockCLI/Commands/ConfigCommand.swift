@@ -53,7 +53,7 @@ struct ConfigCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
-            let settings = try await session.context.settings()
+            let settings = try await SettingsEditor(session.environment).settings()
             if json {
                 // Values as `config set` takes them, so a script can save and put back what it read.
                 let keys = try key.map { [try ConfigCommand.key($0)] } ?? SecuritySettings.Key.allCases
@@ -92,7 +92,7 @@ struct ConfigCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let key = try ConfigCommand.key(self.key)
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let settings = try await session.context.changeSetting(key, to: value)
+            let settings = try await SettingsEditor(session.environment).changeSetting(key, to: value)
             dependencies.console.print("\(key.rawValue) = \(settings.value(key))")
         }
     }

@@ -21,16 +21,16 @@ struct DoctorCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false)
-        let context = session.context
+        let environment = session.environment
         let doctorDependencies = DoctorDependencies.system(
             environment: dependencies.environment, dataDirectory: dataDirectory,
             // The readers `fingerlock readers` lists with the same --reader: with `--reader simulated`
             // (a test vault's reader) that is the simulated one, not an error about missing hardware.
             listReaders: { try await ReaderResolver(option: global.reader, dependencies: dependencies).listedReaders().map(\.info) },
-            setupStatus: { try context.inspectSetup() },
+            setupStatus: { try VaultStatusReport(environment).inspectSetup() },
             service: DoctorServiceTarget(
-                socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { context.vaultMode },
-                vaultStatus: { try context.serviceStatus() }))
+                socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { ModeMigration(environment).currentMode },
+                vaultStatus: { try VaultStatusReport(environment).serviceStatus() }))
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
         if status != 0 { throw DoctorFoundProblems(status: status) }

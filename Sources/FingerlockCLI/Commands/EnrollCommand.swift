@@ -25,7 +25,7 @@ struct EnrollCommand: FingerlockCommand {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
         let text = Mutex(EnrollProgressText(finger: finger))
         let print = try await withInterruptCancellation {
-            try await session.context.enroll(finger, username: dependencies.username, confirmReplacing: { [replace] old in
+            try await Enrollment(session.environment).enroll(finger, username: dependencies.username, confirmReplacing: { [replace] old in
                 if replace { return true }
                 return try await Confirmation.ask(
                     "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled))). Replace it?",

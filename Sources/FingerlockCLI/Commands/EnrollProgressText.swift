@@ -12,7 +12,7 @@ struct EnrollProgressText {
 
     init(finger: Finger) { self.finger = finger }
 
-    mutating func lines(for update: AuthContext.EnrollmentUpdate) -> [String] {
+    mutating func lines(for update: Enrollment.Update) -> [String] {
         switch update {
         case .starting(let info):
             self.info = info

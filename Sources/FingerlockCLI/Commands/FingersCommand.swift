@@ -22,7 +22,7 @@ struct FingersCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
-        let prints = try await session.context.enrolledPrints()
+        let prints = try await Enrollment(session.environment).enrolledPrints()
         let console = dependencies.console
         if json {
             try console.printJSON(prints.map { Entry(reader: $0.reader.description, finger: $0.finger.rawValue, enrolled: $0.enrolled) })

@@ -27,7 +27,7 @@ struct ForgetCommand: FingerlockCommand {
         let console = dependencies.console
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
         let resolver = session.resolver
-        let forgotten = try await session.context.forget(finger.flatMap(Finger.init(name:))) { resolver.covers($0) }
+        let forgotten = try await Enrollment(session.environment).forget(finger.flatMap(Finger.init(name:))) { resolver.covers($0) }
         guard !forgotten.isEmpty else {
             console.print("No finger is enrolled; nothing to forget.")
             return

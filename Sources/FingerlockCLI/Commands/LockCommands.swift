@@ -9,7 +9,7 @@ struct LockCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false)
-        let outcome = try session.context.lock()
+        let outcome = try Locking(session.environment).lock()
         let console = dependencies.console
         if outcome.cacheUnavailable != nil {
             console.print("Locked: no key can be cached here (the kernel keyring is not usable).")
@@ -30,7 +30,7 @@ struct UnlockCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        let outcome = try await session.context.unlock()
+        let outcome = try await Locking(session.environment).unlock()
         if let cachedFor = outcome.cachedFor {
             dependencies.console.print("Unlocked: a finger opens the vault for the next \(SecuritySettings.format(cachedFor)).")
         } else {

@@ -25,7 +25,7 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
-            let vault = try await session.context.setPasscode()
+            let vault = try await PasscodeManagement(session.environment).setPasscode()
             defer { vault.close() }
             let kind = try vault.kind
             dependencies.console.print(
@@ -42,7 +42,7 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            try await session.context.changePasscode()
+            try await PasscodeManagement(session.environment).changePasscode()
             dependencies.console.print("Passcode changed.")
         }
     }
@@ -56,7 +56,7 @@ struct PasscodeCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            try await session.context.resetPasscode()
+            try await PasscodeManagement(session.environment).resetPasscode()
             dependencies.console.print("Passcode reset.")
         }
     }

@@ -31,7 +31,7 @@ struct StatusCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false, json: json)
-        let status = try session.context.status()
+        let status = try VaultStatusReport(session.environment).status()
         let socket = global.settings.socketPath(dependencies.environment)
         if json {
             try dependencies.console.printJSON(StatusJSON(status, socket: socket))

@@ -54,7 +54,7 @@ struct StorageCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, json: json)
-            let storage = try await session.context.readerStorage()
+            let storage = try await ReaderStorageManagement(session.environment).readerStorage()
             let console = dependencies.console
             if json {
                 try console.printJSON(storage.entries.map(Entry.init))
@@ -88,7 +88,7 @@ struct StorageCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
             let yes = self.yes
-            let deleted = try await session.context.deleteStoredPrint(id: id) { entry in
+            let deleted = try await ReaderStorageManagement(session.environment).deleteStoredPrint(id: id) { entry in
                 if yes { return true }
                 return try await Confirmation.ask(
                     "Delete \(entry.print.id), \(TerminalSafeText.line(entry.summary))? \(TerminalSafeText.line(entry.consequence))",
@@ -112,7 +112,7 @@ struct StorageCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
             let yes = self.yes
-            let cleared = try await session.context.clearReaderStorage { storage in
+            let cleared = try await ReaderStorageManagement(session.environment).clearReaderStorage { storage in
                 // Nothing listed, nothing anyone could lose: no question to ask.
                 if yes || storage.entries.isEmpty { return true }
                 return try await Confirmation.ask(
@@ -128,14 +128,14 @@ struct StorageCommand: ParsableCommand {
             }
         }
 
-        static func question(_ storage: AuthContext.ReaderStorage) -> String {
+        static func question(_ storage: ReaderStorageManagement.ReaderStorage) -> String {
             let list = storage.entries.map { "  \($0.print.id)  \(TerminalSafeText.line($0.summary))" }.joined(separator: "\n")
             let header = "Delete all \(storage.entries.count) print(s) stored on \(storage.reader.identity)?"
             return [header, list, consequences(storage)].filter { !$0.isEmpty }.joined(separator: "\n")
         }
 
         /// One sentence per kind of owner: what stops working.
-        static func consequences(_ storage: AuthContext.ReaderStorage) -> String {
+        static func consequences(_ storage: ReaderStorageManagement.ReaderStorage) -> String {
             var seen = Set<String>()
             let sentences = storage.entries.map(\.consequence).filter { seen.insert($0).inserted }
             return sentences.isEmpty ? "The reader stores nothing." : TerminalSafeText.line(sentences.joined(separator: " "))
@@ -144,7 +144,7 @@ struct StorageCommand: ParsableCommand {
 }
 
 extension StorageCommand.List.Entry {
-    init(_ entry: AuthContext.StoredPrintEntry) {
+    init(_ entry: ReaderStorageManagement.StoredPrintEntry) {
         var vault: String?
         switch entry.owner {
         case .otherVault(let tag): vault = tag

@@ -36,7 +36,7 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let fingers = try await session.context.enableSystemMode()
+            let fingers = try await ModeMigration(session.environment).enableSystemMode()
             dependencies.console.print(
                 "System mode: the passcode now opens this vault only through fingerlockd.")
             if !fingers.moved.isEmpty {
@@ -65,7 +65,7 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let fingers = try await session.context.disableSystemMode()
+            let fingers = try await ModeMigration(session.environment).disableSystemMode()
             if let warning = fingers.warning {
                 dependencies.console.warn(warning)
             }
@@ -86,7 +86,7 @@ struct SystemCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: nil, dependencies: dependencies, needsReader: false)
-            dependencies.console.print("mode: \(session.context.vaultMode.rawValue)")
+            dependencies.console.print("mode: \(ModeMigration(session.environment).currentMode.rawValue)")
         }
     }
 }

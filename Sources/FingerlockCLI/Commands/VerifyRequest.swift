@@ -74,8 +74,8 @@ struct VerifyRequest: Equatable {
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(
             global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies, json: json)
-        let context = session.context
-        let result = try await withInterruptCancellation { [finger] in try await context.verifyTouch(finger: finger) }
+        let verification = TouchVerification(session.environment)
+        let result = try await withInterruptCancellation { [finger] in try await verification.verifyTouch(finger: finger) }
         if json {
             try dependencies.console.printJSON(Match(matched: true, finger: result.print.finger.description, reader: result.reader.description))
         } else {

@@ -4,8 +4,10 @@ import Foundation
 import Vault
 
 /// What a command needs to authenticate: the reader in effect, the interaction (terminal, script
-/// or none) and the `AuthContext` built from them.
+/// or none), the `AuthEnvironment` built from them that every use case of the command shares, and
+/// the `AuthContext` that opens the notes.
 struct AuthSession {
+    let environment: AuthEnvironment
     let context: AuthContext
     /// The reader in effect, possibly still being found.
     let readerLookup: ReaderLookup
@@ -70,7 +72,7 @@ struct AuthSession {
         self.dependencies = dependencies
         let listed: @Sendable () async -> [any FingerprintReader] = { [resolver] in (try? await resolver.connectedReaders()) ?? [] }
         let socketPath = global.socketPath(dependencies.environment)
-        context = AuthContext(
+        environment = AuthEnvironment(
             .init(
                 passcodes: dependencies.passcodeRepository(dataDirectory),
                 readerLookup: readerLookup,
@@ -78,6 +80,7 @@ struct AuthSession {
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
                 systemService: dependencies.systemService(socketPath)))
+        context = AuthContext(environment)
         self.resolver = resolver
     }
 

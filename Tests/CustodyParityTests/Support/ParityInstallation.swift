@@ -63,41 +63,41 @@ final class ParityInstallation: Sendable {
         let passcodes = VaultPasscodeRepository(
             dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now),
             cost: .insecureForTestsOnly())
-        return AuthContext(
+        return AuthContext(AuthEnvironment(
             .init(
                 passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
                 attempts: attempts, interaction: interaction, remoteSession: { nil }, now: clock.now,
-                testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath)))
+                testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath))))
     }
 
     /// A user who types `secrets` at the prompts (from a script: one try per prompt).
     func user(typing secrets: String...) -> ScriptedUser { ScriptedUser(secrets: secrets) }
 
     private func setUp() async throws {
-        _ = try await context(user(typing: Self.passcode, Self.passcode)).setPasscode().close()
+        _ = try await PasscodeManagement(context(user(typing: Self.passcode, Self.passcode)).environment).setPasscode().close()
         touches.queue(.finger(.rightIndex))
-        _ = try await context(user(typing: Self.passcode)).enroll(
+        _ = try await Enrollment(context(user(typing: Self.passcode)).environment).enroll(
             .rightIndex, username: "parity", confirmReplacing: { _ in false }, updates: { _ in })
         if custody == .system {
-            let moved = try await context(user(typing: Self.passcode)).enableSystemMode()
+            let moved = try await ModeMigration(context(user(typing: Self.passcode)).environment).enableSystemMode()
             #expect(moved.moved == [.rightIndex])
             // The passcode again: the key is cached for touches, as in user mode after setUp.
-            _ = try await context(user(typing: Self.passcode)).unlock()
+            _ = try await Locking(context(user(typing: Self.passcode)).environment).unlock()
         }
         #expect(touches.waiting == 0)
-        #expect(try context(user()).status().unlocked)
+        #expect(try VaultStatusReport(context(user()).environment).status().unlocked)
     }
 
     // MARK: What a scenario does and reads
 
     var status: VaultStatus {
-        get throws { try context(user()).status() }
+        get throws { try VaultStatusReport(context(user()).environment).status() }
     }
 
     /// `verify`: one touch; the error's code when it fails.
     func verify(_ finger: Finger? = nil) async -> AuthError.Code? {
         do {
-            _ = try await context(user()).verifyTouch(finger: finger)
+            _ = try await TouchVerification(context(user()).environment).verifyTouch(finger: finger)
             return nil
         } catch let error as AuthError {
             return error.code

@@ -11,7 +11,7 @@ import Vault
 extension LibfprintTests {
     /// Two vaults on one match-on-chip reader (`virtual_device_storage`), as when two users, or one
     /// user's two data directories, share a laptop's reader; fprintd's prints may sit there too. The
-    /// real policy (`AuthContext`), vaults and attempt files, and libfprint's own storage driver.
+    /// real policy (`AuthEnvironment` and its use cases), vaults and attempt files, and libfprint's own storage driver.
     @Suite struct SharedChip {
         /// A match counts only for a print sealed in this vault, whatever else the chip holds.
         @Test(.timeLimit(.minutes(2)))
@@ -100,7 +100,7 @@ extension LibfprintTests {
                 #expect(error?.message.contains("vault \(aliceTag)") == true)
                 #expect(error?.message.contains("fingerlock storage delete \(aliceEntry.print.id)") == true)
                 #expect(error?.message.hasSuffix("Nothing was saved.") == true)
-                #expect(try await bob.context.enrolledPrints().isEmpty)
+                #expect(try await Enrollment(bob.environment).enrolledPrints().isEmpty)
             }
         }
 
@@ -214,7 +214,7 @@ struct SharedChipFixture {
     struct User {
         let name: String
         let directory: String
-        let context: AuthContext
+        let environment: AuthEnvironment
         let attempts: FileAttemptStore
     }
 
@@ -243,7 +243,7 @@ struct SharedChipFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-chip-\(UUID().uuidString)").path
         let attempts = FileAttemptStore(dataDirectory: directory)
         let interaction = PasscodeTypist(passcode: Self.passcode)
-        let auth = AuthContext(
+        let auth = AuthEnvironment(
             .init(
                 passcodes: VaultPasscodeRepository(
                     dataDirectory: directory, configuration: VaultConfiguration(now: Date.init),
@@ -251,8 +251,8 @@ struct SharedChipFixture {
                 readerLookup: .found(reader), keyCache: InMemoryKeyCache(now: Date.init), reuseMarkers: InMemoryKeyCache(now: Date.init), attempts: attempts,
                 interaction: interaction, remoteSession: { nil }, now: Date.init,
                 connectedReaders: { [reader] in [reader] }))
-        try await auth.setPasscode().close()
-        return User(name: name, directory: directory, context: auth, attempts: attempts)
+        try await PasscodeManagement(auth).setPasscode().close()
+        return User(name: name, directory: directory, environment: auth, attempts: attempts)
     }
 
     /// The id the chip stores for `owner`'s print: what a real driver builds from the print's username.
@@ -262,7 +262,7 @@ struct SharedChipFixture {
     }
 
     func enroll(_ finger: Finger, in user: User, touching id: String, touches: Int = 5) async throws {
-        async let enrolled = user.context.enroll(finger, username: user.name, confirmReplacing: { _ in false }) { _ in }
+        async let enrolled = Enrollment(user.environment).enroll(finger, username: user.name, confirmReplacing: { _ in false }) { _ in }
         for _ in 0..<touches { try await socket.touch(id) }
         _ = try await enrolled
         await context.waitUntilIdle()
@@ -271,7 +271,7 @@ struct SharedChipFixture {
     /// One touch for `verify` (`fingerlock verify`): the matched finger. `commands` follow the touch,
     /// each sent once an operation (the scan, then a listing) waits for it.
     func verify(_ user: User, touching id: String?, then commands: VirtualDeviceCommand...) async throws -> Finger {
-        async let verified = user.context.verifyTouch(finger: nil)
+        async let verified = TouchVerification(user.environment).verifyTouch(finger: nil)
         if let id { try await socket.touch(id) }
         for command in commands { try await socket.queue(command) }
         do {
@@ -284,8 +284,8 @@ struct SharedChipFixture {
         }
     }
 
-    func storage(_ user: User, inserting ids: [String] = []) async throws -> AuthContext.ReaderStorage {
-        async let storage = user.context.readerStorage()
+    func storage(_ user: User, inserting ids: [String] = []) async throws -> ReaderStorageManagement.ReaderStorage {
+        async let storage = ReaderStorageManagement(user.environment).readerStorage()
         // Without commands, the listing goes ahead after half a second.
         for id in ids { try await socket.queue(.insert(id)) }
         if !ids.isEmpty { try await socket.send(.cont) }
@@ -295,10 +295,10 @@ struct SharedChipFixture {
     }
 
     func delete(
-        _ id: String, in user: User, confirm: @escaping @Sendable (AuthContext.StoredPrintEntry) async throws -> Bool
-    ) async throws -> AuthContext.StoredPrintEntry? {
+        _ id: String, in user: User, confirm: @escaping @Sendable (ReaderStorageManagement.StoredPrintEntry) async throws -> Bool
+    ) async throws -> ReaderStorageManagement.StoredPrintEntry? {
         // Listing and deleting each wait half a second for commands, then go ahead.
-        let result = try await user.context.deleteStoredPrint(id: id, confirm: confirm)
+        let result = try await ReaderStorageManagement(user.environment).deleteStoredPrint(id: id, confirm: confirm)
         await context.waitUntilIdle()
         return result
     }

@@ -4,7 +4,17 @@ import Foundation
 import Vault
 
 /// `lock` and `unlock`: forgetting every cached key, or caching one now.
-extension AuthContext {
+public struct Locking: Sendable {
+    let environment: AuthEnvironment
+    let custody: any KeyCustody
+
+    public init(_ environment: AuthEnvironment) { self.init(environment, custody: environment.custody) }
+
+    init(_ environment: AuthEnvironment, custody: any KeyCustody) {
+        self.environment = environment
+        self.custody = custody
+    }
+
     /// What `lock` did: how many cached keys were forgotten.
     public struct LockOutcome: Equatable, Sendable {
         public var forgotten: Int
@@ -19,19 +29,19 @@ extension AuthContext {
     /// throws.
     public func lock() throws -> LockOutcome {
         var forgotten = 0
-        let cache = dependencies.keyCache
+        let cache = environment.dependencies.keyCache
         let cacheUnavailable = cache.unavailableReason()
         if cacheUnavailable == nil {
             do {
                 forgotten += try cache.invalidateAll()
                 // The windows end with the keys; they are no keys, so they are not counted.
-                _ = try dependencies.reuseMarkers.invalidateAll()
+                _ = try environment.dependencies.reuseMarkers.invalidateAll()
             } catch {
                 throw AuthError(.dataError, error.message + " The vault may still open with a touch; try `keyctl clear @u`.")
             }
         }
         do {
-            if try systemService.lock(vault: nil) { forgotten += 1 }
+            if try environment.systemService.lock(vault: nil) { forgotten += 1 }
         } catch let error as SystemServiceError {
             // A service that cannot be reached holds no key (it keeps them in its memory only):
             // nothing to forget there, unless this vault needs it, which is then worth saying.
@@ -50,22 +60,12 @@ extension AuthContext {
 
     /// Asks for the passcode now and caches the key, so a finger unlocks from now on.
     public func unlock() async throws -> UnlockOutcome {
-        let vault = try await unlockWithPasscode(reason: "unlock")
+        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "unlock")
         defer { vault.close() }
         if let reason = custody.keyCacheUnavailableReason() {
             return UnlockOutcome(cachedFor: nil, notCachedBecause: reason)
         }
-        let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
         return UnlockOutcome(cachedFor: settings.cacheExpiry, notCachedBecause: nil)
-    }
-}
-
-/// `doctor`'s look into the vault: never a prompt, never a touch.
-extension AuthContext {
-    /// Whether a passcode is set and, when a key is cached, which fingers are enrolled. The cached
-    /// key is checked like any unlock's (a wrong one is removed, never used).
-    public func inspectSetup() throws -> SetupStatus {
-        guard passcodes.hasPasscode else { return SetupStatus(passcodeSet: false, enrolledFingers: []) }
-        return try custody.inspectFingers()
     }
 }

@@ -4,23 +4,23 @@ import Vault
 
 /// The key after a passcode unlock: kept by the vault's custody, and told to fingerlockd with the
 /// vault's settings; the reuse window's markers.
-extension AuthContext {
+extension AuthEnvironment {
     /// Tells fingerlockd this vault's settings (sealed in it, so only an open vault knows them),
     /// proven with the vault's key: it caches for the vault's cache-expiry and applies the reuse
     /// window, scan timeout and reader kind. `counts` (user mode's) only raise its counters. A
     /// failure is said, not fatal: the service keeps what it was told before (or the defaults).
     func tellServicePolicy(of vault: Vault, counts: AttemptState? = nil) {
         do {
-            let storeID = try Self.vaultCall { try vault.storeID }
-            let settings = try Self.vaultCall { try SecuritySettings(vault: vault) }
-            let kind = try Self.vaultCall { try vault.kind }
-            let key = try Self.vaultCall { try vault.exportMasterKey() }
+            let storeID = try AuthError.mapped { try vault.storeID }
+            let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
+            let kind = try AuthError.mapped { try vault.kind }
+            let key = try AuthError.mapped { try vault.exportMasterKey() }
             try systemService.setPolicy(
                 vault: storeID, key: key, policy: SystemVaultPolicy(settings, kind: kind), counts: counts)
         } catch let error as SystemServiceError {
-            interaction.notify(Self.policyNotTold + Self.authError(systemService: error).message)
+            interaction.notify(Self.policyNotTold + AuthError.from(systemService: error).message)
         } catch {
-            interaction.notify(Self.policyNotTold + Self.authError(error).message)
+            interaction.notify(Self.policyNotTold + AuthError.from(error).message)
         }
     }
 
@@ -34,7 +34,7 @@ extension AuthContext {
 
     /// Whether an unlock moments ago lets this one skip the touch (`reuse-window`).
     func isWithinReuseWindow(_ vault: Vault, _ settings: SecuritySettings) throws -> Bool {
-        let storeID = try Self.vaultCall { try vault.storeID.uuidString }
+        let storeID = try AuthError.mapped { try vault.storeID.uuidString }
         return reuseWindow.isOpen(for: storeID, window: settings.reuseWindow)
     }
 

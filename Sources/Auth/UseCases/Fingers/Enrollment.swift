@@ -3,26 +3,21 @@ public import Fingerprint
 import Foundation
 import Vault
 
-/// Enrolling and forgetting fingers: both need the passcode (as on iOS and with fprintd), never a
-/// touch or a cached key, so nobody changes the enrolled set behind the user's back.
-extension AuthContext {
+/// Enrolling and forgetting fingers, and listing them: enrolling and forgetting need the passcode
+/// (as on iOS and with fprintd), never a touch or a cached key, so nobody changes the enrolled set
+/// behind the user's back. Where the fingers live is the custody's business.
+public struct Enrollment: Sendable {
+    let custody: any KeyCustody
+
+    public init(_ environment: AuthEnvironment) { self.init(custody: environment.custody) }
+
+    init(custody: any KeyCustody) { self.custody = custody }
+
     /// What enrollment reports as it goes.
-    public enum EnrollmentUpdate: Sendable {
+    public enum Update: Sendable {
         /// The passcode was right and the reader is ready: scanning starts.
         case starting(ReaderInfo)
         case progress(EnrollEvent)
-    }
-
-    /// Enrolls `finger` on the reader in effect and seals its template in the vault. A Ctrl-C
-    /// (task cancellation) or a reader error saves nothing. `username` is the user's login name; the
-    /// print carries it with this vault's tag (``PrintLabel``), so a shared chip can tell whose it is.
-    /// A finger already enrolled on this reader is replaced only when `confirmReplacing` agrees (asked
-    /// after the passcode, before any touch); otherwise nothing changes.
-    public func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
-        updates: @escaping @Sendable (EnrollmentUpdate) -> Void
-    ) async throws -> EnrolledPrint {
-        try await custody.enroll(finger, username: username, confirmReplacing: confirmReplacing, updates: updates)
     }
 
     /// One forgotten print, and what became of a copy on the reader's own storage.
@@ -36,6 +31,18 @@ extension AuthContext {
         public var finger: Finger
         public var reader: ReaderIdentity
         public var onReader: OnReader
+    }
+
+    /// Enrolls `finger` on the reader in effect and seals its template in the vault. A Ctrl-C
+    /// (task cancellation) or a reader error saves nothing. `username` is the user's login name; the
+    /// print carries it with this vault's tag (``PrintLabel``), so a shared chip can tell whose it is.
+    /// A finger already enrolled on this reader is replaced only when `confirmReplacing` agrees (asked
+    /// after the passcode, before any touch); otherwise nothing changes.
+    public func enroll(
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        updates: @escaping @Sendable (Update) -> Void
+    ) async throws -> EnrolledPrint {
+        try await custody.enroll(finger, username: username, confirmReplacing: confirmReplacing, updates: updates)
     }
 
     /// Forgets `finger` (nil: every finger) on the readers `covers` accepts, deleting on-chip copies

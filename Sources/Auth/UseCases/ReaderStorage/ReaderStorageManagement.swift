@@ -3,10 +3,14 @@ public import Fingerprint
 import Foundation
 import Vault
 
-/// The prints a match-on-chip reader keeps in its own storage: listing them, deleting one, clearing
+/// `storage list|delete|clear`: the prints a match-on-chip reader keeps in its own storage: listing them, deleting one, clearing
 /// it. All behind the passcode (as enrolling and forgetting are), and nothing fingerlock did not
 /// enroll is deleted without a confirmation that says what else stops working.
-extension AuthContext {
+public struct ReaderStorageManagement: Sendable {
+    let environment: AuthEnvironment
+
+    public init(_ environment: AuthEnvironment) { self.environment = environment }
+
     /// One stored print and whose it is.
     public struct StoredPrintEntry: Sendable, Equatable {
         public var print: StoredPrint
@@ -68,7 +72,7 @@ extension AuthContext {
     public func readerStorage() async throws -> ReaderStorage {
         let (reader, vault) = try await storageSession(.storageList, reason: "list the prints stored on the reader")
         defer { vault.close() }
-        return try await listing(reader, vault: vault)
+        return try await Self.listing(reader, vault: vault)
     }
 
     /// Deletes the stored print whose id starts with `id`, once `confirm` agreed; returns nil when it
@@ -83,7 +87,7 @@ extension AuthContext {
         }
         let (reader, vault) = try await storageSession(.storageDelete, reason: "delete a print stored on the reader")
         defer { vault.close() }
-        let storage = try await listing(reader, vault: vault)
+        let storage = try await Self.listing(reader, vault: vault)
         let matches = storage.entries.filter { $0.print.id.hasPrefix(wanted) }
         guard let entry = matches.first else {
             throw AuthError(
@@ -102,7 +106,7 @@ extension AuthContext {
         do {
             try await reader.deleteStoredPrint(entry.print)
         } catch {
-            throw Self.authError(error)
+            throw AuthError.from(error)
         }
         return entry
     }
@@ -114,17 +118,17 @@ extension AuthContext {
     ) async throws -> ClearedStorage? {
         let (reader, vault) = try await storageSession(.storageClear, reason: "clear the reader's storage")
         defer { vault.close() }
-        let storage = try await listing(reader, vault: vault)
+        let storage = try await Self.listing(reader, vault: vault)
         guard try await confirm(storage) else { return nil }
         do {
             try await reader.clearStorage()
         } catch {
-            throw Self.authError(error)
+            throw AuthError.from(error)
         }
         let store = VaultPrintStore(vault: vault)
-        let ours = try Self.vaultCall { try store.prints(for: reader.identity) }
+        let ours = try AuthError.mapped { try store.prints(for: reader.identity) }
         for print in ours {
-            try Self.vaultCall { _ = try store.delete(print.finger, on: reader.identity) }
+            try AuthError.mapped { _ = try store.delete(print.finger, on: reader.identity) }
         }
         return ClearedStorage(reader: reader.info, deleted: storage.entries, forgotten: ours.map(\.finger))
     }
@@ -132,7 +136,7 @@ extension AuthContext {
     /// The reader (which must keep prints, list them and do `feature`) and the vault, opened with the
     /// passcode — in that order, so nobody types a passcode for what the reader cannot do.
     private func storageSession(_ feature: ReaderFeatures, reason: String) async throws -> (any FingerprintReader, Vault) {
-        let reader = try await requireReader()
+        let reader = try await environment.requireReader()
         guard reader.info.hasStorage else {
             throw AuthError(
                 .biometryNotAvailable,
@@ -147,9 +151,9 @@ extension AuthContext {
                 "\(reader.info.name) (\(reader.identity)) cannot do this: it lacks \(missing) (it has \(reader.info.features)).",
                 unavailability: .deviceError)
         }
-        let vault = try await unlockWithPasscode(reason: reason)
+        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: reason)
         do {
-            try checkReaderKind(reader, vault: vault)
+            try environment.checkReaderKind(reader, vault: vault)
         } catch {
             vault.close()
             throw error
@@ -157,25 +161,25 @@ extension AuthContext {
         return (reader, vault)
     }
 
-    func listing(_ reader: any FingerprintReader, vault: Vault) async throws -> ReaderStorage {
-        let ours = try Self.vaultCall { try VaultPrintStore(vault: vault).prints(for: reader.identity) }
+    static func listing(_ reader: any FingerprintReader, vault: Vault) async throws -> ReaderStorage {
+        let ours = try AuthError.mapped { try VaultPrintStore(vault: vault).prints(for: reader.identity) }
         let stored: [StoredPrint]
         do {
             stored = try await reader.storedPrints(known: ours)
         } catch {
-            throw Self.authError(error)
+            throw AuthError.from(error)
         }
-        let tag = PrintLabel.tag(storeID: try Self.vaultCall { try vault.storeID })
+        let tag = PrintLabel.tag(storeID: try AuthError.mapped { try vault.storeID })
         let entries = stored.map { StoredPrintEntry(print: $0, owner: PrintLabel.owner(of: $0, ourTag: tag)) }
         return ReaderStorage(reader: reader.info, entries: entries)
     }
 
     /// The sentence for a finger the reader refused as a duplicate: whose print it already holds (as
     /// far as its list tells) and the command that frees it.
-    func duplicateExplanation(_ finger: Finger, reader: any FingerprintReader, vault: Vault) async -> String {
+    static func duplicateExplanation(_ finger: Finger, reader: any FingerprintReader, vault: Vault) async -> String {
         let head = "This finger is already stored on \(reader.identity)"
         guard reader.info.features.contains(.storageList),
-            let storage = try? await listing(reader, vault: vault)
+            let storage = try? await Self.listing(reader, vault: vault)
         else {
             return "\(head); `fingerlock storage list` shows the prints it holds."
         }

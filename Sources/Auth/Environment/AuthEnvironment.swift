@@ -1,0 +1,102 @@
+public import AuthCore
+public import Fingerprint
+public import Foundation
+import Vault
+import Synchronization
+
+/// What every use case of one command shares: the injected collaborators, the vault header read
+/// once, the ledgers over this user's counters, and the vault's custody (`custody`, resolved from
+/// the recorded mode in `KeyCustody.swift`, the one place the mode decides). Made once per command
+/// and handed to `AuthContext` and to the use cases (`Enrollment`, `PasscodeManagement`, …), which
+/// take what they need from it. Only the executable assembles the real collaborators.
+public final class AuthEnvironment: Sendable {
+    public struct Dependencies: Sendable {
+        /// The vault behind its key slots: where the passcode lives.
+        public var passcodes: any PasscodeRepository
+        /// The reader in effect (nil when none is connected, with the problem when enumerating failed:
+        /// no permission, busy…), possibly still being found.
+        public var readerLookup: ReaderLookup
+        /// Every connected reader, for work that concerns them all (forgetting a finger deletes its
+        /// copy from each reader's own storage).
+        public var connectedReaders: @Sendable () async -> [any FingerprintReader]
+        public var keyCache: any KeyCache
+        /// Where the reuse window's markers live: apart from the keys, so `lock` counts keys only.
+        public var reuseMarkers: any KeyCache
+        public var attempts: any AttemptStore
+        public var interaction: any AuthInteraction
+        /// Why this is a remote session (so the finger is skipped), or nil for a local one.
+        public var remoteSession: @Sendable () -> String?
+        public var now: @Sendable () -> Date
+        /// Whether the reader chosen (even if absent right now) is a test reader; fixes the kind of
+        /// a vault created now. Nil: judged from the reader found.
+        public var testReaderChosen: Bool?
+        /// fingerlockd, for a system-mode vault: its passcode slot, key, counters, reader and fingers.
+        public var systemService: any SystemService
+
+        public init(
+            passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
+            reuseMarkers: any KeyCache, attempts: any AttemptStore, interaction: any AuthInteraction,
+            remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
+            connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
+            testReaderChosen: Bool? = nil, systemService: any SystemService = NoSystemService()
+        ) {
+            self.passcodes = passcodes
+            self.readerLookup = readerLookup
+            self.keyCache = keyCache
+            self.reuseMarkers = reuseMarkers
+            self.attempts = attempts
+            self.interaction = interaction
+            self.remoteSession = remoteSession
+            self.now = now
+            self.connectedReaders = connectedReaders
+            self.testReaderChosen = testReaderChosen
+            self.systemService = systemService
+        }
+    }
+
+    let dependencies: Dependencies
+    /// The vault's store id and recorded mode, read once per environment (each read opens the
+    /// database) and forgotten when `system enable`/`disable`, a passcode reset or a restore may
+    /// change them. Nil until read, or when there is no vault yet.
+    private let recordedHeader = Mutex<VaultHeader?>(nil)
+
+    public init(_ dependencies: Dependencies) {
+        self.dependencies = dependencies
+    }
+
+    var passcodes: any PasscodeRepository { dependencies.passcodes }
+    var interaction: any AuthInteraction { dependencies.interaction }
+    var systemService: any SystemService { dependencies.systemService }
+    /// The rules both modes host, over this user's counters and keyring.
+    var touchLedger: TouchLedger { TouchLedger(dependencies.attempts) }
+    var passcodeLedger: PasscodeLedger { PasscodeLedger(dependencies.attempts, now: dependencies.now) }
+    var reuseWindow: ReuseWindow { ReuseWindow(markers: dependencies.reuseMarkers, now: dependencies.now) }
+
+    // MARK: - The recorded header
+
+    /// The vault's mode as recorded (unauthenticated; the slot-table MAC checks it at unlock).
+    /// A vault that cannot be read is treated as user mode here; opening it reports the problem.
+    var vaultMode: VaultMode {
+        guard passcodes.hasPasscode, let header = try? recordedVaultHeader() else { return .user }
+        return header.mode
+    }
+
+    /// The store id (unauthenticated, like the mode): from the header already read for the mode,
+    /// so a system-mode command reads the database once before the key is known, not twice.
+    var recordedStoreID: UUID {
+        get throws { try recordedVaultHeader().storeID }
+    }
+
+    /// Forgets the header read: the mode (or the whole vault) may be about to change.
+    func forgetRecordedHeader() {
+        recordedHeader.withLock { $0 = nil }
+    }
+
+    /// The header, read on first use and kept (see `recordedHeader`).
+    private func recordedVaultHeader() throws -> VaultHeader {
+        if let known = recordedHeader.withLock({ $0 }) { return known }
+        let header = try AuthError.mapped { try passcodes.header() }
+        recordedHeader.withLock { $0 = header }
+        return header
+    }
+}

@@ -1,0 +1,36 @@
+import AuthCore
+public import Fingerprint
+import Foundation
+import Vault
+
+/// `verify`: one touch against the enrolled prints, through the vault's custody (user mode's reader
+/// and keyring, or fingerlockd).
+public struct TouchVerification: Sendable {
+    let passcodes: any PasscodeRepository
+    let custody: any KeyCustody
+
+    public init(_ environment: AuthEnvironment) {
+        self.init(passcodes: environment.passcodes, custody: environment.custody)
+    }
+
+    init(passcodes: any PasscodeRepository, custody: any KeyCustody) {
+        self.passcodes = passcodes
+        self.custody = custody
+    }
+
+    /// What `verify` reports.
+    public struct VerifiedTouch: Sendable {
+        public var print: EnrolledPrint
+        public var reader: ReaderIdentity
+        /// Whether the touch was matched against every enrolled finger (false: only the first).
+        public var identified: Bool
+    }
+
+    /// One touch against the enrolled prints (`fingerlock verify`): the vault key comes from the
+    /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
+    /// lockout and throws `.authenticationFailed`.
+    public func verifyTouch(finger: Finger?) async throws -> VerifiedTouch {
+        guard passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
+        return try await custody.verifyTouch(finger: finger)
+    }
+}

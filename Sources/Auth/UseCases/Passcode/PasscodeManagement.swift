@@ -1,0 +1,200 @@
+import AuthCore
+import Fingerprint
+import Foundation
+import Synchronization
+public import Vault
+
+/// `passcode set|change|reset` and `rekey`: creating the vault, replacing its passcode (with the
+/// current one or the recovery key) and rotating its key. Each asks for a secret every time, never
+/// a touch; the vault's custody says who seals the passcode slot and where the key goes after.
+public struct PasscodeManagement: Sendable {
+    let environment: AuthEnvironment
+
+    public init(_ environment: AuthEnvironment) { self.environment = environment }
+
+    private var passcodes: any PasscodeRepository { environment.passcodes }
+    private var interaction: any AuthInteraction { environment.interaction }
+    private var unlock: PasscodeUnlock { PasscodeUnlock(environment) }
+
+    /// `passcode set`: creates the vault. The reader in effect fixes its kind for good — a test
+    /// vault with the simulated reader or a libfprint `virtual_*` driver, else a hardware vault.
+    /// The recovery key is shown before the vault is created: if it cannot be shown, nothing is.
+    public func setPasscode() async throws -> Vault {
+        if passcodes.hasPasscode {
+            throw AuthError(.invalidInput, "A passcode is already set: use `fingerlock passcode change` (or `passcode reset` with the recovery key).")
+        }
+        guard interaction.canAskPasscode else {
+            throw AuthError(.passcodeRequired, "A new passcode is needed. " + AuthError.noTerminal)
+        }
+        let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
+        let kind: VaultKind = try await chosenVaultKind()
+        let recoveryKey = RecoveryKey.generate()
+        try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
+        let created = try AuthError.mapped { try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey) }
+        do {
+            try AuthError.mapped { try environment.passcodeLedger.succeeded() }
+            try environment.cacheKey(of: created)
+        } catch {
+            created.close()
+            throw error
+        }
+        return created
+    }
+
+    /// The kind a vault created now gets: a test vault with a test reader, else a hardware vault.
+    func chosenVaultKind() async throws -> VaultKind {
+        let isTest: Bool
+        if let chosen = environment.dependencies.testReaderChosen {
+            isTest = chosen
+        } else {
+            isTest = await environment.dependencies.readerLookup.outcome().reader?.identity.isTestReader == true
+        }
+        return isTest ? .test : .hardware
+    }
+
+    /// Shows a new recovery key through the interaction before the change that makes it valid; a
+    /// key that could not be shown (stdout closed or full) stops the change.
+    func presentRecoveryKey(_ key: RecoveryKey, notCommitted: String) async throws {
+        do {
+            try await interaction.presentRecoveryKey(key.displayString)
+        } catch let error as AuthError where error.code == .userCancel {
+            throw AuthError(.userCancel, "Cancelled before the recovery key was saved. " + notCommitted)
+        } catch {
+            throw AuthError(.dataError, "The recovery key could not be shown (\(AuthError.from(error).message)). " + notCommitted)
+        }
+    }
+
+    /// `passcode change`: current → new → confirm. Rewraps the passcode slot only.
+    public func changePasscode() async throws {
+        try await replacePasscode(PasscodeFlow(.change))
+    }
+
+    /// `passcode reset`: recovery key → new → confirm, for a forgotten passcode.
+    public func resetPasscode() async throws {
+        try await replacePasscode(PasscodeFlow(.reset))
+    }
+
+    private func replacePasscode(_ flow: PasscodeFlow) async throws {
+        guard passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
+        try unlock.requirePasscodeSource()
+        // Checked before the first prompt: nobody types a passcode that would be refused anyway.
+        try unlock.refuseDuringPasscodeDelay()
+        let opened = OpenedVault()
+        defer { opened.vault?.close() }
+        let finished = try await runFlow(flow, refusal: { opened.refusal }) { step, input in
+            let attempt: CountedAttempt
+            switch step {
+            case .enterCurrent: attempt = try unlock.openWithRecoveryKeyOrPasscode(.passcode(input))
+            case .enterRecoveryKey: attempt = try unlock.openWithRecoveryKeyOrPasscode(.recoveryKey(input))
+            default: return false
+            }
+            switch attempt {
+            case .opened(let vault, _):
+                opened.vault?.close()
+                opened.vault = vault
+                return true
+            case .refused(let why):
+                opened.refusal = why
+                return false
+            }
+        }
+        guard let vault = opened.vault, let newPasscode = finished.newPasscode else {
+            throw AuthError(.authenticationFailed, "The passcode was not changed.")
+        }
+        if flow.kind == .change, let old = finished.credential, old == newPasscode {
+            throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
+        }
+        let custody = environment.custody(of: vault)
+        do {
+            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer)
+        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
+            // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
+            // a reset must not leave the vault unopenable by passcode. The custody says where it
+            // falls back to (system mode: user mode's own sealer), said aloud.
+            guard let fallback = custody.resetFallbackSealer else { throw AuthError.from(error) }
+            environment.forgetRecordedHeader()
+            try AuthError.mapped {
+                try passcodes.movePasscodeSlot(
+                    of: vault, from: custody.passcodeSealer.mode, to: fallback, passcode: newPasscode)
+            }
+            interaction.notify(
+                error.message + " The vault is back in user mode with the new passcode; run "
+                    + "`fingerlock system enable` once fingerlockd runs.")
+        } catch {
+            throw AuthError.from(error)
+        }
+        try environment.cacheKey(of: vault)
+    }
+
+    /// Drives a passcode flow through the interaction. From a script there is no second chance:
+    /// a mismatch or a wrong current passcode ends the command. `refusal` is what the last refused
+    /// credential check learnt (fingerlockd's count), said instead of the flow's own notice.
+    private func runFlow(
+        _ start: PasscodeFlow, refusal: () -> CountedAttempt.Refusal? = { nil },
+        check: (PasscodeFlow.Step, String) throws -> Bool = { _, _ in false }
+    ) async throws -> PasscodeFlow {
+        var flow = start
+        var prompt = flow.prompt
+        var wrongCredentials = 0
+        while prompt.step != .finished {
+            let input = try await interaction.askSecret(prompt: Self.text(for: prompt.step), typedAhead: "")
+            let before = prompt.step
+            prompt = try flow.submit(input, check: check)
+            guard var notice = prompt.notice else { continue }
+            let failed = prompt.step == before || (before == .confirmNew && prompt.step == .enterNew)
+            if failed && (before == .enterCurrent || before == .enterRecoveryKey) {
+                notice = refusal()?.finalMessage(default: notice) ?? notice
+                wrongCredentials += 1
+                if interaction.passcodeFromScript || wrongCredentials >= PasscodeUnlock.promptsPerCommand {
+                    throw AuthError(.authenticationFailed, notice)
+                }
+            } else if failed && interaction.passcodeFromScript {
+                throw AuthError(.invalidInput, notice)
+            }
+            interaction.notify(notice)
+        }
+        return flow
+    }
+
+    static func text(for step: PasscodeFlow.Step) -> String {
+        switch step {
+        case .enterCurrent: "Current passcode: "
+        case .enterRecoveryKey: "Recovery key: "
+        case .enterNew: "New passcode (at least \(PasscodeRules.minimumLength) characters): "
+        case .confirmNew: "Confirm the new passcode: "
+        case .finished: ""
+        }
+    }
+
+    // MARK: - Rotating the vault key
+
+    /// Asks the passcode, shows the new recovery key, then rotates the store master key (every note
+    /// and template re-sealed, slots rewrapped) and caches the new key in place of the old. If the
+    /// recovery key cannot be shown, nothing changes: the old one stays valid.
+    public func rekey() async throws {
+        guard passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
+        try unlock.requirePasscodeSource()
+        let (vault, passcode) = try await unlock.promptForPasscode(reason: "rotate the vault key", typedAhead: "")
+        defer { vault.close() }
+        let custody = environment.custody(of: vault)
+        let recoveryKey = RecoveryKey.generate()
+        try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
+        do {
+            try passcodes.rekey(vault, passcode: passcode, sealer: custody.passcodeSealer, recoveryKey: recoveryKey)
+        } catch {
+            let why = AuthError.from(error)
+            var failed = AuthError(
+                .dataError, why.message + " The recovery key just shown was NOT applied; the old one is still valid.")
+            failed.remedy = why.remedy
+            throw failed
+        }
+        try custody.rekeyed(vault)
+    }
+}
+
+/// Carries the vault opened inside the flow's synchronous check out to the caller.
+private final class OpenedVault: @unchecked Sendable {
+    // Invariant: only touched from the one task running the flow, sequentially.
+    var vault: Vault?
+    var refusal: CountedAttempt.Refusal?
+}
