@@ -90,8 +90,10 @@ import Testing
     @Test func noteTitlesAreOfferedOnlyWhileTheKeyIsCached() async throws {
         let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
         try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         for title in ["Gmail", "gitlab", "Bank of Foo", "wifi"] {
-            let added = try await runner.run(["notes", "add", "--title", title, "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+            let added = try await runner.run(
+                ["notes", "add", "--title", title], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "body\n")
             try #require(added.status == 0, "\(added.stderr)")
         }
         func offered(_ command: String, _ typed: String) async throws -> [String] {
@@ -103,7 +105,7 @@ import Testing
             #expect(result.stderr.isEmpty, "\(result.stderr)")
             return result.stdout.split(separator: "\n").map(String.init)
         }
-        // `passcode set` and adding with the passcode cached the key.
+        // The passcode (at enroll) cached the key.
         #expect(try await offered("show", "g") == ["Gmail", "gitlab"].sorted())
         #expect(try await offered("edit", "BANK") == ["Bank of Foo"])
         #expect(try await offered("rm", "") == ["Bank of Foo", "Gmail", "gitlab", "wifi"].sorted())
