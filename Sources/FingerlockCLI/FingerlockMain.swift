@@ -20,7 +20,7 @@ public enum FingerlockMain {
     /// Parses `arguments` (without the program name), runs the command and returns the exit status.
     public static func run(arguments: [String], dependencies: CLIDependencies) async -> Int32 {
         let console = dependencies.console
-        let hoisted = hoistingGlobalOptions(arguments)
+        let hoisted = splittingAttachedCounts(hoistingGlobalOptions(arguments))
         // The bare `--version` and `--help` skip `parseAsRoot`: its completion-script check and parse
         // reflect every root option and look up their types (protocol conformance scans), more than
         // the whole rest of the run after process start-up. Same text as ArgumentParser's answer.
@@ -32,6 +32,11 @@ public enum FingerlockMain {
             console.print(Fingerlock.helpMessage())
             return 0
         }
+        // TAB after `notes show|edit|rm`: titles, only from a key already cached (see `NoteCompletion`).
+        if let typed = NoteCompletion.typed(in: hoisted) {
+            for title in await NoteCompletion.titles(startingWith: typed, dependencies: dependencies) { console.print(title) }
+            return 0
+        }
         // The hot path for scripts: the usual `verify` command lines skip ArgumentParser (see `VerifyRequest`).
         if let verify = VerifyRequest(fastParsing: hoisted) {
             return await execute(json: false, console: console) { try await verify.run(with: dependencies) }
@@ -39,6 +44,11 @@ public enum FingerlockMain {
         // And the usual `notes list` command lines (see `ListRequest`).
         if let list = ListRequest(fastParsing: hoisted) {
             return await execute(json: list.json, console: console) { try await list.run(with: dependencies) }
+        }
+        // `help WRONG` names no command: an error, not the top-level help (ArgumentParser's answer).
+        if hoisted.first == "help", hoisted.count > 1, let message = UnknownCommand.message(for: Array(hoisted.dropFirst())) {
+            console.report(CLIError(.usage, message), json: arguments.contains("--json"))
+            return ExitStatus.usage.rawValue
         }
         let command: any ParsableCommand
         do {
@@ -139,6 +149,22 @@ public enum FingerlockMain {
             console.report(failure, json: json)
             return failure.status.rawValue
         }
+    }
+
+    /// `-n1` is `-n 1`, as `git log -n1` and `head -n1` take it (ArgumentParser would read it as
+    /// short flags `-n` and `-1`). Only before `--`: after it every word is an operand.
+    static func splittingAttachedCounts(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var operands = false
+        for argument in arguments {
+            if argument == "--" { operands = true }
+            if !operands, argument.count > 2, argument.hasPrefix("-n"), argument.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) {
+                result += ["-n", String(argument.dropFirst(2))]
+            } else {
+                result.append(argument)
+            }
+        }
+        return result
     }
 
     /// `--reader`, `--data-dir` and `--socket` are global: accept them before the subcommand too, by moving

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+public import Foundation
 import GRDB
 
 extension Vault {
@@ -13,37 +13,92 @@ extension Vault {
     public func search(
         _ query: String, titlesOnly: Bool = false, filter: NoteFilter = NoteFilter(), limit: Int? = nil
     ) throws(VaultError) -> [NoteSummary] {
-        let scope = SearchScope(titlesOnly: titlesOnly, filter: filter)
-        let matcher = TextMatcher(query)
-        var found = NoteListing(limit: limit)
-        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matcher, scope) }, keep: { found.add(contentsOf: $0) })
-        return found.finish()
+        try search(terms: [query], titlesOnly: titlesOnly, filter: filter, limit: limit).notes
     }
 
-    private static func match(_ row: SealedNote, _ keys: KeyHierarchy, _ matcher: TextMatcher, _ scope: SearchScope)
-        -> Result<NoteSummary?, VaultError>
+    /// As `search(_:)`, for notes that contain every one of `terms` (each in the title, a tag or the
+    /// body), with, for each note found in its body, the text around the first place a term occurs
+    /// there (`snippetRadius` characters either side, on one line).
+    public func search(
+        terms: [String], titlesOnly: Bool = false, filter: NoteFilter = NoteFilter(), limit: Int? = nil, snippetRadius: Int? = nil
+    ) throws(VaultError) -> SearchResult {
+        let scope = SearchScope(titlesOnly: titlesOnly, filter: filter, snippetRadius: snippetRadius)
+        let matchers = terms.map(TextMatcher.init)
+        var found = NoteListing(limit: limit)
+        var snippets: [UUID: String] = [:]
+        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matchers, scope) }, keep: { hits in
+            found.add(contentsOf: hits.map(\.summary))
+            for hit in hits { if let snippet = hit.snippet { snippets[hit.summary.id] = snippet } }
+        })
+        let notes = found.finish()
+        // Only the notes kept: with a limit, the rest were let go.
+        let kept = Set(notes.map(\.id))
+        return SearchResult(notes: notes, snippets: snippets.filter { kept.contains($0.key) })
+    }
+
+    private static func match(_ row: SealedNote, _ keys: KeyHierarchy, _ matchers: [TextMatcher], _ scope: SearchScope)
+        -> Result<SearchHit?, VaultError>
     {
         do throws(VaultError) {
             let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
             // Every body is authenticated, matched or not, as before filters existed: a search is
             // also a check of the whole set. A title-only search reads headers only, like `list`.
             let wanted = scope.filter.keepsAll || scope.filter.admits(summary)
-            let titleHit = wanted && matcher.matches(summary.title)
-            var bodyHit = false
+            let inTitle = matchers.map { wanted && $0.matches(summary.title) }
+            let titleHit = !matchers.isEmpty && inTitle.allSatisfy { $0 }
+            let byTitle: SearchHit? = titleHit ? SearchHit(summary: summary, snippet: nil) : nil
+            var hit = byTitle
             if !scope.titlesOnly {
-                bodyHit = try NoteSealing.withOpenedBody(row.body, keys: keys, id: row.id, revision: row.revision) { body in
-                    wanted && !titleHit && (summary.tags.contains(where: matcher.matches) || matcher.matches(utf8: body))
+                hit = try NoteSealing.withOpenedBody(row.body, keys: keys, id: row.id, revision: row.revision) { body in
+                    guard wanted, !titleHit, !matchers.isEmpty else { return byTitle }
+                    var inBody: [String] = []
+                    for (matcher, found) in zip(matchers, inTitle) where !found {
+                        if matcher.matches(utf8: body) {
+                            inBody.append(matcher.query)
+                        } else if !summary.tags.contains(where: matcher.matches) {
+                            return nil
+                        }
+                    }
+                    let snippet = scope.snippetRadius.flatMap { radius in
+                        inBody.isEmpty ? nil : Snippet.around(inBody, in: String(decoding: body, as: UTF8.self), radius: radius)
+                    }
+                    return SearchHit(summary: summary, snippet: snippet)
                 }
             }
-            return .success(titleHit || bodyHit ? summary : nil)
+            return .success(hit)
         } catch {
             return .failure(error)
         }
     }
 }
 
+/// What `search(terms:)` found: the notes, and the snippets of those found in their bodies.
+public struct SearchResult: Sendable {
+    public var notes: [NoteSummary]
+    public var snippets: [UUID: String]
+}
+
+/// One note found, with the text around its first hit in the body.
+struct SearchHit: Sendable {
+    var summary: NoteSummary
+    var snippet: String?
+}
+
 /// What a search looks at besides the query.
 struct SearchScope: Sendable {
     var titlesOnly: Bool
     var filter: NoteFilter
+    var snippetRadius: Int? = nil
+}
+
+/// The text around where a term first occurs in a body, on one line.
+enum Snippet {
+    static func around(_ terms: [String], in body: String, radius: Int) -> String? {
+        let first = terms.compactMap { body.range(of: $0, options: .caseInsensitive) }.min { $0.lowerBound < $1.lowerBound }
+        guard let first else { return nil }
+        let start = body.index(first.lowerBound, offsetBy: -radius, limitedBy: body.startIndex) ?? body.startIndex
+        let end = body.index(first.upperBound, offsetBy: radius, limitedBy: body.endIndex) ?? body.endIndex
+        let window = body[start..<end].split(whereSeparator: \.isNewline).joined(separator: " ")
+        return (start > body.startIndex ? "…" : "") + window + (end < body.endIndex ? "…" : "")
+    }
 }

@@ -64,12 +64,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct EarlyRefusalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_SIMULATED_TOUCHES": "timeout"])
 
-    @Test(arguments: [["notes", "show", "zz"], ["notes", "edit", "zz"], ["notes", "rm", "--yes", "not-hex"], ["notes", "show", ""]])
-    func aMalformedIDIsRefusedFirst(_ arguments: [String]) async throws {
+    // Any other word may be a title, which only the open vault can tell.
+    @Test(arguments: [["notes", "show", ""], ["notes", "edit", "two\nlines"], ["notes", "rm", "--yes", String(repeating: "x", count: 4097)]])
+    func whatCannotNameANoteIsRefusedFirst(_ arguments: [String]) async throws {
         try await runner.setPasscode()
         let result = try await runner.run(arguments)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("is not a note id or the start of one"), "\(result.stderr)")
+        #expect(result.stderr.contains("is not a note id, the start of one, or a title"), "\(result.stderr)")
         #expect(!result.stderr.contains("No finger was detected"))
     }
 

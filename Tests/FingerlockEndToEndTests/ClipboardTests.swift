@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `notes show ID --clip` with a real X server and xclip: copied, never printed, and cleared after
+/// `notes show ID --clip` (the first line, as `pass -c`) and `--clip-all` (the body) with a real X
+/// server and xclip: copied, never printed, and cleared after
 /// the sealed clip-clear delay by a detached clearer, unless the clipboard changed meanwhile.
 @Suite(.timeLimit(.minutes(3))) struct ClipboardTests {
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
@@ -55,7 +56,7 @@ import Testing
         let x = try await XvfbServer()
         let (runner, id) = try await vault()
         let started = ContinuousClock.now
-        let show = try await runner.run(["notes", "show", id, "--clip"], environment: touch.merging(["DISPLAY": x.display]) { $1 })
+        let show = try await runner.run(["notes", "show", id, "--clip-all"], environment: touch.merging(["DISPLAY": x.display]) { $1 })
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout == "The body of \"wifi\" is on the clipboard; it is cleared in 3s.\n")
         #expect(!show.stdout.contains("secret") && !show.stderr.contains("secret"))
@@ -79,6 +80,11 @@ import Testing
         let x = try await XvfbServer()
         let (runner, id) = try await vault()
         let display = touch.merging(["DISPLAY": x.display]) { $1 }
+        // --clip alone is pass -c: the first line.
+        let first = try await runner.run(["notes", "show", id, "--clip"], environment: display)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("Line 1 of \"wifi\" is on the clipboard"))
+        #expect(try x.clipboard() == "first line")
         let show = try await runner.run(["notes", "show", id, "--clip", "--line", "2"], environment: display)
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.hasPrefix("Line 2 of \"wifi\" is on the clipboard"))
@@ -94,7 +100,8 @@ import Testing
         let x = try await XvfbServer()
         let (runner, id) = try await vault(clear: "45s")
         // No touch scripted: each is refused before the reader or passcode is needed.
-        #expect(try await runner.run(["notes", "show", id, "--line", "1"]).status == 64)
+        #expect(try await runner.run(["notes", "show", id, "--clip", "--clip-all"]).status == 64)
+        #expect(try await runner.run(["notes", "show", id, "--clip-all", "--line", "1"]).status == 64)
         #expect(try await runner.run(["notes", "show", id, "--clip", "--line", "0"]).status == 64)
         let noDisplay = try await runner.run(["notes", "show", id, "--clip"])
         #expect(noDisplay.status == 6)

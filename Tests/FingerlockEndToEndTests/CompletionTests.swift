@@ -87,6 +87,36 @@ import Testing
         return result.stdout.split(separator: "\n").map(String.init)
     }
 
+    @Test func noteTitlesAreOfferedOnlyWhileTheKeyIsCached() async throws {
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        for title in ["Gmail", "gitlab", "Bank of Foo", "wifi"] {
+            let added = try await runner.run(
+                ["notes", "add", "--title", title], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "body\n")
+            try #require(added.status == 0, "\(added.stderr)")
+        }
+        func offered(_ command: String, _ typed: String) async throws -> [String] {
+            // No touch scripted: a completion that reached for the reader would wait, then time out.
+            let result = try await runner.run(
+                ["---completion", "notes", command, "--", "positional@0", "3", "0", "fingerlock", "notes", command, typed],
+                environment: ["FINGERLOCK_SIMULATED_TOUCHES": "timeout"], timeout: .seconds(10))
+            #expect(result.status == 0)
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+            return result.stdout.split(separator: "\n").map(String.init)
+        }
+        // The passcode (at enroll) cached the key.
+        #expect(try await offered("show", "g") == ["Gmail", "gitlab"].sorted())
+        #expect(try await offered("edit", "BANK") == ["Bank of Foo"])
+        #expect(try await offered("rm", "") == ["Bank of Foo", "Gmail", "gitlab", "wifi"].sorted())
+        #expect(try await runner.run(["lock"]).status == 0)
+        #expect(try await offered("show", "g").isEmpty)
+        let status = try await runner.run(["status", "--json"])
+        let object = try #require(JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect(object["failedTouches"] as? Int == 0)
+        #expect(object["unlocked"] as? Bool == false)
+    }
+
     @Test func bashOffersValuesWhereValuesGoAndCommandsWhereCommandsGo() async throws {
         #expect(try await bashOffers(["en"]) == ["enroll"])
         #expect(try await bashOffers(["notes", "se"]) == ["search"])

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ["--since", "2024-02-30"], ["--since", "2024-2-01"], ["--until", "yesterday"], ["--until", "2024-01-01T00:00"],
+        ["--since", "2024-02-30"], ["--since", "2024-2-01"], ["--until", "the day before"], ["--until", "2024-01-01T00:00"],
         ["--since", "2024-03-02", "--until", "2024-03-01"], ["-n", "0"], ["--sort", "size"],
     ])
     func badDaysCountsAndOrdersAreOneLineUsageErrors(options: [String]) async throws {

@@ -93,6 +93,10 @@ protocol KeyCustody: Sendable {
     /// Adds what this custody knows (the key, the counters, the fingers) to a status.
     func addView(to status: inout VaultStatus) throws
 
+    /// The vault when its key is already kept where this process can take it without a touch or a
+    /// prompt (as `status` reads the fingers); nil otherwise.
+    func openIfCached() throws -> Vault?
+
     /// `lock` could not reach fingerlockd: throws when that leaves a key held.
     func serviceUnreachableAtLock(_ error: SystemServiceError) throws
 }

@@ -17,6 +17,12 @@ extension LocalCustody {
         }
     }
 
+    /// The vault when the keyring holds its key (checked, as every cached key); nil without one.
+    func openIfCached() throws -> Vault? {
+        guard context.passcodes.hasPasscode, dependencies.keyCache.unavailableReason() == nil else { return nil }
+        return try cachedVault().vault
+    }
+
     /// The vault `cachedVault()` opened, else the one the passcode opens.
     func vault(_ cached: (vault: Vault?, miss: AuthError?), orPasscodeFor reason: String) async throws -> Vault {
         if let vault = cached.vault { return vault }

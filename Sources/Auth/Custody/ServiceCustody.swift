@@ -155,6 +155,9 @@ struct ServiceCustody: KeyCustody {
     /// The key, the counters and the fingers that apply are fingerlockd's (the user's keyring and
     /// attempt file play no part). A service that cannot be asked is reported, not thrown: `status`
     /// still tells what it can.
+    /// fingerlockd hands out no key without a touch: never.
+    func openIfCached() throws -> Vault? { nil }
+
     func addView(to status: inout VaultStatus) throws {
         guard status.setUp else { return }
         status.keyCacheUnavailable = nil

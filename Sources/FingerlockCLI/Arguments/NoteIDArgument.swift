@@ -1,45 +1,77 @@
+import ArgumentParser
 import Foundation
 import Vault
 
-/// A note named on the command line by its id or a unique start of it. A start that several notes
-/// share lists them (id and title), as git does for an ambiguous object name, on the one line every
-/// error gets.
+/// A note named on the command line: by its id or a unique start of it (first, as before titles
+/// were accepted), else by its title (see `NoteTitleMatch`: the whole title, its start, then a fuzzy
+/// match). Several notes that fit are listed (id and title), as git does for an ambiguous object
+/// name, on the one line every error gets. Resolved with the vault already open: naming a note by
+/// its title asks for no second touch.
 enum NoteIDArgument {
     /// How many candidates an ambiguous start lists.
     static let candidatesShown = 5
+    /// Longer than any title worth typing: refused before anything is asked.
+    static let longest = 4096
+    /// Makes the shell ask the binary, which answers before parsing (`NoteCompletion`); never run.
+    static var completion: CompletionKind { .custom { _, _, _ in [] } }
+    /// The argument's help, the same for every command that takes a note.
+    static let help = "The note's id (or a unique start of it), its title, the start of its title, or a fuzzy match."
 
-    /// Refuses what cannot be an id before anything asks for a touch or the passcode.
-    static func validate(_ prefix: String) throws {
-        do {
-            try Vault.checkNoteIDPrefix(prefix)
-        } catch {
-            throw CLIError(.usage, error.message)
+    /// Refuses what cannot name a note before anything asks for a touch or the passcode.
+    static func validate(_ name: String) throws {
+        guard !name.isEmpty, name.utf8.count <= longest, !name.contains(where: \.isNewline) else {
+            throw CLIError(.usage, "\"\(TerminalSafeText.line(String(name.prefix(64))))\" is not a note id, the start of one, or a title.")
         }
     }
 
-    static func resolve(_ prefix: String, in vault: Vault) throws -> UUID {
-        let resolved: Result<UUID, VaultError> = Result { () throws(VaultError) in try vault.resolveNoteID(prefix) }
-        guard case .failure(let error) = resolved, error.code == .ambiguous else { return try resolved.get() }
-        let ids = try vault.noteIDs(matchingPrefix: prefix, limit: candidatesShown + 1)
-        var shown: [(id: UUID, title: String)] = []
-        for id in ids.prefix(candidatesShown) {
-            shown.append((id, try vault.note(id: id).title))
+    /// The note `name` means. Without `fuzzy`, only an id, a whole title or a title's start count
+    /// (`rm --yes`, where nobody sees which note a loose match picked before it is gone).
+    static func resolve(_ name: String, in vault: Vault, fuzzy: Bool = true) throws -> UUID {
+        if (try? Vault.checkNoteIDPrefix(name)) != nil {
+            let ids = try vault.noteIDs(matchingPrefix: name, limit: candidatesShown + 1)
+            if ids.count == 1 { return ids[0] }
+            if ids.count > 1 {
+                var shown: [(id: UUID, title: String)] = []
+                for id in ids.prefix(candidatesShown) {
+                    shown.append((id, try vault.note(id: id).title))
+                }
+                throw CLIError(.usage, ambiguityMessage(name, shown, more: ids.count > candidatesShown))
+            }
         }
-        throw CLIError(.usage, ambiguityMessage(prefix, shown, more: ids.count > candidatesShown))
+        // Titles are sealed in the headers: one pass over them, as `notes list` makes, no body opened.
+        let notes = try vault.list()
+        guard let match = NoteTitleMatch.find(name, in: notes.map(\.title)) else {
+            throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it.")
+        }
+        if !fuzzy && ![.exact, .prefix].contains(match.rule) {
+            throw CLIError(
+                .usage,
+                "\"\(TerminalSafeText.line(name))\" matches only by \(match.rule.rawValue): with --yes, name the note by its id, "
+                    + "title or the start of its title.")
+        }
+        if match.matches.count == 1 { return notes[match.matches[0]].id }
+        let shown = match.matches.prefix(candidatesShown).map { (id: notes[$0].id, title: notes[$0].title) }
+        throw CLIError(
+            .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule))
     }
 
     /// `"3f" matches 2 notes: 3f2a1b2c (door), 3f9e0011 (bank); type more of the id.` Each id is
     /// cut as short as still tells the candidates apart, and never below the 8 characters `notes
-    /// list` shows.
-    static func ambiguityMessage(_ prefix: String, _ candidates: [(id: UUID, title: String)], more: Bool) -> String {
+    /// list` shows. Matched by title: `"bank" matches 2 notes by title start: …; use more of the
+    /// title or an id.`
+    static func ambiguityMessage(
+        _ name: String, _ candidates: [(id: UUID, title: String)], more: Bool, by rule: NoteTitleMatch.Rule? = nil
+    ) -> String {
         let ids = candidates.map { $0.id.uuidString.lowercased() }
         let length = zip(ids, ids.dropFirst()).map { pair in
             zip(pair.0, pair.1).prefix { $0 == $1 }.count + 1
         }.reduce(8, max)
         let listed = zip(ids, candidates).map { id, candidate in
-            "\(id.prefix(length)) (\(candidate.title.isEmpty ? "untitled" : candidate.title))"
+            "\(id.prefix(length)) (\(candidate.title.isEmpty ? "untitled" : TerminalSafeText.line(candidate.title)))"
         }
         let count = more ? "more than \(candidates.count) notes" : "\(candidates.count) notes"
-        return "\"\(prefix)\" matches \(count): \(listed.joined(separator: ", "))\(more ? ", …" : ""); type more of the id."
+        let how = rule.map { " by \($0.rawValue)" } ?? ""
+        let hint = rule == nil ? "type more of the id" : "use more of the title, or an id"
+        return "\"\(TerminalSafeText.line(name))\" matches \(count)\(how): \(listed.joined(separator: ", "))\(more ? ", …" : ""); \(hint)."
     }
 }

@@ -18,6 +18,10 @@ enum UnknownCommand {
                 continue
             }
             if word == "help" { return nil }
+            // pass and jrnl users type `ls`, `show`, `rm` at the top: those are notes commands here.
+            if path.count == 1, NotesCommand.configuration.subcommands.contains(where: { names(of: $0).contains(word) }) {
+                return "`\(word)` is not a fingerlock command; did you mean `fingerlock notes \(word)`?"
+            }
             let place = path.count == 1 ? "a fingerlock command" : "a `\(path.joined(separator: " "))` command"
             // One word per command: its name or alias nearest to the typo (the name on a tie), so
             // `lst` suggests `list`, not "`list` or `ls`".

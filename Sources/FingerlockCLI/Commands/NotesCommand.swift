@@ -60,16 +60,19 @@ struct NotesCommand: ParsableCommand {
     /// A listing: JSON, or a line per note (id, day, title, tags) with `highlight` marked in titles
     /// and tags where the console uses colour. On a terminal it goes through the pager when longer
     /// than the screen; elsewhere it streams.
+    /// `snippets` (a search's text around a body's hit) end their notes' lines after ` — `, the
+    /// search terms highlighted there too.
     static func printSummaries(
-        _ summaries: consuming [NoteSummary], json: Bool, highlight: String? = nil, dependencies: CLIDependencies
+        _ summaries: consuming [NoteSummary], json: Bool, highlight: [String] = [], snippets: [UUID: String] = [:],
+        dependencies: CLIDependencies
     ) throws {
         let console = dependencies.console
         if json {
             try console.printJSON(summaries)
             return
         }
-        let query = console.useColor ? highlight : nil
-        if query == nil {
+        let query = console.useColor ? highlight : []
+        if query.isEmpty && snippets.isEmpty {
             let lines = SummaryLines(useColor: console.useColor)
             if console.out.isTerminal {
                 // Whole, so that its length decides whether it is paged.
@@ -84,7 +87,7 @@ struct NotesCommand: ParsableCommand {
         // Matches marked in colour, which is only ever on a terminal: made with the console's
         // string helpers, whole, so that its length decides whether it is paged.
         func styled(_ text: String, _ rest: (String) -> String) -> String {
-            query.map { MatchHighlight.apply(text, query: $0, mark: console.match, rest: rest) } ?? rest(text)
+            MatchHighlight.apply(text, queries: query, mark: console.match, rest: rest)
         }
         var day: (number: Double, text: String) = (.nan, "")
         var text = ""
@@ -102,6 +105,9 @@ struct NotesCommand: ParsableCommand {
                     if index > 0 { text += console.dim(" ") }
                     text += styled("#" + TerminalSafeText.line(tag), console.dim)
                 }
+            }
+            if let snippet = snippets[note.id] {
+                text += console.dim("  — ") + styled(TerminalSafeText.line(snippet), console.dim)
             }
             text += "\n"
         }
@@ -186,7 +192,7 @@ struct NotesCommand: ParsableCommand {
 
     struct Show: FingerlockCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Show a note (the id may be abbreviated).",
+            commandName: "show", abstract: "Show a note, named by its id (or a start of it) or its title.",
             discussion: """
                 --body prints the body alone, byte for byte as stored (no header, no newline added), for \
                 scripts: `fingerlock notes show ID --body > file`. On a terminal its control characters are \
@@ -197,7 +203,8 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp(NoteIDArgument.help, valueName: "id-or-title"), completion: NoteIDArgument.completion)
+        var id: String
         @OptionGroup var clip: ClipOptions
         @Flag(name: .customLong("body"), help: "Print only the body, exactly as stored.") var bodyOnly = false
         @Flag(name: .long, help: "Print a JSON object {id, title, tags, created, modified, body}.") var json = false
@@ -206,8 +213,11 @@ struct NotesCommand: ParsableCommand {
         func validate() throws {
             try NoteIDArgument.validate(id)
             if bodyOnly && json { throw ValidationError("--body and --json print the note in two different ways: choose one.") }
-            if clip.clip && (bodyOnly || json) {
+            if clip.copies && (bodyOnly || json) {
                 throw ValidationError("--clip copies the note instead of printing it: leave out --body and --json.")
+            }
+            if clip.line != nil && (bodyOnly || json) {
+                throw ValidationError("--line prints one line of the body: leave out --body and --json.")
             }
         }
 
@@ -217,6 +227,7 @@ struct NotesCommand: ParsableCommand {
             defer { vault.close() }
             let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
             if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
+            if let line = clip.line { return try ClipOptions.print(note, line: line, dependencies: dependencies) }
             let console = dependencies.console
             if json {
                 try console.printJSON(note)
@@ -252,7 +263,8 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp(NoteIDArgument.help, valueName: "id-or-title"), completion: NoteIDArgument.completion)
+        var id: String
         @Option(name: .long, help: "A new title.") var title: String?
         @Option(name: .long, help: "Replace the tags (repeatable).") var tag: [String] = []
         @Option(name: .customLong("add-tag"), help: "Add this tag, keeping the others (repeatable).") var addTag: [String] = []
@@ -358,7 +370,8 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+        @Argument(help: ArgumentHelp(NoteIDArgument.help, valueName: "id-or-title"), completion: NoteIDArgument.completion)
+        var id: String
         @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
 
         func validate() throws { try NoteIDArgument.validate(id) }
@@ -366,7 +379,7 @@ struct NotesCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
+            let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault, fuzzy: !yes))
             if !yes {
                 let confirmed = try await Confirmation.ask(
                     "Delete \"\(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title))\"?", terminal: dependencies.openTerminal(),
@@ -380,7 +393,7 @@ struct NotesCommand: ParsableCommand {
 
     struct Search: FingerlockCommand {
         static let configuration = CommandConfiguration(
-            commandName: "search", abstract: "Find notes whose title, body or tags contain TEXT (case-insensitive).",
+            commandName: "search", abstract: "Find notes whose title, body or tags contain every TEXT (case-insensitive).",
             discussion: """
                 Exits 1 when no note matches, like grep (with --json after printing []), so a script can \
                 write `if fingerlock notes search TEXT >/dev/null; then`. TEXT on the command line is \
@@ -391,7 +404,8 @@ struct NotesCommand: ParsableCommand {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
-        @Argument(help: ArgumentHelp("The text to look for.", valueName: "text")) var text: String?
+        @Argument(help: ArgumentHelp("The text to look for; several words are all looked for (AND).", valueName: "text"))
+        var terms: [String] = []
         @Flag(name: .customLong("query-stdin"), help: "Read the text to look for from stdin (one line), not from the command line.")
         var queryStdin = false
         @Flag(name: .long, help: "Look in titles only (no body is decrypted).") var title = false
@@ -401,7 +415,7 @@ struct NotesCommand: ParsableCommand {
 
         func validate() throws {
             if let problem = SearchQuery.problem(
-                positional: text != nil, fromStdin: queryStdin,
+                positional: !terms.isEmpty, fromStdin: queryStdin,
                 passcodeOnStdin: passcode.passcodeStdin || passcode.passcodeFD.map(PasscodeOptions.isStandardInput) == true)
             {
                 throw ValidationError(problem)
@@ -410,11 +424,14 @@ struct NotesCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             // Read before unlocking: a bad query is refused before any passcode is asked.
-            let query = try text ?? SearchQuery.read(from: dependencies.input)
+            // From stdin, one line is one term (a secret may hold spaces).
+            let terms = if queryStdin { [try SearchQuery.read(from: dependencies.input)] } else { terms }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let found = filters.arrange(
-                try vault.search(query, titlesOnly: title, filter: try filters.filter(), limit: filters.vaultLimit))
+            let result = try vault.search(
+                terms: terms, titlesOnly: title, filter: try filters.filter(), limit: filters.vaultLimit,
+                snippetRadius: json ? nil : Self.snippetRadius)
+            let found = filters.arrange(result.notes)
             if found.isEmpty {
                 // No hit is exit 1, as grep: the answer, not an error, so it is said on stderr and
                 // stdout holds only results (`[]` with --json).
@@ -422,12 +439,18 @@ struct NotesCommand: ParsableCommand {
                     try dependencies.console.printJSON(found)
                 } else {
                     // A query from stdin may be a secret: never echo it.
+                    let what = title ? "note title" : "note"
+                    let quoted = terms.map { "\"\(TerminalSafeText.line($0))\"" }.joined(separator: " and ")
                     dependencies.console.err.write(
-                        queryStdin ? "No note matches the query.\n" : "No note contains \"\(TerminalSafeText.line(query))\".\n")
+                        queryStdin ? "No \(what) matches the query.\n" : "No \(what) contains \(quoted).\n")
                 }
                 throw QuietExit(status: .authFailed)
             }
-            try NotesCommand.printSummaries(consume found, json: json, highlight: query, dependencies: dependencies)
+            try NotesCommand.printSummaries(
+                consume found, json: json, highlight: terms, snippets: queryStdin ? [:] : result.snippets, dependencies: dependencies)
         }
+
+        /// Characters shown either side of a body's first hit.
+        static let snippetRadius = 30
     }
 }

@@ -15,6 +15,13 @@ public protocol ChildProcessRunner: Sendable {
     /// Returns its exit status (-1 when killed by a signal).
     func feed(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws -> Int32
 
+    /// Runs a picker (fzf, rofi, dmenu): `input` on a pipe as its stdin, its stdout captured as
+    /// `capture` does, and stderr left as this process's (an interactive picker draws and reads
+    /// keys on the terminal). Input and output move together, so a picker that answers before
+    /// reading everything does not stall.
+    func choose(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8], outputLimit: Int) throws
+        -> ChildProcessOutput
+
     /// Starts `executable` in a session of its own with `input` on a pipe as its stdin, stdout and
     /// stderr at `/dev/null`, and does not wait: it outlives this process and a closed terminal.
     func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws

@@ -74,6 +74,66 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
         return Self.waitForExit(pid)
     }
 
+    public func choose(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8], outputLimit: Int)
+        throws -> ChildProcessOutput
+    {
+        let into = try Self.socketPair()
+        let out: (Int32, Int32)
+        do { out = try Self.socketPair() } catch {
+            close(into.0); close(into.1)
+            throw error
+        }
+        let started = Self.spawn(executable, arguments, environment, stdin: into.1, stdout: out.1, stderr: STDERR_FILENO, newSession: false)
+        close(into.1)
+        close(out.1)
+        var writing: Int32? = into.0
+        defer {
+            if let writing { close(writing) }
+            close(out.0)
+        }
+        let pid = try started.get(executable)
+        var offset = 0
+        var stdout: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var exceededLimit = false
+        if input.isEmpty, let descriptor = writing {
+            shutdown(descriptor, Int32(SHUT_WR))
+        }
+        while true {
+            var pollers = [pollfd(fd: out.0, events: Int16(POLLIN), revents: 0)]
+            if let writing, offset < input.count { pollers.append(pollfd(fd: writing, events: Int16(POLLOUT), revents: 0)) }
+            if poll(&pollers, nfds_t(pollers.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            if pollers.count > 1, pollers[1].revents != 0, let descriptor = writing {
+                let sent = input.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress! + offset, min($0.count - offset, 64 * 1024), Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if sent > 0 { offset += sent }
+                // Everything sent, or the picker stopped reading: its input ends here.
+                if offset >= input.count || (sent < 0 && errno != EINTR && errno != EAGAIN) {
+                    shutdown(descriptor, Int32(SHUT_WR))
+                    close(descriptor)
+                    writing = nil
+                    offset = input.count
+                }
+            }
+            guard pollers[0].revents != 0 else { continue }
+            let got = chunk.withUnsafeMutableBytes { read(out.0, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR || errno == EAGAIN { continue }
+            if got <= 0 { break }
+            stdout.append(contentsOf: chunk[..<min(got, outputLimit + 1 - stdout.count)])
+            if stdout.count > outputLimit {
+                exceededLimit = true
+                kill(pid, SIGKILL)
+                stdout = []
+                break
+            }
+        }
+        return ChildProcessOutput(status: Self.waitForExit(pid), stdout: stdout, stderr: [], exceededLimit: exceededLimit)
+    }
+
     public func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws {
         let pipe = try Self.socketPair()
         let started = Self.spawn(executable, arguments, environment, stdin: pipe.1, stdout: nil, stderr: nil, newSession: true)

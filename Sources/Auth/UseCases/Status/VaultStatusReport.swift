@@ -1,7 +1,7 @@
 import AuthCore
 import Fingerprint
 import Foundation
-import Vault
+public import Vault
 
 /// `status` and `doctor`'s look into the vault: what can be told without a touch or the passcode.
 /// Asks nothing, counts nothing, starts no reuse window.
@@ -30,6 +30,12 @@ public struct VaultStatusReport: Sendable {
             keyCacheUnavailable: cache.unavailableReason())
         try custody.addView(to: &status)
         return status
+    }
+
+    /// The notes when the vault's key is cached in this user's keyring (user mode), for what a shell
+    /// completion may show: asks nothing, counts nothing, starts no reuse window; nil otherwise.
+    public func notesIfCached() throws -> Vault? {
+        try custody.openIfCached()
     }
 
     /// What fingerlockd knows about this vault (for `doctor`): nothing asked, nothing counted.

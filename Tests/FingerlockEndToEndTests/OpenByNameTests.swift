@@ -1,0 +1,131 @@
+import Foundation
+@testable import FingerlockCLI
+import Testing
+
+/// `notes show|edit|rm NAME`: an id start first, then the whole title, its start, then a fuzzy
+/// match (a part of the title, its letters in order, a typo), all after the one touch.
+@Suite(.timeLimit(.minutes(3))) struct OpenByNameTests {
+    /// One touch per run: a second one would find the script used up and time out.
+    let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
+
+    /// A vault with notes like a password store's; returns each title's id.
+    func vault() async throws -> (BinaryRunner, [String: String]) {
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        var ids: [String: String] = [:]
+        for (title, body) in [
+            ("Gmail", "hunter2\nuser: me\n"), ("email/work", "pw-work\n"), ("Bank of Foo", "1234\n"), ("Banking app", "pin 9\n"),
+            ("wifi", "first line\nsecret two\n"),
+        ] {
+            let added = try await runner.run(["notes", "add", "--title", title], environment: touch, stdin: body)
+            try #require(added.status == 0, "\(added.stderr)")
+            ids[title] = String(added.stdout.split(separator: " ")[1].dropLast())
+        }
+        return (runner, ids)
+    }
+
+    @Test func eachRuleFindsItsNoteWithOneTouch() async throws {
+        let (runner, _) = try await vault()
+        for (name, expected) in [
+            ("gmail", "hunter2"),  // the whole title, ignoring case
+            ("GMA", "hunter2"),  // its start
+            ("work", "pw-work"),  // a part of it
+            ("emwk", "pw-work"),  // its letters in order
+            ("wfii", "first line"),  // a typo
+        ] {
+            let shown = try await runner.run(["notes", "show", name, "--line", "1"], environment: touch)
+            #expect(shown.status == 0, "\(name): \(shown.stderr)")
+            #expect(shown.stdout == expected + "\n", "\(name)")
+        }
+        let whole = try await runner.run(["notes", "show", "bank of foo", "--body"], environment: touch)
+        #expect(whole.stdout == "1234\n")
+    }
+
+    @Test func anIDStartComesBeforeATitle() async throws {
+        let (runner, ids) = try await vault()
+        let gmail = try #require(ids["Gmail"])
+        // A note titled like another's id: the id wins.
+        let added = try await runner.run(["notes", "add", "--title", gmail], environment: touch, stdin: "decoy\n")
+        #expect(added.status == 0)
+        let shown = try await runner.run(["notes", "show", gmail, "--body"], environment: touch)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout == "hunter2\nuser: me\n")
+    }
+
+    @Test func severalTitlesAreListedAndNoneIsOneLine() async throws {
+        let (runner, ids) = try await vault()
+        for command in [["notes", "show"], ["notes", "edit"], ["notes", "rm", "--yes"]] {
+            let result = try await runner.run(command + ["bank"], environment: touch, stdin: "replaced\n")
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderr.hasPrefix("fingerlock: \"bank\" matches 2 notes by title start: "))
+            #expect(result.stderr.contains("\(ids["Bank of Foo"] ?? "?") (Bank of Foo)"))
+            #expect(result.stderr.contains("\(ids["Banking app"] ?? "?") (Banking app)"))
+            #expect(result.stderr.hasSuffix("; use more of the title, or an id.\n"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        let none = try await runner.run(["notes", "show", "zzzzqqq"], environment: touch)
+        #expect(none.status == 5)
+        #expect(none.stderr == "fingerlock: No note has an id starting with \"zzzzqqq\" or a title like it.\n")
+        let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
+        #expect(try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any]).count == 5)
+    }
+
+    @Test func editAndRemoveByTitleAndRmYesWantsMoreThanAFuzzyMatch() async throws {
+        let (runner, ids) = try await vault()
+        let edited = try await runner.run(["notes", "edit", "wifi", "--title", "home wifi"], environment: touch)
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(edited.stdout == "Saved \(ids["wifi"] ?? "?"): home wifi\n")
+
+        // Deleting with nobody to see which note a loose match picked is refused, and nothing goes.
+        let loose = try await runner.run(["notes", "rm", "--yes", "emwk"], environment: touch)
+        #expect(loose.status == 64)
+        #expect(loose.stderr.contains("matches only by letters of a title: with --yes, name the note by its id, title"), "\(loose.stderr)")
+        let removed = try await runner.run(["notes", "rm", "--yes", "EMAIL/WORK"], environment: touch)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout == "Deleted \(ids["email/work"] ?? "?"): email/work\n")
+        let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
+        let titles = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]).map { $0["title"] as? String }
+        #expect(Set(titles.compactMap { $0 }) == ["Gmail", "Bank of Foo", "Banking app", "home wifi"])
+    }
+
+    @Test func aPersonTypesTheTouchOnceAndTheNoteOpensByName() async throws {
+        let (runner, _) = try await vault()
+        let session = try PseudoTerminalSession(
+            arguments: ["notes", "show", "gmail", "--line", "1"], environment: runner.environment.merging(["TERM": "dumb"]) { $1 })
+        await session.expect("type a finger name, or Enter for the passcode")
+        session.send("right-thumb\n")
+        #expect(await session.waitForExit() == 0)
+        #expect(session.output.contains("hunter2"))
+        #expect(session.output.components(separatedBy: "type a finger name").count == 2, "\(session.output)")
+    }
+
+    @Test func theLineIsPrintedWithoutClipAndOutOfRangeIsOneLine() async throws {
+        let (runner, _) = try await vault()
+        let second = try await runner.run(["notes", "show", "wifi", "--line", "2"], environment: touch)
+        #expect(second.status == 0)
+        #expect(second.stdout == "secret two\n")
+        let beyond = try await runner.run(["notes", "show", "wifi", "--line", "3"], environment: touch)
+        #expect(beyond.status == 64)
+        #expect(beyond.stdout.isEmpty)
+        #expect(beyond.stderr == "fingerlock: --line 3: the body has 2 lines; nothing was printed.\n")
+        // Refused before any touch (none scripted here).
+        for arguments in [["--line", "1", "--json"], ["--line", "1", "--body"], ["--clip", "--clip-all"], ["--clip-all", "--line", "2"]] {
+            let refused = try await runner.run(["notes", "show", "wifi"] + arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+        }
+    }
+
+    @Test func titleRulesInOrder() {
+        let titles = ["Gmail", "email/gmail", "Bank", "Bank of Foo", "wifi", ""]
+        #expect(NoteTitleMatch.find("bank", in: titles) == NoteTitleMatch(rule: .exact, matches: [2]))
+        #expect(NoteTitleMatch.find("ban", in: titles) == NoteTitleMatch(rule: .prefix, matches: [2, 3]))
+        #expect(NoteTitleMatch.find("gmail", in: titles) == NoteTitleMatch(rule: .exact, matches: [0]))
+        #expect(NoteTitleMatch.find("mail", in: titles) == NoteTitleMatch(rule: .part, matches: [0, 1]))
+        #expect(NoteTitleMatch.find("egm", in: titles) == NoteTitleMatch(rule: .subsequence, matches: [1]))
+        #expect(NoteTitleMatch.find("wfii", in: titles) == NoteTitleMatch(rule: .typo, matches: [4]))
+        #expect(NoteTitleMatch.find("xyzzy", in: titles) == nil)
+        #expect(NoteTitleMatch.find("", in: titles) == nil)
+    }
+}
