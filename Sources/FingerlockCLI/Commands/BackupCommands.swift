@@ -116,9 +116,11 @@ struct RekeyCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
+    @OptionGroup var recoveryKey: RecoveryKeyOptions
 
     func run(with dependencies: CLIDependencies) async throws {
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let session = try await AuthSession(
+            global: global, passcode: passcode, dependencies: dependencies, needsReader: false, recoveryKey: recoveryKey)
         try await session.context.rekey()
         dependencies.console.print("Rekeyed: the old recovery key and old copies of the key slots no longer open this vault.")
     }

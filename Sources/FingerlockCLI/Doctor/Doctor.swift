@@ -356,7 +356,7 @@ public struct Doctor: Sendable {
         case .notOwned: return "\(path) belongs to another user; fingerlock will not use it."
         case .notADirectory: return "\(path) is not a directory."
         case .notARegularFile: return "\(path) is not a regular file."
-        case .io, .diskFull, .lockTimeout, .missing: return error.message
+        case .io, .diskFull, .lockTimeout, .missing, .exists: return error.message
         }
     }
 
@@ -366,7 +366,7 @@ public struct Doctor: Sendable {
         case .notOwned: "sudo chown \(dependencies.user.name) '\(path)', or use your own --data-dir"
         case .notADirectory: "move '\(path)' out of the way; fingerlock needs a directory there"
         case .notARegularFile: "move '\(path)' out of the way; fingerlock needs a plain file there"
-        case .io, .diskFull, .lockTimeout, .missing: "check '\(path)' (ls -ld '\(path)')"
+        case .io, .diskFull, .lockTimeout, .missing, .exists: "check '\(path)' (ls -ld '\(path)')"
         }
     }
 
