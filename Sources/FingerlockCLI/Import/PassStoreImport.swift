@@ -27,7 +27,11 @@ struct PassStoreImport {
         self.store = store
         self.pass = pass
         // `pass` must read the same store we listed.
-        self.environment = environment.merging(["PASSWORD_STORE_DIR": store]) { $1 }
+        var environment = environment.merging(["PASSWORD_STORE_DIR": store]) { $1 }
+        // gpg asks for a key's passphrase on the terminal GPG_TTY names, else on stdin's, which is
+        // /dev/null here: without this, a key with a passphrase fails as "No secret key".
+        if environment["GPG_TTY"] == nil, let terminal = ControllingTerminal.path() { environment["GPG_TTY"] = terminal }
+        self.environment = environment
         self.runner = runner
     }
 
@@ -60,6 +64,11 @@ struct PassStoreImport {
             total += output.stdout.count
             if total > ImportLimits.inputBytes { throw ImportLimits.inputTooLarge("The entries of \(store) hold") }
             guard output.status == 0 else {
+                if environment["GPG_TTY"] == nil, String(decoding: output.stderr, as: UTF8.self).contains("No secret key") {
+                    throw CLIError(
+                        .dataError,
+                        "pass show \(name) failed (No secret key): if the key has a passphrase, gpg had no terminal to ask for it; run `pass show \(name)` in a terminal first (gpg-agent then keeps the passphrase a while) and import again, or import from a terminal; nothing was imported.")
+                }
                 let reason = output.firstErrorLine.isEmpty ? "exit status \(output.status)" : TerminalSafeText.line(output.firstErrorLine)
                 throw CLIError(.dataError, "pass show \(name) failed (\(reason)); nothing was imported.")
             }
