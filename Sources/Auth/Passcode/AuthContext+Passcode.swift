@@ -18,6 +18,7 @@ extension AuthContext {
             vault.close()
             throw error
         }
+        startPasscodeWindow(vault)
         return vault
     }
 
@@ -128,6 +129,7 @@ extension AuthContext {
         do {
             try Self.vaultCall { try passcodeLedger.succeeded() }
             try cacheKey(of: created)
+            startPasscodeWindow(created)
         } catch {
             created.close()
             throw error

@@ -4,7 +4,8 @@ import Foundation
 import Vault
 
 /// Enrolling and forgetting fingers: both need the passcode (as on iOS and with fprintd), never a
-/// touch or a cached key, so nobody changes the enrolled set behind the user's back.
+/// touch or a key cached by one, so nobody changes the enrolled set behind the user's back. (User
+/// mode's `enroll` takes a passcode given within `reuse-window`, e.g. at `passcode set` just before.)
 extension AuthContext {
     /// What enrollment reports as it goes.
     public enum EnrollmentUpdate: Sendable {
