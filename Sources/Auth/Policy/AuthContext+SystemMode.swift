@@ -45,6 +45,7 @@ extension AuthContext {
         guard vaultMode == .user else { throw AuthError(.invalidInput, "This vault is already in system mode.") }
         try requirePasscodeSource()
         try refuseDuringPasscodeDelay()
+        try requireServiceBeforeEnabling()
         let (vault, passcode) = try await promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
         recordedHeader.withLock { $0 = nil }
@@ -67,6 +68,20 @@ extension AuthContext {
         // passcode), which the service's may never be below.
         tellServicePolicy(of: vault, counts: try? dependencies.attempts.read())
         return moved
+    }
+
+    /// fingerlockd must answer before anyone types the passcode for it. Its unreachable line ends
+    /// with the recovery key's way in, which is for a vault already in system mode: this one is still
+    /// in user mode, where the passcode alone opens it.
+    private func requireServiceBeforeEnabling() throws {
+        do {
+            _ = try systemService.status(vault: try recordedStoreID)
+        } catch let error as SystemServiceError {
+            guard case .unreachable(let line) = error.code else { throw Self.authError(systemService: error) }
+            let reason = line.range(of: " The recovery key still opens").map { String(line[..<$0.lowerBound]) } ?? line
+            throw AuthError(
+                .serviceUnavailable, reason + " Nothing was changed: this vault stays in user mode, where the passcode opens it.")
+        }
     }
 
     /// Never throws: the vault is in system mode already; what did not move is reported.
