@@ -64,12 +64,13 @@ struct PassStoreImport {
             total += output.stdout.count
             if total > ImportLimits.inputBytes { throw ImportLimits.inputTooLarge("The entries of \(store) hold") }
             guard output.status == 0 else {
+                let reason = output.firstErrorLine.isEmpty ? "exit status \(output.status)" : TerminalSafeText.line(output.firstErrorLine)
+                // gpg could not ask for a passphrase: there is no terminal to name in GPG_TTY.
                 if environment["GPG_TTY"] == nil, String(decoding: output.stderr, as: UTF8.self).contains("No secret key") {
                     throw CLIError(
                         .dataError,
-                        "pass show \(name) failed (No secret key): if the key has a passphrase, gpg had no terminal to ask for it; run `pass show \(name)` in a terminal first (gpg-agent then keeps the passphrase a while) and import again, or import from a terminal; nothing was imported.")
+                        "pass show \(name) failed (\(reason)); if its key has a passphrase, gpg had no terminal to ask for it: run `pass show \(name)` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.")
                 }
-                let reason = output.firstErrorLine.isEmpty ? "exit status \(output.status)" : TerminalSafeText.line(output.firstErrorLine)
                 throw CLIError(.dataError, "pass show \(name) failed (\(reason)); nothing was imported.")
             }
             guard let body = String(bytes: output.stdout, encoding: .utf8) else {
