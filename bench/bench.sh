@@ -100,7 +100,7 @@ for variant in "${VARIANTS[@]}"; do
     for size in "${SIZES[@]}"; do
         dir="$WORK/data-$variant-$size"
         DATA_DIRS+=("$variant $dir")
-        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w $(fl "$variant" "$dir") passcode set --passcode-stdin >/dev/null
+        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w $(fl "$variant" "$dir") passcode set --passcode-stdin | cat >/dev/null
         "$WORK/vfeed" "$SOCKET" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
         printf '%s\n' "$PASSCODE" | setsid -w $(fl "$variant" "$dir") enroll right-index-finger --passcode-stdin >/dev/null
         wait

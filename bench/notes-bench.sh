@@ -56,7 +56,7 @@ printf '%-28s %10s\n' "fingerlock --help" "$(cat "$WORK/help")"
 for size in "${SIZES[@]}"; do
     dir="$WORK/data-$size"
     DATA_DIRS+=("$dir")
-    printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "$FINGERLOCK" --data-dir "$dir" --reader virtual_device passcode set --passcode-stdin >/dev/null
+    printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "$FINGERLOCK" --data-dir "$dir" --reader virtual_device passcode set --passcode-stdin | cat >/dev/null
     "$WORK/vfeed" "$SOCKET" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
     printf '%s\n' "$PASSCODE" | setsid -w "$FINGERLOCK" --data-dir "$dir" --reader virtual_device enroll right-index-finger --passcode-stdin >/dev/null
     wait

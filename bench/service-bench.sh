@@ -119,7 +119,7 @@ for variant in "${VARIANTS[@]}"; do
         export FP_VIRTUAL_DEVICE FEED_DEVICE
         FP_VIRTUAL_DEVICE=$(device_of "$variant")
         FEED_DEVICE=$FP_VIRTUAL_DEVICE
-        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "${cli[@]}" passcode set --passcode-stdin >/dev/null
+        printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | setsid -w "${cli[@]}" passcode set --passcode-stdin | cat >/dev/null
         [ "$vault" = system ] && printf '%s\n' "$PASSCODE" | setsid -w "${cli[@]}" system enable --passcode-stdin >/dev/null
         mapfile -t five < <(scans 5)
         feed "${five[@]}" &

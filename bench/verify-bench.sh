@@ -43,7 +43,7 @@ fingerlock_available() { "$FINGERLOCK" --help 2>&1 | grep -qw verify; }
 export PASSFILE
 FINGERLOCK_SETUP() {
     printf 'bench secret 1\nbench secret 1\n' |
-        FP_VIRTUAL_DEVICE="$SOCKET" setsid -w "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" passcode set --passcode-stdin >/dev/null
+        FP_VIRTUAL_DEVICE="$SOCKET" setsid -w "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" passcode set --passcode-stdin | cat >/dev/null
 }
 FINGERLOCK_TEARDOWN() { setsid -w "$FINGERLOCK" --data-dir "$DATA_DIR" lock </dev/null >/dev/null 2>&1 || true; }
 FINGERLOCK_ENROLL=(sh -c 'exec "$0" "$@" 3<"$PASSFILE"' "$FINGERLOCK" --reader virtual_device --data-dir "$DATA_DIR" enroll right-index-finger --passcode-fd 3)

@@ -26,7 +26,7 @@
     X(g_object_ref) X(g_object_unref) X(g_free) X(g_error_free) X(g_error_new_literal) \
     X(g_quark_to_string) X(g_quark_try_string) X(g_quark_from_string) X(g_io_error_quark) \
     X(g_ptr_array_new_with_free_func) X(g_ptr_array_add) X(g_ptr_array_unref) \
-    X(g_main_context_iteration) X(g_timeout_add_full) X(g_source_remove) \
+    X(g_main_context_iteration) X(g_timeout_add_full) X(g_source_remove) X(g_log_set_writer_func) \
     X(g_cancellable_new) X(g_cancellable_cancel) \
     X(g_date_new) X(g_date_free) X(g_date_set_time_t) X(g_date_valid) X(g_date_get_year) \
     X(g_date_get_month) X(g_date_get_day)

@@ -10,6 +10,8 @@ public struct SafeFilesError: Error, Equatable, Sendable, CustomStringConvertibl
         case lockTimeout
         /// The file does not exist (only where the caller asked not to create it).
         case missing
+        /// Something is already at a path where only a new file may be created.
+        case exists
     }
 
     public var code: Code

@@ -16,7 +16,7 @@ ProcessHardening.apply()
 // The one place that assembles the real dependencies. libfprint is opened, on a thread of its own,
 // only when the policy first needs a hardware reader (never for a system-mode vault).
 let environment = processEnvironment()
-let libfprint = LibfprintContext()
+let libfprint = LibfprintContext(log: LibfprintLogOutput.sink(environment: environment, err: FileDescriptorOutput.standardError))
 let arguments = Array(CommandLine.arguments.dropFirst())
 let dependencies = CLIDependencies(
     environment: environment,

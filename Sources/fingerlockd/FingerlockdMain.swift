@@ -71,7 +71,19 @@ enum FingerlockdMain {
         do {
             // One libfprint context for the service's lifetime, created only if a hardware reader is asked for.
             readers = try ServiceReaders.resolve(
-                selector, environment: environment, context: { LibfprintContext() }, now: { Date() })
+                selector, environment: environment,
+                context: {
+                    // libfprint's and GLib's log in the service's log, not raw on stderr.
+                    LibfprintContext(log: { line in
+                        let message = Logger.Message(stringLiteral: line.message)
+                        let metadata: Logger.Metadata = ["domain": "\(line.domain)"]
+                        switch line.level {
+                        case .error, .critical, .warning: logger.warning(message, metadata: metadata)
+                        case .message, .info: logger.info(message, metadata: metadata)
+                        case .debug: logger.debug(message, metadata: metadata)
+                        }
+                    })
+                }, now: { Date() })
         } catch {
             fail("\(error)", code: 64)
         }

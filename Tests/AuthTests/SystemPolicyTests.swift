@@ -105,6 +105,8 @@ import Vault
         #expect(hardware.code == .biometryNotAvailable && hardware.unavailability == .wrongReaderKind)
         #expect(hardware.message == "This vault was set up with real hardware; it does not accept the test reader simulated:0.")
         let test = AuthError.from(systemService: SystemServiceError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
-        #expect(test.message == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1.")
+        #expect(
+            test.message
+                == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1. To use it, export the notes (`fingerlock export --output FILE`), set up a new vault with this reader in a new data directory (`fingerlock --data-dir DIR passcode set`) and import them there (`fingerlock --data-dir DIR notes import FILE`).")
     }
 }

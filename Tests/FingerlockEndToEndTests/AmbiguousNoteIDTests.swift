@@ -77,7 +77,9 @@ import Testing
     @Test(arguments: [["notes", "add"], ["notes", "edit", "abc"]])
     func noEditorIsRefusedFirst(_ arguments: [String]) async throws {
         try await runner.setPasscode()
-        let session = try PseudoTerminalSession(arguments: arguments, environment: runner.environment.merging(["TERM": "dumb"]) { $1 })
+        // No PATH with an editor on it either (`editor`, `vi` or `nano` would be the fallback).
+        let session = try PseudoTerminalSession(
+            arguments: arguments, environment: runner.environment.merging(["TERM": "dumb", "PATH": runner.home]) { $1 })
         #expect(await session.waitForExit() == 64)
         #expect(session.output.contains("Set $VISUAL or $EDITOR to edit notes"))
         #expect(!session.output.contains("touch") && !session.output.contains("Passcode"))

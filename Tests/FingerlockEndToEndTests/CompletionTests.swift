@@ -131,7 +131,7 @@ import Testing
         #expect(try await bashOffers(["forget", "--reader", "auto", "left-t"]) == ["left-thumb"])
         #expect(try await bashOffers(["config", "get", ""]) == Self.keys)
         #expect(try await bashOffers(["config", "set", "scan-timeout", ""]) == ["10s", "30s", "1m", "2m"])
-        #expect(try await bashOffers(["export", "--format", ""]) == ["json", "markdown"])
+        #expect(try await bashOffers(["export", "--format", ""]) == ["json", "markdown", "markdown-dir"])
         // A note id or search text has no list: nothing is offered rather than command names.
         #expect(try await bashOffers(["notes", "show", ""]).isEmpty)
         #expect(try await bashOffers(["notes", "search", ""]).isEmpty)

@@ -111,3 +111,19 @@ import Testing
         #expect(session.output.contains("Cancelled at the passcode prompt"))
     }
 }
+
+extension VirtualDeviceEndToEndTests {
+    /// libfprint's and GLib's log never reaches the terminal raw: nothing by default, and with
+    /// G_MESSAGES_DEBUG one `fingerlock: libfprint …` line each, never GLib's own `(process:PID)` form.
+    @Test func libfprintsLogIsRoutedNotPrintedRaw() async throws {
+        let quiet = try await runner.run(["readers"])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let verbose = try await runner.run(["readers"], environment: ["G_MESSAGES_DEBUG": "all"])
+        #expect(verbose.status == 0, "\(verbose.stderr)")
+        let lines = verbose.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("fingerlock: libfprint ") }, "\(verbose.stderr)")
+        #expect(!verbose.stderr.contains("(process:"))
+    }
+}

@@ -19,7 +19,7 @@ extension LocalCustody {
 
     /// The vault when the keyring holds its key (checked, as every cached key); nil without one.
     func openIfCached() throws -> Vault? {
-        guard context.passcodes.hasPasscode, dependencies.keyCache.unavailableReason() == nil else { return nil }
+        guard environment.passcodes.hasPasscode, dependencies.keyCache.unavailableReason() == nil else { return nil }
         return try cachedVault().vault
     }
 

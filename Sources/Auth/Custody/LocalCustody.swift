@@ -73,7 +73,32 @@ extension LocalCustody {
     ) async throws -> EnrolledPrint {
         // The reader first: nobody types a passcode for a reader that is not there.
         let reader = try await environment.requireReader()
-        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "enroll a finger")
+        // With a key cached, the enrolled fingers are known now: one already enrolled is said, and
+        // its replacement agreed, before anyone types the passcode for it.
+        // A passcode given within the reuse window (right after `passcode set`, say) is not asked
+        // again: its key is used, as the other commands skip the touch.
+        var agreed = false
+        var proven: Vault?
+        if let cached = try? cachedVault().vault {
+            let known = try? VaultPrintStore(vault: cached).prints(for: reader.info.identity).first { $0.finger == finger }
+            if (try? environment.isWithinPasscodeWindow(cached)) == true { proven = cached } else { cached.close() }
+            if let known {
+                let replacing: Bool
+                do {
+                    replacing = try await confirmReplacing(known)
+                } catch {
+                    proven?.close()
+                    throw error
+                }
+                guard replacing else {
+                    proven?.close()
+                    throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
+                }
+                agreed = true
+            }
+        }
+        let vault: Vault
+        if let proven { vault = proven } else { vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "enroll a finger") }
         defer { vault.close() }
         try environment.checkReaderKind(reader, vault: vault)
         let store = VaultPrintStore(vault: vault)
@@ -81,7 +106,8 @@ extension LocalCustody {
         let info = reader.info
         let old = try AuthError.mapped { try store.prints(for: info.identity) }.first { $0.finger == finger }
         if let old {
-            guard try await confirmReplacing(old) else {
+            let replacing = agreed ? true : try await confirmReplacing(old)
+            guard replacing else {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
             }
             // An on-chip reader refuses a second copy of a print: drop the old one first.

@@ -44,11 +44,26 @@ extension AuthEnvironment {
         reuseWindow.open(for: storeID)
     }
 
+    /// A passcode (or the vault's creation with one) proved the user now: within `reuse-window`,
+    /// `enroll` takes the key this left instead of asking again, as a touch is skipped for the others.
+    func startPasscodeWindow(_ vault: Vault) {
+        guard let storeID = try? vault.storeID.uuidString else { return }
+        passcodeWindow.open(for: storeID)
+    }
+
+    /// Whether the passcode was given within the reuse window (a touch does not count).
+    func isWithinPasscodeWindow(_ vault: Vault) throws -> Bool {
+        let storeID = try AuthError.mapped { try vault.storeID.uuidString }
+        let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
+        return passcodeWindow.isOpen(for: storeID, window: settings.reuseWindow)
+    }
+
     /// Removes this vault's key and reuse window from the user's keyring (best effort: a keyring
     /// that cannot be used holds nothing). System mode leaves nothing there.
     func forgetUserKeyringEntries(of vault: Vault) {
         guard let storeID = try? vault.storeID.uuidString else { return }
         _ = try? dependencies.keyCache.invalidate(name: storeID)
         reuseWindow.close(for: storeID)
+        passcodeWindow.close(for: storeID)
     }
 }

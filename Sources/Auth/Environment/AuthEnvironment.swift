@@ -71,6 +71,8 @@ public final class AuthEnvironment: Sendable {
     var touchLedger: TouchLedger { TouchLedger(dependencies.attempts) }
     var passcodeLedger: PasscodeLedger { PasscodeLedger(dependencies.attempts, now: dependencies.now) }
     var reuseWindow: ReuseWindow { ReuseWindow(markers: dependencies.reuseMarkers, now: dependencies.now) }
+    /// The same window, opened only by the passcode (never a touch): what `enroll` may reuse.
+    var passcodeWindow: ReuseWindow { ReuseWindow(markers: dependencies.reuseMarkers, suffix: ":passcode", now: dependencies.now) }
 
     // MARK: - The recorded header
 

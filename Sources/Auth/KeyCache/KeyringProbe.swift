@@ -11,6 +11,9 @@ public enum KeyringStatus: Equatable, Sendable {
     case usable
     /// What failed, e.g. "add_key: Operation not permitted".
     case unusable(String)
+    /// This process's session keyring was revoked (pam_keyinit's `revoke` when a `runuser` or `su`
+    /// session that started it ended, e.g. under tmux): keys added to `@u` are out of its reach.
+    case sessionKeyringRevoked
 }
 
 /// Checks the kernel keyring. The real one touches the kernel; tests can inject an outcome.
@@ -37,7 +40,12 @@ public struct KernelKeyringProbe: KeyringProbe {
         let invalidated = keyctl_invalidate(serial)
         let invalidateError = invalidated < 0 ? Self.lastError() : nil
         if invalidated < 0 { _ = keyctl_unlink(serial, KEY_SPEC_USER_KEYRING) }
-        if let readError { return .unusable("keyctl_read: \(readError)") }
+        if let readError {
+            // The usual cause of a key that can be added but not read back: the session keyring
+            // links @u into reach, and it was revoked.
+            if keyctl_get_keyring_ID(KEY_SPEC_SESSION_KEYRING, 0) < 0 && errno == EKEYREVOKED { return .sessionKeyringRevoked }
+            return .unusable("keyctl_read: \(readError)")
+        }
         guard Int(read) == payload.count, Array(buffer.prefix(payload.count)) == payload else {
             return .unusable("keyctl_read returned different bytes than were stored")
         }

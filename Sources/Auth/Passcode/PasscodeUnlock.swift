@@ -28,6 +28,7 @@ struct PasscodeUnlock: Sendable {
             vault.close()
             throw error
         }
+        environment.startPasscodeWindow(vault)
         return vault
     }
 

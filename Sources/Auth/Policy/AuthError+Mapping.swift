@@ -130,9 +130,16 @@ extension AuthError {
         let message =
             vaultKind == .hardware
             ? "This vault was set up with real hardware; it does not accept the test reader \(reader)."
-            : "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader)."
+            : "This is a test vault (set up with a simulated or virtual reader); it does not accept \(reader). "
+                + newVaultForThisReader
         return AuthError(.biometryNotAvailable, message, unavailability: .wrongReaderKind)
     }
+
+    /// A vault's kind is fixed when it is made: the notes move to a new vault made with this reader.
+    static let newVaultForThisReader =
+        "To use it, export the notes (`fingerlock export --output FILE`), set up a new vault with this reader in a "
+        + "new data directory (`fingerlock --data-dir DIR passcode set`) and import them there "
+        + "(`fingerlock --data-dir DIR notes import FILE`)."
 
     /// What leaving a scan means: the passcode, where one is offered; otherwise (`verify`) the
     /// command is cancelled — Enter, typing and Ctrl-C alike, since no passcode follows.

@@ -67,47 +67,6 @@ struct RestoreCommand: FingerlockCommand {
     }
 }
 
-struct ExportCommand: FingerlockCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "export",
-        abstract: "Write every note in plaintext to stdout, after an explicit confirmation.")
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case json, markdown
-    }
-
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var passcode: PasscodeOptions
-    @Option(name: .long, help: "json or markdown.") var format: Format = .json
-    @Flag(name: .customLong("yes-plaintext"), help: "Confirm that the notes leave the vault unencrypted.") var yesPlaintext = false
-
-    func run(with dependencies: CLIDependencies) async throws {
-        if !yesPlaintext {
-            let confirmed = try await Confirmation.ask(
-                "This writes all your notes UNENCRYPTED to stdout. Continue?", terminal: dependencies.openTerminal(),
-                unlessFlag: "--yes-plaintext")
-            guard confirmed else { throw CLIError(.cancelled, "Nothing was exported.") }
-        }
-        let vault = try await NotesCommand.unlock(global, passcode, dependencies)
-        defer { vault.close() }
-        let text: String
-        switch format {
-        case .json: text = String(decoding: try vault.exportJSON(), as: UTF8.self) + "\n"
-        case .markdown: text = try vault.exportMarkdown()
-        }
-        // All or nothing: the export is made whole first, and a file it fails to fill (a full disk)
-        // is cut back to what it held before, so no truncated export is left looking complete.
-        let out = dependencies.console.out
-        let start = out.regularFileOffset
-        do {
-            try out.writeChecked(text)
-        } catch {
-            if let start { out.truncate(to: start) }
-            throw CLIError(error.status, error.message + " Nothing was exported.")
-        }
-    }
-}
-
 struct RekeyCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "rekey",
@@ -116,9 +75,11 @@ struct RekeyCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
+    @OptionGroup var recoveryKey: RecoveryKeyOptions
 
     func run(with dependencies: CLIDependencies) async throws {
-        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
+        let session = try await AuthSession(
+            global: global, passcode: passcode, dependencies: dependencies, needsReader: false, recoveryKey: recoveryKey)
         try await PasscodeManagement(session.environment).rekey()
         dependencies.console.print("Rekeyed: the old recovery key and old copies of the key slots no longer open this vault.")
     }

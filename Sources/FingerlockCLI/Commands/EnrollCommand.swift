@@ -27,9 +27,11 @@ struct EnrollCommand: FingerlockCommand {
         let print = try await withInterruptCancellation {
             try await Enrollment(session.environment).enroll(finger, username: dependencies.username, confirmReplacing: { [replace] old in
                 if replace { return true }
-                return try await Confirmation.ask(
-                    "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled))). Replace it?",
-                    terminal: dependencies.openTerminal(), unlessFlag: "--replace")
+                let enrolled = "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled)))"
+                guard let terminal = dependencies.openTerminal() else {
+                    throw CLIError(.usage, enrolled + "; --replace replaces it, or name another finger. Nothing was changed.")
+                }
+                return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
             }) { update in
                 for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
             }

@@ -118,7 +118,11 @@ struct NotesCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
             abstract: "Add a note: the body from $VISUAL/$EDITOR, or from stdin when it is piped.",
-            discussion: "--title and --tag are visible in your shell history; the body never comes from the command line.",
+            discussion: """
+                --title and --tag are visible in your shell history; the body never comes from the command line. \
+                In the editor the first line `Tags: a, b` holds the tags. Without --title, a piped body's first \
+                `# Heading` is the title (and leaves the body). Without $VISUAL/$EDITOR: editor, vi or nano.
+                """,
             // gopass's word for it.
             aliases: ["new"])
 
@@ -130,7 +134,7 @@ struct NotesCommand: ParsableCommand {
         func validate() throws { _ = try TagArgument.normalized(tag) }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let tags = try TagArgument.normalized(tag)
+            var tags = try TagArgument.normalized(tag)
             // A piped body is read first, so an empty note is refused before any passcode is asked.
             // A device such as /dev/null holds no body and is never read: the note is its title alone.
             let stdinBody: String? =
@@ -153,11 +157,16 @@ struct NotesCommand: ParsableCommand {
             var noteTitle: String
             var body: String
             if let stdinBody {
-                body = stdinBody
-                noteTitle = title ?? EditableNote.derivedTitle(stdinBody)
+                if let title {
+                    (noteTitle, body) = (title, stdinBody)
+                } else {
+                    (noteTitle, body) = EditableNote.titleAndBody(piped: stdinBody)
+                }
             } else if let terminal {
-                let edited = try editor.edit(EditableNote.render(title: title ?? "", body: ""), terminal: terminal)
-                (noteTitle, body) = EditableNote.parse(edited)
+                let edited = try editor.edit(EditableNote.render(title: title ?? "", tags: tags, body: ""), terminal: terminal)
+                let parsed = EditableNote.parse(edited)
+                (noteTitle, body) = (parsed.title, parsed.body)
+                tags = parsed.tags ?? tags
                 if let title { noteTitle = noteTitle.isEmpty ? title : noteTitle }
             } else {
                 throw CLIError(.usage, "Pipe the note body on stdin, or run in a terminal with $EDITOR set.")
@@ -255,7 +264,8 @@ struct NotesCommand: ParsableCommand {
             commandName: "edit",
             abstract: "Edit a note in $VISUAL/$EDITOR (on tmpfs only), or replace its body from stdin.",
             discussion: """
-                The first line `# Title` is the title. --title, --tag (replacing all tags), --add-tag and \
+                In the editor, the first line `Tags: a, b` holds the tags and the line `# Title` after it the \
+                title. --title, --tag (replacing all tags), --add-tag and \
                 --remove-tag (one tag each, repeatable) are visible in shell history; given alone they change \
                 only the title or tags, with no editor. Removing a tag the note does not have changes nothing \
                 and exits 5. Only a non-empty body piped or redirected from a file replaces the body.
@@ -311,19 +321,22 @@ struct NotesCommand: ParsableCommand {
             defer { vault.close() }
             let noteID = try NoteIDArgument.resolve(id, in: vault)
             var editing: (from: Note, to: (title: String, body: String))?
+            // Tags changed on the editor's `Tags:` line, else nil (tags changed meanwhile elsewhere stay).
+            var editedTags: [String]?
             if needsEditor, let terminal {
                 let note = try vault.note(id: noteID)
-                let original = EditableNote.render(title: note.title, body: note.body)
+                let original = EditableNote.render(title: note.title, tags: note.tags, body: note.body)
                 let edited = try editor.edit(original, terminal: terminal)
                 if edited == original {
                     dependencies.console.print("No changes.")
                     return
                 }
-                let (title, body) = EditableNote.parse(edited)
+                let (title, body, tags) = EditableNote.parse(edited)
                 guard !body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !title.isEmpty else {
                     throw CLIError(.cancelled, "The note is empty; nothing was saved.")
                 }
                 editing = (note, (title, body))
+                if let tags, tags != note.tags { editedTags = tags }
             }
             // Applied to the note as stored at the moment of saving, in the same transaction: another
             // fingerlock's change made since (a tag added, say) is kept, not overwritten.
@@ -338,6 +351,7 @@ struct NotesCommand: ParsableCommand {
                         }
                         (note.title, note.body) = editing.to
                     }
+                    if let editedTags { note.tags = editedTags }
                     if let newBody { note.body = newBody }
                     if let title { note.title = title }
                     if !tags.isEmpty { note.tags = tags }
@@ -346,7 +360,7 @@ struct NotesCommand: ParsableCommand {
             } catch let error where editing != nil && (error is ChangedWhileEditing || (error as? VaultError)?.code == .notFound) {
                 // What was typed in the editor is never lost: it becomes a note of its own.
                 let editing = editing!
-                let copy = try vault.add(title: editing.to.title, body: editing.to.body, tags: editing.from.tags)
+                let copy = try vault.add(title: editing.to.title, body: editing.to.body, tags: editedTags ?? editing.from.tags)
                 let what = error is ChangedWhileEditing ? "changed" : "was deleted"
                 dependencies.console.print(
                     "The note \(what) while you were editing it (another fingerlock saved first); your version was "

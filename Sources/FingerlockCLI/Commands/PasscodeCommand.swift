@@ -17,14 +17,16 @@ struct PasscodeCommand: ParsableCommand {
                 libfprint virtual_* driver it is a test vault that accepts only test readers; otherwise a \
                 hardware vault that refuses them. From a script (--passcode-stdin/--passcode-fd) it reads \
                 the new passcode and its confirmation; without a terminal the recovery key is printed once \
-                on stdout.
+                on stdout, and refused up front where it would be lost (/dev/null, a closed stdout, a pipe \
+                nobody reads): use --recovery-key-file FILE then.
                 """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
+        @OptionGroup var recoveryKey: RecoveryKeyOptions
 
         func run(with dependencies: CLIDependencies) async throws {
-            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, recoveryKey: recoveryKey)
             let vault = try await PasscodeManagement(session.environment).setPasscode()
             defer { vault.close() }
             let kind = try vault.kind

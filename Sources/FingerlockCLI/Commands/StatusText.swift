@@ -19,7 +19,11 @@ enum StatusText {
             lines.append("state: locked; no key can be cached here, so every unlock needs the passcode (\(reason))")
         } else if status.unlocked {
             let time = status.keyExpiresIn.map { " for about \(PasscodeDelays.describe($0)) more" } ?? ""
-            lines.append("state: unlocked\(time): a touch opens the vault")
+            // Locked out, a touch opens nothing: only the passcode turns fingerprints back on.
+            lines.append(
+                status.lockedOut
+                    ? "state: unlocked\(time), but fingerprints are locked out: the passcode opens the vault"
+                    : "state: unlocked\(time): a touch opens the vault")
         } else {
             lines.append("state: locked: the passcode is needed before a touch unlocks")
         }

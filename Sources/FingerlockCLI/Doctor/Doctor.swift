@@ -300,6 +300,12 @@ public struct Doctor: Sendable {
                 "keyring",
                 "The kernel keyring is not usable (\(reason)), so no key can be cached for a finger to release.",
                 fix: "run fingerlock on the host, or in a container that allows the add_key and keyctl system calls")
+        case .sessionKeyringRevoked:
+            return .error(
+                "keyring",
+                "This shell's session keyring was revoked (pam_keyinit revokes it when a runuser or su session ends, "
+                    + "e.g. one that started tmux), so keys in @u are out of reach and no key can be cached.",
+                fix: "run `keyctl new_session && keyctl link @u @s` in this shell, or log in anew")
         }
     }
 
@@ -356,7 +362,7 @@ public struct Doctor: Sendable {
         case .notOwned: return "\(path) belongs to another user; fingerlock will not use it."
         case .notADirectory: return "\(path) is not a directory."
         case .notARegularFile: return "\(path) is not a regular file."
-        case .io, .diskFull, .lockTimeout, .missing: return error.message
+        case .io, .diskFull, .lockTimeout, .missing, .exists: return error.message
         }
     }
 
@@ -366,7 +372,7 @@ public struct Doctor: Sendable {
         case .notOwned: "sudo chown \(dependencies.user.name) '\(path)', or use your own --data-dir"
         case .notADirectory: "move '\(path)' out of the way; fingerlock needs a directory there"
         case .notARegularFile: "move '\(path)' out of the way; fingerlock needs a plain file there"
-        case .io, .diskFull, .lockTimeout, .missing: "check '\(path)' (ls -ld '\(path)')"
+        case .io, .diskFull, .lockTimeout, .missing, .exists: "check '\(path)' (ls -ld '\(path)')"
         }
     }
 

@@ -14,13 +14,19 @@ struct SecureEditor {
     /// Where the notice about an unknown editor goes (stderr).
     let console: Console
 
-    /// The editor command from `$VISUAL`, else `$EDITOR`.
+    /// The editor command from `$VISUAL`, else `$EDITOR`, else as git finds one: `editor` (Debian's
+    /// alternatives), then `vi`, then `nano` on PATH (by its full path, so the shell runs that one).
     var command: String? {
         for variable in ["VISUAL", "EDITOR"] {
             if let value = environment[variable]?.trimmingCharacters(in: .whitespaces), !value.isEmpty { return value }
         }
+        for fallback in Self.fallbacks {
+            if let path = EditorLaunch.resolve(fallback, path: environment["PATH"]) { return EditorLaunch.shellQuoted(path) }
+        }
         return nil
     }
+
+    static let fallbacks = ["editor", "vi", "nano"]
 
     /// A tmpfs directory this user owns, or nil.
     func scratchRoot() -> String? {
@@ -57,7 +63,8 @@ struct SecureEditor {
     func preflight(terminal: Terminal?, noTerminal: String) throws -> (command: String, root: String) {
         guard terminal != nil else { throw CLIError(.usage, noTerminal) }
         guard let command else {
-            throw CLIError(.usage, "Set $VISUAL or $EDITOR to edit notes (or pipe the body on stdin).")
+            throw CLIError(
+                .usage, "Set $VISUAL or $EDITOR to edit notes (none of editor, vi or nano is on PATH), or pipe the body on stdin.")
         }
         guard let root = scratchRoot() else {
             throw CLIError(
@@ -180,21 +187,57 @@ struct SecureEditor {
     }
 }
 
-/// The note as the editor shows it: a `# Title` line, a blank line, then the body.
+/// The note as the editor shows it: a `Tags: a, b` line, a `# Title` line, a blank line, then the
+/// body. The tags line is read back and removed; a file without it leaves the tags as they were.
 enum EditableNote {
-    static func render(title: String, body: String) -> String {
-        "# \(title)\n\n\(body)"
+    static let tagsPrefix = "Tags:"
+
+    static func render(title: String, tags: [String], body: String) -> String {
+        "\(tagsPrefix) \(tags.joined(separator: ", "))\n# \(title)\n\n\(body)"
     }
 
-    /// Title and body from edited text; the first line is the title when it is a `# ` heading,
-    /// otherwise the first non-empty line names the note and stays in the body.
-    static func parse(_ text: String) -> (title: String, body: String) {
+    /// Title, body and tags from edited text: a first line `Tags: …` (any case) gives the tags,
+    /// comma-separated (nil when there is no such line); then the first line is the title when it is a
+    /// `# ` heading, otherwise the first non-empty line names the note and stays in the body.
+    static func parse(_ text: String) -> (title: String, body: String, tags: [String]?) {
+        var rest = Substring(text)
+        var tags: [String]?
+        if rest.prefix(tagsPrefix.count).lowercased() == tagsPrefix.lowercased() {
+            let end = rest.firstIndex(of: "\n") ?? rest.endIndex
+            tags = tagList(rest[rest.index(rest.startIndex, offsetBy: tagsPrefix.count)..<end])
+            rest = end < rest.endIndex ? rest[rest.index(after: end)...] : ""
+        }
+        let (title, body) = parseTitle(String(rest))
+        return (title, body, tags)
+    }
+
+    /// Comma-separated tags as `--tag` takes them: trimmed, one leading `#` dropped, empty ones and
+    /// repeats (ignoring case) left out.
+    static func tagList(_ text: Substring) -> [String] {
+        var seen = Set<String>()
+        return text.split(separator: ",").compactMap { try? TagArgument.normalized(String($0)) }.filter { seen.insert($0.lowercased()).inserted }
+    }
+
+    private static func parseTitle(_ text: String) -> (title: String, body: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if let first = lines.first, first.hasPrefix("# ") || first == "#" {
             let title = first.dropFirst(first == "#" ? 1 : 2).trimmingCharacters(in: .whitespaces)
             lines.removeFirst()
             while lines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeFirst() }
             return (title, lines.joined(separator: "\n"))
+        }
+        return (derivedTitle(text), text)
+    }
+
+    /// A body piped to `notes add` without `--title`: a first heading (after blank lines) is the
+    /// title and leaves the body, as in the editor, so it is not there twice; otherwise the first
+    /// non-empty line names the note and stays in the body.
+    static func titleAndBody(piped text: String) -> (title: String, body: String) {
+        let start = text.drop { $0 == "\n" || $0 == " " || $0 == "\t" || $0 == "\r" }
+        if start.hasPrefix("# ") || start.hasPrefix("#\n") {
+            let (title, body) = parseTitle(String(start))
+            // A longer heading would be cut short as a title: it then stays in the body, whole.
+            if !title.isEmpty && title.count <= 80 { return (title, body) }
         }
         return (derivedTitle(text), text)
     }

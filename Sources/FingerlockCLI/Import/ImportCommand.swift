@@ -12,12 +12,15 @@ struct ImportCommand: FingerlockCommand {
         commandName: "import",
         abstract: "Import notes from an export, a Markdown directory, jrnl or pass, all or nothing.",
         discussion: """
-            fingerlock-json: `fingerlock export --format json`, with its ids, dates and tags (a taken id is refused \
-            unless --skip-existing). markdown-dir: .md, .markdown and .txt files, one note each (title: the first \
-            line's heading, else the file name). jrnl-json: `jrnl --export json` (times read in $TZ; `@` dropped \
+            json (also fingerlock-json): `fingerlock export --format json`, with its ids, dates and tags (a taken id \
+            is refused unless --skip-existing). markdown-dir: .md, .markdown and .txt files, one note each (title: \
+            the first line's heading, else the file name; a front-matter block as `export --format markdown-dir` \
+            writes gives id, title, tags and dates). jrnl-json: `jrnl --export json` (times read in $TZ; `@` dropped \
             from tags; starred entries tagged `starred`). pass: every entry of the password store (PATH, else \
             $PASSWORD_STORE_DIR, else ~/.password-store) decrypted by `pass show` in memory; the entry's path is \
-            the title, its folders the tags. JSON comes from PATH or, without it, from stdin. Everything is \
+            the title, its folders the tags. Without --format the format is detected (a directory with .gpg-id: \
+            pass; with note files: markdown-dir; a JSON array: json; an object with entries: jrnl-json) and named \
+            on stderr. JSON comes from PATH or, without it, from stdin. Everything is \
             read and checked before the vault is unlocked, and written in one transaction: any error imports \
             nothing. A note holds at most 16 MiB and an import at most 256 MiB; symbolic links in a directory \
             and dates that do not exist are refused.
@@ -25,20 +28,20 @@ struct ImportCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Option(name: .long, help: "fingerlock-json, markdown-dir, jrnl-json or pass.") var format: ImportFormat
+    @Option(name: .long, help: "json, markdown-dir, jrnl-json or pass (default: detected from PATH or stdin).") var format: ImportFormat?
     @Argument(
         help: ArgumentHelp("The JSON file (default: stdin), the directory, or the password store.", valueName: "path"),
         completion: .file())
     var path: String?
     @Flag(name: .customLong("dry-run"), help: "Read and check everything, list what would be imported, write nothing.")
     var dryRun = false
-    @Flag(name: .customLong("skip-existing"), help: "fingerlock-json: leave out notes whose id the vault already has.")
+    @Flag(name: .customLong("skip-existing"), help: "json, markdown-dir: leave out notes whose id the vault already has.")
     var skipExisting = false
 
     func validate() throws {
         if format == .markdownDirectory && path == nil { throw ValidationError("markdown-dir needs the directory to read.") }
-        if skipExisting && format != .fingerlockJSON {
-            throw ValidationError("--skip-existing goes with --format fingerlock-json (other formats bring no ids).")
+        if skipExisting && (format == .jrnlJSON || format == .pass) {
+            throw ValidationError("--skip-existing goes with --format json or markdown-dir (other formats bring no ids).")
         }
     }
 
@@ -79,12 +82,27 @@ struct ImportCommand: FingerlockCommand {
 
     /// The notes the input holds, and how many files of a directory were left out.
     private func read(_ dependencies: CLIDependencies) throws -> ([Note], Int) {
-        switch format {
+        var format = self.format
+        var read: Data?
+        if format == nil {
+            if let path, path != "-", let found = try ImportFormatDetection.directoryFormat(path) {
+                format = found
+            } else {
+                if path == nil && !StandardInputKind(dependencies.input).carriesBody {
+                    throw CLIError(.usage, "Give the file or directory to import, or pipe JSON on stdin (a password store in its usual place: --format pass).")
+                }
+                let data = try json(dependencies)
+                format = try ImportFormatDetection.jsonFormat(data, source: path ?? "stdin")
+                read = data
+            }
+            dependencies.console.warn("reading \(path ?? "stdin") as --format \(format!.rawValue) (detected; --format chooses another).")
+        }
+        switch format! {
         case .fingerlockJSON:
-            return (try FingerlockJSONImport.notes(from: try json(dependencies)), 0)
+            return (try FingerlockJSONImport.notes(from: try read ?? json(dependencies)), 0)
         case .jrnlJSON:
             let zone = dependencies.environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
-            return (try JrnlJSONImport.notes(from: try json(dependencies), timeZone: zone ?? .current), 0)
+            return (try JrnlJSONImport.notes(from: try read ?? json(dependencies), timeZone: zone ?? .current), 0)
         case .markdownDirectory:
             let found = try MarkdownDirectoryImport.notes(in: path ?? ".")
             return (found.notes, found.ignored)

@@ -14,6 +14,9 @@ import Vault
 /// and a link can point anywhere. Each file is opened without following links and then checked
 /// through its descriptor, so one swapped for a link or a device after the listing is never read.
 /// A file is read with a bound (`ImportLimits`).
+///
+/// A file that begins with a front-matter block (`NoteFrontMatter`, as `export --format markdown-dir`
+/// writes) takes its id, title, tags and dates from it, and its body is the rest exactly.
 enum MarkdownDirectoryImport {
     static let extensions: Set<String> = ["md", "markdown", "txt"]
 
@@ -55,8 +58,11 @@ enum MarkdownDirectoryImport {
             guard let text = String(bytes: data, encoding: .utf8) else {
                 throw CLIError(.dataError, "\(path) is not UTF-8 text; nothing was imported.")
             }
-            let (title, body) = split(text, fileName: (name as NSString).deletingPathExtension)
-            notes.append(Note(title: title, body: body, created: modified, modified: modified))
+            notes.append(try note(from: text, fileName: (name as NSString).deletingPathExtension, modified: modified, path: path))
+        }
+        var seen = Set<UUID>()
+        for note in notes where !seen.insert(note.id).inserted {
+            throw CLIError(.dataError, "\(directory) holds the id \(note.id.uuidString.lowercased()) twice; nothing was imported.")
         }
         return (notes, ignored)
     }
@@ -106,6 +112,28 @@ enum MarkdownDirectoryImport {
         CLIError(
             .dataError,
             "\(path) is a symbolic link: markdown-dir reads only regular files in the directory, never through a link (copy the file in instead); nothing was imported.")
+    }
+
+    /// One file's note: its front matter's fields where it has them, else the title from a heading
+    /// or the file name, and the file's modification time.
+    static func note(from text: String, fileName: String, modified: Date, path: String) throws -> Note {
+        let found: (NoteFrontMatter, body: String)?
+        do throws(NoteFrontMatter.Problem) {
+            found = try NoteFrontMatter.split(text)
+        } catch {
+            throw CLIError(.dataError, "\(path): the front matter's \(error.message); nothing was imported.")
+        }
+        guard let found else {
+            let (title, body) = split(text, fileName: fileName)
+            return Note(title: title, body: body, created: modified, modified: modified)
+        }
+        let (matter, rest) = found
+        var (title, body) = split(rest, fileName: fileName)
+        if let given = matter.title { (title, body) = (given, rest) }
+        let created = matter.created ?? matter.modified ?? modified
+        return Note(
+            id: matter.id ?? UUID(), title: title, body: body, tags: FingerlockJSONImport.storableTags(matter.tags ?? []),
+            created: created, modified: matter.modified ?? created)
     }
 
     /// The title and body of one file: a first-line heading (after blank lines) is the title.

@@ -18,7 +18,8 @@ extension CLIError {
         case let error as VaultError:
             return CLIError(status(for: error.code), advised(error.message, error.remedy))
         case let error as SafeFilesError:
-            return CLIError(.dataError, error.message)
+            // A file in the way of one that must be new is a choice of path to make again, as `backup`'s.
+            return CLIError(error.code == .exists ? .usage : .dataError, error.message)
         case let error as SimulatedScript.ParseError:
             return CLIError(.usage, error.description)
         default:

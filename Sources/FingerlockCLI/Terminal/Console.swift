@@ -24,10 +24,18 @@ public protocol OutputStream: Sendable {
     var regularFileOffset: Int64? { get }
     /// Cuts a regular file back to `offset`, so a write that failed halfway leaves no partial output.
     func truncate(to offset: Int64)
+    /// Why text written here would be lost although the write succeeds (/dev/null, a pipe nobody
+    /// reads), or nil. Checked before asking for anything that output of this kind depends on.
+    var losesOutput: String? { get }
+    /// Writes text that exists nowhere else (a new recovery key) and returns only once it has
+    /// arrived: throws when it was lost instead, so the change it belongs to is not made.
+    func deliverOnce(_ text: String) throws(CLIError)
 }
 
 extension OutputStream {
     public func write(_ utf8: [UInt8]) { write(String(decoding: utf8, as: UTF8.self)) }
+    public var losesOutput: String? { nil }
+    public func deliverOnce(_ text: String) throws(CLIError) { try writeChecked(text) }
 
     /// Writes `text` and throws if it, or an earlier write, did not arrive whole.
     public func writeChecked(_ text: String) throws(CLIError) {

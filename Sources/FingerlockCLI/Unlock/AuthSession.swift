@@ -1,6 +1,7 @@
 import Auth
 import Fingerprint
 import Foundation
+import SafeFiles
 import Vault
 
 /// What a command needs to authenticate: the reader in effect, the interaction (terminal, script
@@ -18,17 +19,18 @@ struct AuthSession {
 
     init(
         global: GlobalOptions, passcode: PasscodeOptions?, dependencies: CLIDependencies, needsReader: Bool = true,
-        json: Bool = false
+        json: Bool = false, recoveryKey: RecoveryKeyOptions? = nil
     ) async throws {
         try await self.init(
             global: global.settings, passcodeDescriptor: passcode?.descriptor, dependencies: dependencies,
-            needsReader: needsReader, json: json)
+            needsReader: needsReader, json: json, recoveryKey: recoveryKey)
     }
 
     /// - Parameter passcodeDescriptor: where scripted passcodes come from (`--passcode-stdin` is 0), or nil.
+    /// - Parameter recoveryKey: given by a command that makes a new recovery key: where it goes, checked now.
     init(
         global: GlobalSettings, passcodeDescriptor: Int32?, dependencies: CLIDependencies, needsReader: Bool = true,
-        json: Bool = false
+        json: Bool = false, recoveryKey: RecoveryKeyOptions? = nil
     ) async throws {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
@@ -59,13 +61,16 @@ struct AuthSession {
                 }
             }
         }
-        let interaction: any AuthInteraction
+        var interaction: any AuthInteraction
         if let fd = passcodeDescriptor {
             interaction = ScriptedPasscodeInteraction(fd: fd, console: dependencies.console, quiet: json)
         } else if let terminal = dependencies.openTerminal() {
             interaction = TerminalInteraction(terminal: terminal, readerOwnsTerminal: resolver.simulatedReaderUsesTerminal)
         } else {
             interaction = NonInteractive(console: dependencies.console, quiet: json)
+        }
+        if let recoveryKey {
+            interaction = try Self.recoveryKeyInteraction(interaction, recoveryKey, console: dependencies.console)
         }
         self.interaction = interaction
         self.dataDirectory = dataDirectory
@@ -84,6 +89,24 @@ struct AuthSession {
         self.resolver = resolver
     }
 
+    /// Where a new recovery key will go, checked before anything is asked: nobody types a passcode
+    /// for a change whose only key would be lost. Without a terminal the key goes to stdout, which
+    /// must keep it (not /dev/null, not closed, not a pipe nobody reads); the write itself is
+    /// checked again (`deliverOnce`), before the change is made.
+    static func recoveryKeyInteraction(
+        _ interaction: any AuthInteraction, _ options: RecoveryKeyOptions, console: Console
+    ) throws -> any AuthInteraction {
+        if let path = options.file {
+            if let problem = NewPrivateFile.problem(at: path) { throw problem }
+            return RecoveryKeyFileInteraction(base: interaction, path: path)
+        }
+        if !(interaction is TerminalInteraction), let problem = console.out.losesOutput {
+            throw CLIError(
+                .dataError,
+                "The new recovery key would be lost: \(problem). Nothing was changed; use --recovery-key-file FILE, or let stdout reach you.")
+        }
+        return interaction
+    }
 }
 
 extension ReaderResolver {

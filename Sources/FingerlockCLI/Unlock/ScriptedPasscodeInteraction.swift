@@ -69,9 +69,9 @@ final class ScriptedPasscodeInteraction: AuthInteraction {
         }
     }
 
-    /// On stdout, checked: a key that did not arrive stops the change it belongs to.
+    /// On stdout, delivered: a key that did not arrive stops the change it belongs to.
     func presentRecoveryKey(_ text: String) async throws {
-        try console.out.writeChecked(RecoveryKeyText.line(text))
+        try console.out.deliverOnce(RecoveryKeyText.line(text))
     }
 
     private static func describe(_ prompt: String) -> String {
@@ -101,9 +101,9 @@ final class NonInteractive: AuthInteraction {
     func askSecret(prompt: String, typedAhead: String) async throws -> String {
         throw AuthError(.passcodeRequired, "The passcode is required. There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N.")
     }
-    /// Printed once on stdout (no confirmation is possible without a terminal), checked.
+    /// Printed once on stdout (no confirmation is possible without a terminal), delivered.
     func presentRecoveryKey(_ text: String) async throws {
-        try console.out.writeChecked(RecoveryKeyText.line(text))
+        try console.out.deliverOnce(RecoveryKeyText.line(text))
     }
 }
 

@@ -44,7 +44,7 @@ public struct ListeningSocket: Sendable {
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "cannot create a socket (errno \(errno)).") }
+        guard fd >= 0 else { throw Failure(description: "cannot create a socket: \(String(cString: strerror(errno))).") }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -53,15 +53,30 @@ public struct ListeningSocket: Sendable {
         guard bound == 0 else {
             let error = errno
             close(fd)
-            throw Failure(description: "cannot bind \(path) (errno \(error)).")
+            throw Failure(description: Self.bindProblem(path: path, errno: error))
         }
         guard chmod(path, 0o666) == 0, listen(fd, backlog) == 0 else {
             let error = errno
             close(fd)
             unlink(path)
-            throw Failure(description: "cannot listen on \(path) (errno \(error)).")
+            throw Failure(description: "cannot listen on \(path): \(String(cString: strerror(error))).")
         }
         return ListeningSocket(descriptor: fd, boundPath: path)
+    }
+
+    /// Why `bind` failed, in words, with the fix where there is one: a missing folder is the usual
+    /// case when fingerlockd is started by hand (systemd creates /run/fingerlock for the unit).
+    static func bindProblem(path: String, errno error: Int32) -> String {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        switch error {
+        case ENOENT:
+            return "cannot bind \(path): the folder \(folder) does not exist; create it first "
+                + "(`sudo install -d -m 0755 \(folder)`) or let systemd start fingerlockd (its socket unit creates it)."
+        case EACCES:
+            return "cannot bind \(path): no permission to create it in \(folder) (fingerlockd runs as root)."
+        default:
+            return "cannot bind \(path): \(String(cString: strerror(error)))."
+        }
     }
 
     static func address(_ path: String) throws -> sockaddr_un {

@@ -19,11 +19,16 @@ public final class LibfprintContext: Sendable {
     private let context = Mutex<ThreadBound<UnsafeMutablePointer<FpContext>>?>(nil)
     /// The clock that stamps enrolled prints.
     let now: @Sendable () -> Date
+    /// Where libfprint's and GLib's log lines go (never raw to the terminal).
+    let log: @Sendable (LibfprintLogLine) -> Void
 
     /// - Parameter now: the clock used for enrollment dates.
-    public init(now: @escaping @Sendable () -> Date = { Date() }) {
+    /// - Parameter log: receives libfprint's and GLib's log lines (warnings, criticals, debug); by
+    ///   default they are dropped.
+    public init(now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (LibfprintLogLine) -> Void = { _ in }) {
         self.thread = LibfprintThread()
         self.now = now
+        self.log = log
     }
 
     deinit {
@@ -39,6 +44,8 @@ public final class LibfprintContext: Sendable {
         try LibfprintLibrary.require()
         let fpContext = context.withLock { state in
             if let state { return state.pointer }
+            // Before libfprint can say anything: its log goes to our sink, not GLib's stderr writer.
+            LibfprintLog.route(to: log)
             let created = libfprint.fp_context_new()!
             state = ThreadBound(created)
             return created
@@ -65,6 +72,15 @@ public final class LibfprintContext: Sendable {
         }
         return found.map { device, info in
             LibfprintReader(context: self, device: DeviceHandle(device, context: self), info: info)
+        }
+    }
+
+    /// Has GLib log a critical on the libfprint thread (removing a timer that does not exist), as a
+    /// cancelled operation may: for tests of where the log goes.
+    package func logCriticalForTesting() async throws {
+        try await thread.run { [self] in
+            _ = try self.enumeratedContext()
+            _ = libfprint.g_source_remove(0x7fff_fff0)
         }
     }
 

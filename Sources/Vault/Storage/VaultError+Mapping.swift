@@ -13,6 +13,7 @@ extension VaultError {
             case .lockTimeout: return VaultError(.busy, error.message)
             case .diskFull: return VaultError(.diskFull, error.message)
             case .io, .missing: return VaultError(.io, error.message)
+            case .exists: return VaultError(.alreadyExists, error.message)
             }
         case let error as DatabaseError:
             let detail = error.message ?? "\(error.resultCode)"

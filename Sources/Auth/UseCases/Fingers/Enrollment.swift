@@ -4,8 +4,9 @@ import Foundation
 import Vault
 
 /// Enrolling and forgetting fingers, and listing them: enrolling and forgetting need the passcode
-/// (as on iOS and with fprintd), never a touch or a cached key, so nobody changes the enrolled set
-/// behind the user's back. Where the fingers live is the custody's business.
+/// (as on iOS and with fprintd), never a touch or a key cached by one, so nobody changes the enrolled
+/// set behind the user's back (user mode's `enroll` takes a passcode given within `reuse-window`,
+/// e.g. at `passcode set` just before). Where the fingers live is the custody's business.
 public struct Enrollment: Sendable {
     let custody: any KeyCustody
 

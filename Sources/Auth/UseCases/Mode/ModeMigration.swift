@@ -32,6 +32,7 @@ public struct ModeMigration: Sendable {
         guard environment.vaultMode == .user else { throw AuthError(.invalidInput, "This vault is already in system mode.") }
         try unlock.requirePasscodeSource()
         try unlock.refuseDuringPasscodeDelay()
+        try requireServiceBeforeEnabling()
         let (vault, passcode) = try await unlock.promptForPasscode(reason: "move this vault into system mode", typedAhead: "")
         defer { vault.close() }
         environment.forgetRecordedHeader()
@@ -54,6 +55,20 @@ public struct ModeMigration: Sendable {
         // passcode), which the service's may never be below.
         environment.tellServicePolicy(of: vault, counts: try? environment.dependencies.attempts.read())
         return moved
+    }
+
+    /// fingerlockd must answer before anyone types the passcode for it. Its unreachable line ends
+    /// with the recovery key's way in, which is for a vault already in system mode: this one is still
+    /// in user mode, where the passcode alone opens it.
+    private func requireServiceBeforeEnabling() throws {
+        do {
+            _ = try environment.systemService.status(vault: try environment.recordedStoreID)
+        } catch let error as SystemServiceError {
+            guard case .unreachable(let line) = error.code else { throw AuthError.from(systemService: error) }
+            let reason = line.range(of: " The recovery key still opens").map { String(line[..<$0.lowerBound]) } ?? line
+            throw AuthError(
+                .serviceUnavailable, reason + " Nothing was changed: this vault stays in user mode, where the passcode opens it.")
+        }
     }
 
     /// Never throws: the vault is in system mode already; what did not move is reported.

@@ -34,6 +34,7 @@ public struct PasscodeManagement: Sendable {
         do {
             try AuthError.mapped { try environment.passcodeLedger.succeeded() }
             try environment.cacheKey(of: created)
+            environment.startPasscodeWindow(created)
         } catch {
             created.close()
             throw error
