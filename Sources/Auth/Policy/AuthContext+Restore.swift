@@ -41,6 +41,8 @@ public struct RestorePlan: Sendable {
     /// For a backup in system mode: why its passcode would open nothing afterwards (fingerlockd has
     /// no secret for it, or could not be asked), with what still opens it; nil when all is well.
     public var serviceProblem: String?
+    /// Which notes come back, go away or change (nil: there is no vault yet, every note is new).
+    public var noteChanges: NoteSetChanges?
 }
 
 /// A restore that is ready: its plan, then `commit()` or `cancel()`.
@@ -129,7 +131,7 @@ extension AuthContext {
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
     /// the passcode (or recovery key) it was made with.
-    private func stage(_ backupPath: String, current: Vault?) async throws -> StagedRestore {
+    func stage(_ backupPath: String, current: Vault?) async throws -> StagedRestore {
         if let current {
             let key = try Self.vaultCall { try current.exportMasterKey() }
             do {
@@ -198,7 +200,7 @@ extension AuthContext {
                     changes.append(.init(key: key, now: now.value(key), after: then.value(key)))
                 }
             }
-            return RestorePlan(
+            var plan = RestorePlan(
                 backupPath: backupPath, notesNow: try current?.noteCount(), notesAfter: try backup.noteCount(),
                 otherVault: try current.map { try $0.storeID != backup.storeID } ?? false,
                 passcodeAfter: passcodeAfter, recoveryKeyAfter: recoveryAfter,
@@ -206,6 +208,8 @@ extension AuthContext {
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
                 modeNow: try current?.mode, modeAfter: modeAfter,
                 serviceProblem: modeAfter == .system ? serviceProblem(restoring: backup) : nil)
+            if let current { plan.noteChanges = NoteSetChanges(from: try current.list(), to: try backup.list()) }
+            return plan
         }
     }
 
