@@ -24,8 +24,13 @@ extension Vault {
     /// 0700 and ours. Only the finished file's bytes then go beside `path`, into a file this process
     /// creates (O_EXCL, 0600), which is linked or renamed into place: nothing else is ever written
     /// there, and the copy works whichever file system `path` is on.
+    ///
+    /// `progress` hears (pages copied, pages in all) as the copy goes, 256 pages a step; without it
+    /// the copy is one step.
     @discardableResult
-    public func backup(to path: String, replacing: Bool = false) throws(VaultError) -> Int {
+    public func backup(to path: String, replacing: Bool = false, progress: ((Int, Int) -> Void)? = nil)
+        throws(VaultError) -> Int
+    {
         try Self.checkBackupTarget(path, replacing: replacing, vaultDirectory: directory)
         try verifyIntegrity()
         let staged = VaultFiles.temporaryName(near: files.database, "backup")
@@ -36,7 +41,13 @@ extension Vault {
             try VaultFiles.createPrivateFile(staged)
             count = try guarded {
                 let copy = try DatabaseQueue(path: staged)
-                try database.backup(to: copy)
+                if let progress {
+                    try database.backup(to: copy, pagesPerStep: 256) { step in
+                        progress(step.completedPageCount, step.totalPageCount)
+                    }
+                } else {
+                    try database.backup(to: copy)
+                }
                 try copy.close()
                 // A single self-contained file: leave WAL mode so no -wal/-shm is needed beside it.
                 let reopened = try DatabaseQueue(path: staged)
@@ -332,6 +343,9 @@ public final class StagedRestore: Sendable {
             }
             // One step, one transaction on the live database: all of the backup or none of it.
             try backup.database.backup(to: live)
+            // A backup made before the last migrations brings their absence along: the live vault
+            // gets them back at once (the copy was checked exactly as its migrations made it).
+            try VaultSchema.migrator.migrate(live)
             return unlocked
         }
     }

@@ -143,6 +143,8 @@ extension Vault {
                 manifest.settings.add(newHasher.setting(key, revision: revision))
             }
 
+            try Self.resealTrashAndHistory(db, from: oldKeys, to: newKeys, checkedAgainst: oldManifest, into: &manifest)
+
             // Never carry a tampered set over into a freshly keyed vault.
             try seenNotes.verify(against: oldManifest)
             guard seen.templates.matches(oldManifest.templates) else { throw VaultError.tampered("template set") }
@@ -163,6 +165,45 @@ extension Vault {
         return recoveryKey
     }
 
+    /// Re-seals the trash and every kept revision under `newKeys` and counts them into `manifest`,
+    /// after checking both sets against the old manifest.
+    private static func resealTrashAndHistory(
+        _ db: Database, from oldKeys: KeyHierarchy, to newKeys: KeyHierarchy, checkedAgainst oldManifest: Manifest,
+        into manifest: inout Manifest
+    ) throws {
+        _ = try trashRows(db, oldKeys, oldManifest, bodies: true)
+        try verifyAllRevisions(db, oldKeys, oldManifest)
+        let newHasher = TallyHasher(key: newKeys.tallyKey)
+        for table in ["note_trash", "note_revisions"] {
+            let rows = try Row.fetchAll(db, sql: "SELECT rowid, id, revision, header, body FROM \(table)")
+            for row in rows {
+                guard let rowid = row.integer(0), let id = row.text(1), let bucket = NoteBucket(storedID: id) else {
+                    throw VaultError.tampered(table == "note_trash" ? "trash" : "revision set")
+                }
+                let revision = try Self.revision(row[2], part: "note \(id)")
+                guard let header = row.blob(3),
+                    let plainHeader = Sealer.open(
+                        header, key: oldKeys.noteHeaderKey, ad: NoteSealing.headerAD(oldKeys, id: id, revision: revision))
+                else { throw VaultError.tampered("note \(id)") }
+                let plainBody = try NoteSealing.openBody(row.blob(4), keys: oldKeys, id: id, revision: revision)
+                try db.execute(
+                    sql: "UPDATE \(table) SET header = ?, body = ? WHERE rowid = ?",
+                    arguments: [
+                        try Sealer.seal(
+                            plainHeader, key: newKeys.noteHeaderKey, ad: NoteSealing.headerAD(newKeys, id: id, revision: revision)),
+                        try Sealer.seal(plainBody, key: newKeys.noteBodyKey, ad: NoteSealing.bodyAD(newKeys, id: id, revision: revision)),
+                        rowid,
+                    ])
+                if table == "note_trash" {
+                    let deleted = try Int64.fetchOne(db, sql: "SELECT deleted FROM note_trash WHERE rowid = ?", arguments: [rowid]) ?? 0
+                    manifest.trash.add(newHasher.trash(id, revision: revision, deleted: deleted))
+                } else {
+                    manifest.addRevision(bucket, newHasher.revision(id, number: revision))
+                }
+            }
+        }
+    }
+
     /// Reads and authenticates everything: the slot table, every note, template and setting, and
     /// each set against the manifest. Throws `.tampered` naming the first bad part.
     public func verifyIntegrity() throws(VaultError) {
@@ -176,6 +217,7 @@ extension Vault {
             }
         }
         try scanAll { _, _ in }
+        try verifyTrashAndHistory()
         _ = try templates()
         _ = try settings()
     }

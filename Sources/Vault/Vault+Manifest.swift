@@ -73,18 +73,24 @@ extension Vault {
 
 extension Vault {
     /// Rewrites the manifest in the version-1 layout that vaults written before per-bucket tallies
-    /// hold, so tests can check such vaults still open, read and upgrade.
+    /// hold, so tests can check such vaults still open, read and upgrade. Such vaults kept no trash
+    /// and no revisions either: those rows go.
     package func rewriteManifestAsVersion1ForTesting() throws(VaultError) {
         try writeChecked { db, keys, meta in
             var manifest = try Manifest.open(meta.manifest, with: keys)
             manifest.noteBuckets = nil
+            try db.execute(sql: "DELETE FROM note_revisions")
+            try db.execute(sql: "DELETE FROM note_trash")
+            (manifest.trash, manifest.revisions) = (Tally(), Tally())
+            manifest.revisionBuckets = Array(repeating: Tally(), count: NoteBucket.count)
             try db.execute(
                 sql: "UPDATE meta SET manifest = ? WHERE singleton = 1", arguments: [try manifest.sealed(with: keys)])
         }
     }
 
-    /// The layout version of the stored manifest (1 or 2), for tests of the upgrade.
+    /// The layout version of the stored manifest (1, or 3 once written: 2 is only ever read), for
+    /// tests of the upgrade.
     package func manifestVersionForTesting() throws(VaultError) -> Int {
-        try read { _, _, manifest in manifest.noteBuckets == nil ? 1 : 2 }
+        try read { _, _, manifest in manifest.noteBuckets == nil ? 1 : 3 }
     }
 }

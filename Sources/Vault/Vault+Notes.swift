@@ -17,22 +17,31 @@ extension Vault {
     }
 
     /// Adds whole notes (ids and dates as given) in one transaction: imports, restores from an
-    /// export, benchmarks. Fails with `.alreadyExists`, adding nothing, if an id is taken.
-    public func add(_ notes: [Note]) throws(VaultError) {
+    /// export, benchmarks. Fails with `.alreadyExists`, adding nothing, if an id is taken (by a
+    /// note or by one in the trash). `progress` hears how many are sealed so far.
+    public func add(_ notes: [Note], progress: ((Int) -> Void)? = nil) throws(VaultError) {
+        let cutoff = trashCutoff()
         try write { db, keys, manifest in
+            try Self.purgeTrash(before: cutoff, db, keys, &manifest)
             let hasher = TallyHasher(key: keys.tallyKey)
             let insertNote = try db.makeStatement(sql: "INSERT INTO notes (id, revision, header) VALUES (?, ?, ?)")
             let insertBody = try db.makeStatement(sql: "INSERT INTO note_bodies (note, body) VALUES (?, ?)")
+            var sealed = 0
             for note in notes {
                 let id = note.id.storageKey
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [id]) == true {
                     throw VaultError(.alreadyExists, "A note with id \(id) already exists.")
+                }
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM note_trash WHERE id = ?", arguments: [id]) == true {
+                    throw VaultError(.alreadyExists, "A note with id \(id) is in the trash; restore it or empty the trash first.")
                 }
                 try insertNote.execute(arguments: [id, 1, try NoteSealing.sealHeader(note, keys: keys, revision: 1)])
                 try insertBody.execute(arguments: [
                     db.lastInsertedRowID, try NoteSealing.sealBody(note, keys: keys, revision: 1),
                 ])
                 manifest.addNote(NoteBucket(note.id), hasher.note(id, revision: 1))
+                sealed += 1
+                progress?(sealed)
             }
         }
     }
@@ -44,9 +53,11 @@ extension Vault {
     @discardableResult
     public func update(_ note: Note) throws(VaultError) -> Note {
         let stamp = now()
+        let (kept, cutoff) = (retention.revisionsKept, trashCutoff())
         return try write { db, keys, manifest in
+            try Self.purgeTrash(before: cutoff, db, keys, &manifest)
             let stored = try Self.storedNote(id: note.id, db, keys, manifest, withBody: false)
-            return try Self.store(note, over: stored, modified: stamp, db, keys, &manifest)
+            return try Self.store(note, over: stored, modified: stamp, keeping: kept, db, keys, &manifest)
         }
     }
 
@@ -58,8 +69,10 @@ extension Vault {
     @discardableResult
     public func update<E: Error>(id noteID: UUID, _ change: (inout Note) throws(E) -> Void) throws -> Note? {
         let stamp = now()
+        let (kept, cutoff) = (retention.revisionsKept, trashCutoff())
         var refusal: E?
         let saved: Note? = try write { db, keys, manifest in
+            try Self.purgeTrash(before: cutoff, db, keys, &manifest)
             let stored = try Self.storedNote(id: noteID, db, keys, manifest, withBody: true)
             var note = stored.note
             do throws(E) {
@@ -69,21 +82,21 @@ extension Vault {
                 return nil
             }
             guard note != stored.note else { return nil }
-            return try Self.store(note, over: stored, modified: stamp, db, keys, &manifest)
+            return try Self.store(note, over: stored, modified: stamp, keeping: kept, db, keys, &manifest)
         }
         if let refusal { throw refusal }
         return saved
     }
 
     /// A note's row as stored, authenticated and checked against the manifest.
-    private struct StoredNote {
+    struct StoredNote {
         let seq: Int64
         let revision: UInt64
         /// The note; its body is empty unless it was asked for.
         let note: Note
     }
 
-    private static func storedNote(
+    static func storedNote(
         id noteID: UUID, _ db: Database, _ keys: KeyHierarchy, _ manifest: Manifest, withBody: Bool
     ) throws -> StoredNote {
         let id = noteID.storageKey
@@ -104,12 +117,14 @@ extension Vault {
         return StoredNote(seq: seq, revision: revision, note: Note(summary, body: body))
     }
 
-    /// Writes `note` as the next revision of `stored`, keeping its creation date.
-    private static func store(
-        _ note: Note, over stored: StoredNote, modified: Date, _ db: Database, _ keys: KeyHierarchy,
+    /// Writes `note` as the next revision of `stored`, keeping its creation date; the version it
+    /// replaces joins the note's history, of which the newest `kept` revisions stay.
+    static func store(
+        _ note: Note, over stored: StoredNote, modified: Date, keeping kept: Int, _ db: Database, _ keys: KeyHierarchy,
         _ manifest: inout Manifest
     ) throws -> Note {
         let id = note.id.storageKey
+        try keepRevision(of: note.id, seq: stored.seq, revision: stored.revision, keeping: kept, db, keys, &manifest)
         var updated = note
         updated.created = stored.note.created
         updated.modified = modified
@@ -127,22 +142,23 @@ extension Vault {
         return updated
     }
 
-    /// Deletes a note; `.notFound` if there is none with this id. Like `note(id:)`, checks the
-    /// stored revision against the manifest first.
+    /// Deletes a note for good, with its history (`trashNotes` keeps it restorable); `.notFound` if
+    /// there is none with this id. Like `note(id:)`, checks the stored revision against the manifest first.
     public func deleteNote(id noteID: UUID) throws(VaultError) {
+        try deleteNotes([noteID])
+    }
+
+    /// Deletes notes for good, with their history, all or none (see `deleteNote(id:)`).
+    public func deleteNotes(_ noteIDs: [UUID]) throws(VaultError) {
         try write { db, keys, manifest in
-            let id = noteID.storageKey
-            let bucket = NoteBucket(noteID)
-            try Self.verifyNotes(in: bucket, db, keys, manifest)
-            guard let row = try Row.fetchOne(db, sql: "SELECT seq, revision, header FROM notes WHERE id = ?", arguments: [id])
-            else { throw VaultError.notFound("Note \(id)") }
-            guard let seq = row.integer(0) else { throw VaultError.tampered("note \(id)") }
-            let revision = try Self.revision(row[1], part: "note \(id)")
-            // Only an authentic row is counted out of the manifest.
-            _ = try NoteSealing.openHeader(row.blob(2), keys: keys, id: id, revision: revision)
-            try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [seq])
-            try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [seq])
-            manifest.removeNote(bucket, TallyHasher(key: keys.tallyKey).note(id, revision: revision))
+            for noteID in Set(noteIDs) {
+                let stored = try Self.storedNote(id: noteID, db, keys, manifest, withBody: false)
+                try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [stored.seq])
+                try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [stored.seq])
+                manifest.removeNote(
+                    NoteBucket(noteID), TallyHasher(key: keys.tallyKey).note(noteID.storageKey, revision: stored.revision))
+                try Self.deleteRevisions(of: noteID, db, keys, &manifest)
+            }
         }
     }
 
@@ -193,7 +209,13 @@ extension Vault {
     public func resolveNoteID(_ prefix: String) throws(VaultError) -> UUID {
         let matches = try noteIDs(matchingPrefix: prefix, limit: 2)
         switch matches.count {
-        case 0: throw VaultError.notFound("Note \(prefix)")
+        case 0:
+            // Removed a moment ago is the likeliest reason a known id is not found.
+            if try !trashedNoteIDs(matchingPrefix: prefix, limit: 1).isEmpty {
+                throw VaultError(
+                    .notFound, "Note \(prefix) is in the trash: `fingerlock notes trash restore \(prefix)` brings it back.")
+            }
+            throw VaultError.notFound("Note \(prefix)")
         case 1: return matches[0]
         default:
             throw VaultError(.ambiguous, "\"\(prefix)\" matches more than one note; type more of the id.")
@@ -223,11 +245,13 @@ extension Vault {
         return listing.finish()
     }
 
-    /// Every note in full, oldest first (for export). Reads and verifies the whole set.
-    public func allNotes() throws(VaultError) -> [Note] {
+    /// Every note in full, oldest first (for export). Reads and verifies the whole set; `progress`
+    /// hears how many are read so far.
+    public func allNotes(progress: ((Int) -> Void)? = nil) throws(VaultError) -> [Note] {
         var notes: [Note] = []
         try scanAll { summary, body in
             notes.append(Note(summary, body: try NoteSealing.bodyString(body, id: summary.id.storageKey)))
+            progress?(notes.count)
         }
         notes.sort { ($0.created, $0.id.uuidString) < ($1.created, $1.id.uuidString) }
         return notes

@@ -23,12 +23,19 @@ public final class Vault: Sendable {
     let configuration: VaultConfiguration
     let database: DatabaseQueue
     let state: Mutex<Unlocked?>
+    private let keeping = Mutex(NoteRetention())
 
     init(files: VaultFiles, configuration: VaultConfiguration, database: DatabaseQueue, unlocked: Unlocked) {
         self.files = files
         self.configuration = configuration
         self.database = database
         self.state = Mutex(unlocked)
+    }
+
+    /// How many revisions per note and how long trashed notes are kept, from the next write on.
+    public var retention: NoteRetention {
+        get { keeping.withLock { $0 } }
+        set { keeping.withLock { $0 = newValue } }
     }
 
     /// The data directory this vault lives in.

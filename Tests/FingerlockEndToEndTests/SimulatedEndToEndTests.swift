@@ -218,7 +218,7 @@ extension BinaryRunner {
     @Test func configNeedsThePasscodeToChangeAndChecksRanges() async throws {
         try await runner.setPasscode()
         let all = try await runner.run(["config", "get"])
-        #expect(all.stdout == "cache-expiry = 8h\nreuse-window = 0s\nmax-tries = 3\nscan-timeout = 30s\nclip-clear = 45s\n")
+        #expect(all.stdout == "cache-expiry = 8h\nreuse-window = 0s\nmax-tries = 3\nscan-timeout = 30s\nclip-clear = 45s\nhistory-limit = 10\ntrash-keep = 720h\n")
         #expect(try await runner.run(["config", "set", "max-tries", "5"]).status == 8)
         #expect(try await runner.run(["config", "set", "cache-expiry", "49h", "--passcode-stdin"], stdin: "x\n").status == 64)
         let set = try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")

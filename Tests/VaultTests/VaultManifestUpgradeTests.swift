@@ -58,14 +58,14 @@ struct VaultManifestUpgradeTests {
         }
     }
 
-    @Test("the next write upgrades to version 2, after which bucket reads catch a rollback")
+    @Test("the next write upgrades to version 3, after which bucket reads catch a rollback")
     func upgradeOnWrite() throws {
         try withScratch { dir in
             let (code, notes, _) = try makeVersion1Vault(dir)
             let vault = try Vault.open(in: dir + "/vault", using: .passcode(code))
             // A write that touches no note still upgrades the note tallies.
             try vault.setSetting("1h", for: "cache-expiry")
-            #expect(try vault.manifestVersionForTesting() == 2)
+            #expect(try vault.manifestVersionForTesting() == 3)
             for note in notes { #expect(try vault.note(id: note.id) == note) }
             try vault.verifyIntegrity()
 
@@ -82,13 +82,13 @@ struct VaultManifestUpgradeTests {
         }
     }
 
-    @Test("rekey writes a version-2 manifest")
+    @Test("rekey writes a version-3 manifest")
     func rekeyUpgrades() throws {
         try withScratch { dir in
             let (code, notes, _) = try makeVersion1Vault(dir)
             let vault = try Vault.open(in: dir + "/vault", using: .passcode(code))
             _ = try vault.rekey(passcode: code, cost: testCost)
-            #expect(try vault.manifestVersionForTesting() == 2)
+            #expect(try vault.manifestVersionForTesting() == 3)
             for note in notes { #expect(try vault.note(id: note.id) == note) }
             try vault.verifyIntegrity()
         }

@@ -13,8 +13,17 @@ public struct SecuritySettings: Equatable, Sendable {
     public var scanTimeout: Duration = .seconds(Key.scanTimeout.defaultValue)
     /// How long `notes show --clip` leaves a note on the clipboard (default 45 s, as `pass -c`).
     public var clipClear: Duration = .seconds(Key.clipClear.defaultValue)
+    /// Earlier revisions kept per note (default 10, at most 100; 0 keeps none).
+    public var historyLimit = Int(Key.historyLimit.defaultValue)
+    /// How long a removed note waits in the trash (default 30 days = 720h).
+    public var trashKeep: Duration = .seconds(Key.trashKeep.defaultValue)
 
     public init() {}
+
+    /// What the vault keeps of notes' past under these settings.
+    public var noteRetention: NoteRetention {
+        NoteRetention(revisionsKept: historyLimit, trashKept: TimeInterval(trashKeep.components.seconds))
+    }
 
     /// The keys `config get|set` accepts; their bounds and defaults are AuthCore's, shared with
     /// fingerlockd.
@@ -27,6 +36,8 @@ public struct SecuritySettings: Equatable, Sendable {
         case .maxTries: String(maxTries)
         case .scanTimeout: Self.format(scanTimeout)
         case .clipClear: Self.format(clipClear)
+        case .historyLimit: String(historyLimit)
+        case .trashKeep: Self.format(trashKeep)
         }
     }
 
@@ -63,6 +74,23 @@ public struct SecuritySettings: Equatable, Sendable {
         case .maxTries: maxTries = Int(amount)
         case .scanTimeout: scanTimeout = .seconds(amount)
         case .clipClear: clipClear = .seconds(amount)
+        case .historyLimit: historyLimit = Int(amount)
+        case .trashKeep: trashKeep = .seconds(amount)
+        }
+    }
+
+    /// A duration typed for `what` (an option's name), read as `config set` reads one (`8h`, `90m`),
+    /// plus whole days (`7d`), which a trash age is most often counted in.
+    public static func duration(_ text: String, for what: String) throws(AuthError) -> Duration {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed.hasSuffix("d"), let days = Int64(trimmed.dropLast()), days >= 0, days <= 100_000 {
+            return .seconds(days * 86_400)
+        }
+        switch parseDuration(trimmed) {
+        case .seconds(let seconds): return .seconds(seconds)
+        case .missingUnit: throw AuthError(.invalidInput, "\(what): '\(text)' has no unit; add a unit: 7d, 12h or 30m.")
+        case .tooLong: throw AuthError(.invalidInput, "\(what): '\(text)' is far too long a duration.")
+        case .invalid: throw AuthError(.invalidInput, "\(what): '\(text)' is not a duration such as 7d, 12h or 1h30m.")
         }
     }
 
@@ -175,6 +203,8 @@ extension SecuritySetting {
         case .maxTries: "touches per unlock before asking for the passcode (1 to 10)"
         case .scanTimeout: "how long a scan waits for a finger (5s to 2m)"
         case .clipClear: "how long notes show --clip leaves a note on the clipboard (2s to 10m)"
+        case .historyLimit: "earlier revisions kept per note (0 to 100)"
+        case .trashKeep: "how long notes rm keeps a note in the trash (1h to 8760h)"
         }
     }
 }

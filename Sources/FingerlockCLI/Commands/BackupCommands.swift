@@ -19,7 +19,13 @@ struct BackupCommand: FingerlockCommand {
         try Vault.checkBackupTarget(file, replacing: force, vaultDirectory: try global.dataDirectory(dependencies.environment))
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
-        let count = try vault.backup(to: file, replacing: force)
+        // Pages, not notes: a bar for a vault of a few thousand notes (about 2,000 pages) and more.
+        var bar: ProgressReporter?
+        let count = try vault.backup(to: file, replacing: force) { done, total in
+            if bar == nil { bar = ProgressReporter("Backing up", total: total, console: dependencies.console) }
+            bar?.update(done)
+        }
+        bar?.finish()
         dependencies.console.print("Backed up \(count) \(count == 1 ? "note" : "notes") to \(file).")
     }
 }
@@ -34,15 +40,27 @@ struct RestoreCommand: FingerlockCommand {
             before asking. The backup is checked whole (slots, manifest, every row) before anything is \
             replaced, and the current vault stays as it was if the backup is bad. A backup made before a \
             rekey, or of another vault, asks for the passcode it was made with. A test vault's backup is \
-            never restored over a hardware vault (or the reverse).
+            never restored over a hardware vault (or the reverse). --note ID takes one note out of the \
+            backup instead, leaving everything else as it is.
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
     @Argument(help: ArgumentHelp("The backup file.", valueName: "file"), completion: .file()) var file: String
     @Flag(name: .long, help: "Do not ask for confirmation.") var yes = false
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Take only this note (its id in the backup, or a unique start of it) into the current vault; nothing else changes.",
+            valueName: "id"))
+    var note: String?
+
+    func validate() throws {
+        if let note { try NoteIDArgument.validate(note) }
+    }
 
     func run(with dependencies: CLIDependencies) async throws {
+        if let note { return try await takeNote(note, dependencies) }
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
         let prepared = try await VaultRestore(session.environment).prepareRestore(from: file)
         let console = dependencies.console
@@ -64,6 +82,34 @@ struct RestoreCommand: FingerlockCommand {
         }
         let count = try prepared.commit()
         console.print("Restored \(count) \(count == 1 ? "note" : "notes") from \(file).")
+    }
+
+    /// `--note`: the backup's version of one note joins the vault, as a new note or, when the vault
+    /// has it, as its newest revision (the current text stays in its history).
+    private func takeNote(_ prefix: String, _ dependencies: CLIDependencies) async throws {
+        let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+        let vault = try await session.context.openNotes()
+        defer { vault.close() }
+        vault.retention = try SecuritySettings(vault: vault).noteRetention
+        let staged = try await VaultRestore(session.environment).openBackup(file, besides: vault)
+        defer { staged.discard() }
+        let wanted = try staged.backup.note(id: try NoteIDArgument.resolve(prefix, in: staged.backup))
+        let exists = try vault.noteIDs(matchingPrefix: wanted.id.uuidString.lowercased(), limit: 1) == [wanted.id]
+        if exists {
+            let saved = try vault.update(id: wanted.id) { (note: inout Note) throws(VaultError) in
+                (note.title, note.body, note.tags) = (wanted.title, wanted.body, wanted.tags)
+            }
+            guard saved != nil else {
+                dependencies.console.print("No changes: \(NotesCommand.shortID(wanted.id)) is the same in the backup.")
+                return
+            }
+            dependencies.console.print(
+                "Took \(NotesCommand.shortID(wanted.id)) from \(file): \(TerminalSafeText.line(wanted.title)) "
+                    + "(the version it replaced is in `notes history`)")
+        } else {
+            try vault.add([wanted])
+            dependencies.console.print("Took \(NotesCommand.shortID(wanted.id)) from \(file): \(TerminalSafeText.line(wanted.title))")
+        }
     }
 }
 

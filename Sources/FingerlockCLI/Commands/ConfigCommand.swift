@@ -9,7 +9,8 @@ struct ConfigCommand: ParsableCommand {
         discussion: SecuritySettings.Key.allCases.map { "\($0.rawValue): \($0.help)" }.joined(separator: "\n"),
         subcommands: [Get.self, Set.self])
 
-    static let keyHelp = ArgumentHelp("cache-expiry, reuse-window, max-tries, scan-timeout or clip-clear.", valueName: "key")
+    static let keyHelp = ArgumentHelp(
+        "cache-expiry, reuse-window, max-tries, scan-timeout, clip-clear, history-limit or trash-keep.", valueName: "key")
     static var keyCompletion: CompletionKind { .list(SecuritySettings.Key.allCases.map(\.rawValue)) }
 
     /// Values worth offering for the setting named just before the one being completed: the
@@ -22,6 +23,8 @@ struct ConfigCommand: ParsableCommand {
         case .maxTries: (1...10).map(String.init)
         case .scanTimeout: ["10s", "30s", "1m", "2m"]
         case .clipClear: ["10s", "45s", "1m", "2m"]
+        case .historyLimit: ["0", "5", "10", "20", "50"]
+        case .trashKeep: ["24h", "168h", "720h", "2160h"]
         }
     }
 

@@ -48,9 +48,11 @@ struct ExportCommand: FingerlockCommand {
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
         let text: String
+        let bar = ProgressReporter("Exporting", total: try vault.noteCount(), console: dependencies.console)
+        defer { bar.finish() }
         switch format {
-        case .json: text = String(decoding: try vault.exportJSON(), as: UTF8.self) + "\n"
-        case .markdown: text = try vault.exportMarkdown()
+        case .json: text = String(decoding: try vault.exportJSON(progress: bar.callback), as: UTF8.self) + "\n"
+        case .markdown: text = try vault.exportMarkdown(progress: bar.callback)
         case .markdownDirectory:
             let notes = try vault.allNotes()
             try MarkdownDirectoryExport.write(notes, to: output!)

@@ -30,7 +30,27 @@ enum RestorePlanText {
         for change in plan.settingChanges {
             lines.append("  Setting \(change.key.rawValue): \(change.now) now, \(change.after) after the restore.")
         }
+        if let notes = plan.noteChanges {
+            if !notes.appear.isEmpty { lines.append("  Notes that come back: " + titles(notes.appear) + ".") }
+            if !notes.disappear.isEmpty { lines.append("  Notes that go away: " + titles(notes.disappear) + ".") }
+            if !notes.change.isEmpty { lines.append("  Notes that go back to the backup's version: " + titles(notes.change) + ".") }
+        }
         return lines
+    }
+
+    /// How many titles a line names before "and N more".
+    static let titlesShown = 5
+
+    /// `"a", "b" and 3 more`, each title made safe for the terminal and cut to a readable length.
+    static func titles(_ notes: [NoteSummary]) -> String {
+        let named = notes.prefix(titlesShown).map { note in
+            let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(String(note.title.prefix(60)))
+            return "\"\(title)\""
+        }
+        let rest = notes.count - named.count
+        if rest > 0 { return named.joined(separator: ", ") + " and \(rest) more" }
+        if named.count <= 1 { return named.joined() }
+        return named.dropLast().joined(separator: ", ") + " and " + named.last!
     }
 
     private static func describe(_ secret: RestorePlan.Secret, _ what: String) -> String {

@@ -76,7 +76,11 @@ struct ImportCommand: FingerlockCommand {
             console.print("Would import \(Self.notes(notes.count))\(skipped); dry run, nothing was written.")
             return
         }
-        if !notes.isEmpty { try vault.add(notes) }
+        if !notes.isEmpty {
+            let bar = ProgressReporter("Importing", total: notes.count, console: console)
+            defer { bar.finish() }
+            try vault.add(notes, progress: bar.callback)
+        }
         console.print("Imported \(Self.notes(notes.count))\(skipped).")
     }
 

@@ -88,12 +88,14 @@ struct Tally: Equatable, Sendable {
     }
 }
 
-/// The three kinds of rows the manifest counts; the kind is the first byte of every element, so an
+/// The kinds of rows the manifest counts; the kind is the first byte of every element, so an
 /// element of one kind can never stand in for another.
 enum TallyKind: UInt8, Sendable {
     case note = 1
     case template = 2
     case setting = 3
+    case trash = 4
+    case revision = 5
 }
 
 /// Computes the elements H(kind, key, revision). Keeps the keyed HMAC state and copies it per
@@ -141,5 +143,18 @@ struct TallyHasher: Sendable {
 
     func setting(_ key: String, revision: UInt64) -> [UInt64] {
         element(.setting, [Array(key.utf8)], revision: revision)
+    }
+
+    /// A note in the trash: its deletion time (whole seconds) is counted too, so it cannot be moved
+    /// back to make the note purged sooner.
+    func trash(_ id: String, revision: UInt64, deleted: Int64) -> [UInt64] {
+        var stamp = ByteWriter(capacity: 8)
+        stamp.u64(UInt64(bitPattern: deleted))
+        return element(.trash, [Array(id.utf8), stamp.bytes], revision: revision)
+    }
+
+    /// An earlier revision of note `id`, kept in its history.
+    func revision(_ id: String, number: UInt64) -> [UInt64] {
+        element(.revision, [Array(id.utf8)], revision: number)
     }
 }

@@ -38,8 +38,12 @@ struct SchemaObject: Hashable, Sendable {
         SchemaObject(type: "index", name: $0.name, table: $0.table, sql: $0.sql)
     }
 
+    /// What migration "v4-trash-revisions" adds.
+    static let expectedV4: [SchemaObject] =
+        VaultSchema.tablesV4.map { table($0.name, $0.sql) } + VaultSchema.tablesV4.map { autoindex($0.name) }
+
     /// Every object the migrations create, for a vault that has them all.
-    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 }
+    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 + expectedV4 }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -56,7 +60,8 @@ struct SchemaObject: Hashable, Sendable {
         let v1 = expectedV1(withMode: applied.contains(VaultSchema.migrationV3))
         let expected =
             applied.contains(VaultSchema.migrationV1)
-            ? v1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : []) : v1
+            ? v1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : [])
+                + (applied.contains(VaultSchema.migrationV4) ? expectedV4 : []) : v1
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }

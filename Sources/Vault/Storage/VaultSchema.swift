@@ -105,6 +105,39 @@ enum VaultSchema {
         return String(v1.dropLast()) + ", " + modeColumn + ")"
     }
 
+    /// Migration "v4-trash-revisions" (issue 28): notes removed with `notes rm` wait in
+    /// `note_trash`, and each note's earlier revisions are kept in `note_revisions`. Both hold a
+    /// note's sealed header and body exactly as the note row held them (bound to id and revision),
+    /// so moving a row between tables never re-seals it, and the manifest's own tallies say which
+    /// rows belong in which table. Exact text as SQLite keeps it; never edit.
+    static let migrationV4 = "v4-trash-revisions"
+    static let tablesV4: [(name: String, sql: String)] = [
+        (
+            "note_trash",
+            """
+            CREATE TABLE note_trash (
+                id TEXT PRIMARY KEY NOT NULL,
+                revision INTEGER NOT NULL,
+                deleted INTEGER NOT NULL,
+                header BLOB NOT NULL,
+                body BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "note_revisions",
+            """
+            CREATE TABLE note_revisions (
+                id TEXT NOT NULL,
+                revision INTEGER NOT NULL,
+                header BLOB NOT NULL,
+                body BLOB NOT NULL,
+                PRIMARY KEY (id, revision)
+            )
+            """
+        ),
+    ]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration(migrationV1) { db in
@@ -115,6 +148,9 @@ enum VaultSchema {
         }
         migrator.registerMigration(migrationV3) { db in
             try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn)
+        }
+        migrator.registerMigration(migrationV4) { db in
+            for table in tablesV4 { try db.execute(sql: table.sql) }
         }
         return migrator
     }
@@ -135,8 +171,9 @@ enum VaultSchema {
 
     /// Applies the migrations a vault written by an older fingerlock lacks (each one its own
     /// transaction), under the process lock, after `inspect` found its schema exactly as its
-    /// recorded migrations made it. They add an index and the mode column (`user`, which the
-    /// slot-table MAC of a user-mode vault does not include): no sealed row changes.
+    /// recorded migrations made it. They add an index, the mode column (`user`, which the
+    /// slot-table MAC of a user-mode vault does not include) and the empty trash and revision
+    /// tables (an older manifest counts none): no sealed row changes.
     static func upgrade(_ queue: DatabaseQueue, files: VaultFiles, configuration: VaultConfiguration) throws {
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }

@@ -41,4 +41,6 @@ public struct RestorePlan: Sendable {
     /// For a backup in system mode: why its passcode would open nothing afterwards (fingerlockd has
     /// no secret for it, or could not be asked), with what still opens it; nil when all is well.
     public var serviceProblem: String?
+    /// Which notes come back, go away or change (nil: there is no vault yet, every note is new).
+    public var noteChanges: NoteSetChanges?
 }

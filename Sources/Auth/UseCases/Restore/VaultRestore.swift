@@ -1,7 +1,7 @@
 import AuthCore
 import Fingerprint
 import Foundation
-import Vault
+public import Vault
 
 /// `restore`: replacing the security state (passcode, recovery key, fingers, settings) with a
 /// backup's needs the current vault's passcode or recovery key — never a touch — and the user's
@@ -65,7 +65,18 @@ public struct VaultRestore: Sendable {
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
     /// the passcode (or recovery key) it was made with.
-    private func stage(_ backupPath: String, current: Vault?) async throws -> StagedRestore {
+    /// `restore --note`: opens `backupPath` for reading, checked whole, with `vault`'s key when it is
+    /// an older copy of it, else with the passcode (or recovery key) the backup was made with; the open
+    /// vault is otherwise left as it is (no security state comes back, so its own unlock is enough).
+    /// `discard()` it after.
+    public func openBackup(_ backupPath: String, besides vault: Vault) async throws -> StagedRestore {
+        guard FileManager.default.fileExists(atPath: backupPath) else {
+            throw AuthError(.notFound, "No backup at \(backupPath).")
+        }
+        return try await stage(backupPath, current: vault)
+    }
+
+    func stage(_ backupPath: String, current: Vault?) async throws -> StagedRestore {
         if let current {
             let key = try AuthError.mapped { try current.exportMasterKey() }
             do {
@@ -131,7 +142,7 @@ public struct VaultRestore: Sendable {
                     changes.append(.init(key: key, now: now.value(key), after: then.value(key)))
                 }
             }
-            return RestorePlan(
+            var plan = RestorePlan(
                 backupPath: backupPath, notesNow: try current?.noteCount(), notesAfter: try backup.noteCount(),
                 otherVault: try current.map { try $0.storeID != backup.storeID } ?? false,
                 passcodeAfter: passcodeAfter, recoveryKeyAfter: recoveryAfter,
@@ -139,6 +150,8 @@ public struct VaultRestore: Sendable {
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
                 modeNow: try current?.mode, modeAfter: modeAfter,
                 serviceProblem: custodyAfter.problemAfterRestore(of: backup))
+            if let current { plan.noteChanges = NoteSetChanges(from: try current.list(), to: try backup.list()) }
+            return plan
         }
     }
 
