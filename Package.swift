@@ -180,6 +180,14 @@ let package = Package(
         .executableTarget(name: "vault-stress", dependencies: ["Vault"], swiftSettings: upcoming),
         .executableTarget(name: "vault-bench", dependencies: ["Vault"], swiftSettings: upcoming),
 
+        // Test-only helpers, declared as plain targets so several test targets can share them (a test
+        // target cannot depend on another). Neither imports a fingerlock module or Testing.
+        // The test clock every target's time-dependent tests move by hand.
+        .target(name: "FingerlockTestSupport", path: "Tests/FingerlockTestSupport", swiftSettings: upcoming),
+        // What fingerlockd's tests in process and end to end both use: a bare Varlink client, a
+        // client vault's values, temporary directories.
+        .target(name: "FingerlockServiceTestSupport", path: "Tests/FingerlockServiceTestSupport", swiftSettings: upcoming),
+
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
@@ -189,17 +197,21 @@ let package = Package(
             resources: [],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "VaultTests", dependencies: ["Vault", "vault-stress"], swiftSettings: upcoming),
+        .testTarget(
+            name: "VaultTests", dependencies: ["Vault", "vault-stress", "FingerlockTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "AuthCoreTests",
-            dependencies: ["AuthCore", "Fingerprint", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "AuthCore", "Fingerprint", "SafeFiles", "FingerlockTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "AuthCore", "Auth", "Fingerprint", "Vault", .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "AuthCore", "Auth", "Fingerprint", "Vault", "FingerlockTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
         ),
@@ -223,15 +235,27 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // fingerlockd's code in process: its core, server and client over a socket in a temporary
+        // directory. No binary, no other user.
         .testTarget(
             name: "FingerlockServiceTests",
             dependencies: [
-                // fingerlock too: the system-mode tests run the CLI as login users against fingerlockd.
-                "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "fingerlockd", "fingerlock", "AuthCore",
-                "Auth", "Fingerprint",
-                "FingerprintTestSupport",
+                "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint",
+                "FingerlockServiceTestSupport", "FingerlockTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: upcoming
+        ),
+        // The built `fingerlockd`, run as a process: as a system user with login users as its clients
+        // (setpriv, runuser, subordinate uids), under the systemd units, on libfprint's virtual devices,
+        // and the built `fingerlock` run against it in system mode.
+        .testTarget(
+            name: "FingerlockServiceEndToEndTests",
+            dependencies: [
+                "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "fingerlockd", "fingerlock",
+                "FingerprintTestSupport", "FingerlockServiceTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Python clients the tests run (the `varlink` package's, and a bare one run as login users).
             exclude: ["Fixtures"],
@@ -243,7 +267,7 @@ let package = Package(
             name: "CustodyParityTests",
             dependencies: [
                 "Auth", "AuthCore", "Vault", "Fingerprint", "FingerlockServiceClient", "FingerlockService",
-                .product(name: "Logging", package: "swift-log"),
+                "FingerlockTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),

@@ -1,5 +1,6 @@
 import AuthCore
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AuthCore
+import FingerlockTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import AuthCore
 import Auth
 import Crypto
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ final class DirectoryRemoval: Sendable {
 /// One fingerlock installation for a test: data directory, clock, key cache, counters.
 struct Installation {
     let directory: String
-    let clock = FakeClock()
+    let clock = TestClock()
     let cache: InMemoryKeyCache
     /// The reuse window's markers, apart from the keys as in the CLI.
     let markers: InMemoryKeyCache

@@ -5,13 +5,6 @@ import Foundation
 import Synchronization
 import Testing
 
-final class FakeClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
-
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 
 /// The real kernel keyring (`@u`), as the CLI uses it.

@@ -1,5 +1,6 @@
 import AuthCore
 import Crypto
+import FingerlockTestSupport
 import Foundation
 @testable import Auth
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// kernel keyring.
 @Suite struct RemainingLifetimeTests {
     @Test func inMemoryCountsDownOnTheInjectedClock() throws {
-        let clock = FakeClock()
+        let clock = TestClock()
         let cache = InMemoryKeyCache(now: clock.now)
         #expect(cache.remainingLifetime(name: "k") == nil)
         try cache.store(SymmetricKey(size: .bits256), name: "k", lifetime: .seconds(90))

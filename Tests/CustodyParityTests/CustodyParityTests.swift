@@ -1,5 +1,6 @@
 import Auth
 import AuthCore
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Testing

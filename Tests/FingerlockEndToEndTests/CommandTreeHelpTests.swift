@@ -41,20 +41,6 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
         #expect(names.isSuperset(of: ["fingerlock", "fingerlock notes", "fingerlock notes add", "fingerlock config set"]))
     }
 
-    @Test("every leaf command runs as a FingerlockCommand (never falls back to printing help)")
-    func leavesAreFingerlockCommands() {
-        func check(_ command: any ParsableCommand.Type, _ words: [String]) {
-            let name = command.configuration.commandName ?? ""
-            // ArgumentParser's `help` is recognised by this name: none of ours may take it.
-            #expect(name != "help", "\(words) is named help")
-            if command.configuration.subcommands.isEmpty {
-                #expect(command is any FingerlockCommand.Type, "`fingerlock \(words.joined(separator: " "))` cannot run")
-            }
-            for sub in command.configuration.subcommands { check(sub, words + [sub.configuration.commandName ?? ""]) }
-        }
-        check(Fingerlock.self, [])
-    }
-
     @Test("--help, -h and help COMMAND print the command's own usage", arguments: CommandPath.all)
     func helpIsTheCommandsOwn(_ command: CommandPath) async throws {
         for arguments in [command.words + ["--help"], command.words + ["-h"], ["help"] + command.words] {

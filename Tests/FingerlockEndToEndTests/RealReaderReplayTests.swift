@@ -12,7 +12,7 @@ import Glibc
 /// id fingerlock gives its prints. Skipped where the recordings are not at hand.
 @Suite(
     .timeLimit(.minutes(3)),
-    .enabled(if: LibfprintRecording.available("goodixmoc", "synaptics"), "libfprint's recordings are not at hand"))
+    .enabled(if: LibfprintRecording.available(GoodixmocDriver.name, SynapticsDriver.name), "libfprint's recordings are not at hand"))
 final class RealReaderReplayTests: Sendable {
     /// Where the rewritten replays go.
     let folder: URL
@@ -67,8 +67,8 @@ final class RealReaderReplayTests: Sendable {
     @Test func aLongUserNameOnGoodixmocStillMatches() async throws {
         let user = "a.rather.long.name.21"
         #expect(user.utf8.count == 21)
-        let recording = try LibfprintRecording("goodixmoc")
-        let replay = try GoodixmocReplay(recording.capture)
+        let recording = try LibfprintRecording(GoodixmocDriver.name)
+        let replay = try RecordedReaderReplay<GoodixmocDriver>(recording.capture)
         let runner = try await runner(user: user, recording: recording)
 
         let (enrolled, id) = try await enroll(user: user, runner: runner, recording: recording, replay.enrollment)
@@ -86,15 +86,15 @@ final class RealReaderReplayTests: Sendable {
     /// often, and each touch says to enroll again; the print, back on the chip, still unlocks.
     @Test func aPrintTheSynapticsChipLostIsNoWrongFinger() async throws {
         let user = "alice"
-        let recording = try LibfprintRecording("synaptics")
-        let replay = try SynapticsReplay(recording.capture)
+        let recording = try LibfprintRecording(SynapticsDriver.name)
+        let replay = try RecordedReaderReplay<SynapticsDriver>(recording.capture)
         let runner = try await runner(user: user, recording: recording)
 
-        let (enrolled, id) = try await enroll(user: user, runner: runner, recording: recording) { replay.enrollment(userID: $0) }
+        let (enrolled, id) = try await enroll(user: user, runner: runner, recording: recording, replay.enrollment)
         #expect(enrolled.status == 0, "enroll: \(enrolled.stderr)")
 
         let gone = try recording.launcher(
-            replaying: replay.verification(userID: id, printIsGone: true), in: folder, named: "verify-gone")
+            replaying: try replay.verification(userID: id, printIsGone: true), in: folder, named: "verify-gone")
         for _ in 0...TouchLedger.lockoutThreshold {
             let result = try await runner.run(["verify"], launcher: gone)
             #expect(result.status == 4, "verify: \(result.stderr)")
@@ -103,7 +103,7 @@ final class RealReaderReplayTests: Sendable {
         }
 
         let stored = try recording.launcher(
-            replaying: replay.verification(userID: id, printIsGone: false), in: folder, named: "verify")
+            replaying: try replay.verification(userID: id), in: folder, named: "verify")
         let verified = try await runner.run(["verify"], launcher: stored)
         #expect(verified.status == 0, "verify: \(verified.stderr)")
         #expect(verified.stdout.contains("Match: right-index-finger"))

@@ -1,5 +1,6 @@
 import AuthCore
 import Auth
+import FingerlockServiceTestSupport
 import Foundation
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import AuthCore
 import Auth
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
 import Testing

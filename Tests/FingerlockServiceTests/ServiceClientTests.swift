@@ -1,6 +1,7 @@
 import Auth
 import FingerlockServiceClient
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 

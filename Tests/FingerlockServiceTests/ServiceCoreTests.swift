@@ -2,6 +2,8 @@ import AuthCore
 import Auth
 import Crypto
 import FingerlockProtocol
+import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Foundation
 import Logging
 import Synchronization

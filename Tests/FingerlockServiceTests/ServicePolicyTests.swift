@@ -1,5 +1,7 @@
 import Auth
 import FingerlockProtocol
+import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Testing

@@ -1,4 +1,6 @@
 import FingerlockProtocol
+import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Testing

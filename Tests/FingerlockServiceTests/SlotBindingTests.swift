@@ -1,5 +1,6 @@
 import Crypto
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 

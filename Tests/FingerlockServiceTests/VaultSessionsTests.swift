@@ -1,5 +1,6 @@
 import AuthCore
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import Testing
 
@@ -8,10 +9,10 @@ import Testing
 /// fingerlockd's per-vault memory: a key and its reuse window change together, one user's `lock`
 /// touches no one else's vaults, and the expiry timer ends only when no key is left.
 @Suite struct VaultSessionsTests {
-    let clock = ManualClock()
+    let clock = TestClock()
     var sessions: VaultSessions {
         let clock = clock
-        return VaultSessions(keys: InMemoryKeyCache(now: { clock.now }), now: { clock.now })
+        return VaultSessions(keys: InMemoryKeyCache(now: clock.now), now: clock.now)
     }
 
     @Test func forgettingAKeyClosesItsReuseWindowInTheSameStep() throws {

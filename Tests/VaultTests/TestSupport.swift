@@ -1,4 +1,5 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import Synchronization
@@ -13,18 +14,6 @@ import Glibc
 let testCost = KDFCost.insecureForTestsOnly(log2N: 10)
 let passcode = "correct horse"
 
-/// A clock that advances one second per reading, so every change gets a distinct, known date.
-final class TestClock: Sendable {
-    private let current = Mutex(Date(timeIntervalSinceReferenceDate: 700_000_000))
-
-    func now() -> Date {
-        current.withLock {
-            $0 += 1
-            return $0
-        }
-    }
-}
-
 /// A private scratch directory, removed when the test's closure returns.
 func withScratch<T>(_ body: (String) throws -> T) throws -> T {
     let path = FileManager.default.temporaryDirectory.path + "/vault-tests-\(UUID().uuidString)"
@@ -34,7 +23,8 @@ func withScratch<T>(_ body: (String) throws -> T) throws -> T {
 }
 
 func configuration(pageSize: Int? = nil) -> VaultConfiguration {
-    let clock = TestClock()
+    // One second per reading, so every change gets a distinct, known date.
+    let clock = TestClock(Date(timeIntervalSinceReferenceDate: 700_000_000), advancingEachReadingBy: 1)
     var configuration = VaultConfiguration(lockTimeout: .seconds(20), now: { clock.now() })
     configuration.pageSize = pageSize
     return configuration

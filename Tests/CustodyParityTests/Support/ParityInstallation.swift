@@ -2,6 +2,7 @@ import FingerlockServiceClient
 import Auth
 import AuthCore
 import FingerlockService
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Logging

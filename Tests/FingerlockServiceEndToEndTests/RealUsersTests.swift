@@ -1,4 +1,5 @@
 import Crypto
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 

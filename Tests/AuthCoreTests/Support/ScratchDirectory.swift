@@ -1,14 +1,5 @@
 import Crypto
 import Foundation
-import Synchronization
-
-/// A clock the test moves by hand.
-final class TestClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
-    func now() -> Date { current.withLock { $0 } }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-}
 
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 

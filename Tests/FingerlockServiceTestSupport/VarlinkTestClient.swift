@@ -6,14 +6,14 @@ import Foundation
 
 /// A bare Varlink client for tests: raw bytes in, NUL-terminated JSON out, every wait bounded.
 /// Used by one thread at a time (a test hands it to the thread that runs its blocking part).
-final class VarlinkTestClient: @unchecked Sendable {
+public final class VarlinkTestClient: @unchecked Sendable {
     let fd: Int32
     /// Bytes read past the last message returned (replies to pipelined calls arrive together).
     private var buffer = [UInt8]()
 
-    struct Failure: Error, CustomStringConvertible { var description: String }
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
 
-    init(path: String) throws {
+    public init(path: String) throws {
         // A local descriptor until it is connected: a class whose every stored property is set is
         // deinitialised when its initialiser throws, so closing `self.fd` here and again in deinit
         // freed the number twice, the second time closing whatever a parallel test had opened
@@ -42,11 +42,11 @@ final class VarlinkTestClient: @unchecked Sendable {
     /// Hangs up as a client that goes away does: the service sees end-of-file. `shutdown`, not
     /// `close`: the descriptor stays this object's until deinit, so its number is never freed twice
     /// (a second close would close whatever file a parallel test opened under that number).
-    func hangUp() {
+    public func hangUp() {
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    func send(raw bytes: [UInt8]) throws {
+    public func send(raw bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes {
@@ -59,12 +59,12 @@ final class VarlinkTestClient: @unchecked Sendable {
         }
     }
 
-    func send(_ text: String) throws { try send(raw: Array(text.utf8) + [0]) }
+    public func send(_ text: String) throws { try send(raw: Array(text.utf8) + [0]) }
 
-    func halfClose() { shutdown(fd, Int32(SHUT_WR)) }
+    public func halfClose() { shutdown(fd, Int32(SHUT_WR)) }
 
     /// The next message, or nil on EOF; throws after `timeout`.
-    func receive(timeout: Double = 5) throws -> [String: Any]? {
+    public func receive(timeout: Double = 5) throws -> [String: Any]? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let end = buffer.firstIndex(of: 0) {
@@ -92,7 +92,7 @@ final class VarlinkTestClient: @unchecked Sendable {
     }
 
     /// Whether the server closes the connection within `timeout` (nothing more to read).
-    func closedByServer(timeout: Double = 5) -> Bool {
+    public func closedByServer(timeout: Double = 5) -> Bool {
         do {
             return try receive(timeout: timeout) == nil
         } catch {
@@ -101,7 +101,7 @@ final class VarlinkTestClient: @unchecked Sendable {
     }
 
     /// A call with "more": every reply up to the one that does not continue.
-    func callMore(_ method: String, _ parameters: [String: Any], timeout: Double = 5) throws -> [[String: Any]] {
+    public func callMore(_ method: String, _ parameters: [String: Any], timeout: Double = 5) throws -> [[String: Any]] {
         let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters, "more": true])
         try send(raw: Array(body) + [0])
         var replies: [[String: Any]] = []
@@ -113,12 +113,12 @@ final class VarlinkTestClient: @unchecked Sendable {
     }
 
     /// Sends a call without waiting for its reply.
-    func start(_ method: String, _ parameters: [String: Any]) throws {
+    public func start(_ method: String, _ parameters: [String: Any]) throws {
         let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
         try send(raw: Array(body) + [0])
     }
 
-    func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
+    public func call(_ method: String, _ parameters: [String: Any] = [:], timeout: Double = 5) throws -> [String: Any] {
         let body = try JSONSerialization.data(withJSONObject: ["method": method, "parameters": parameters])
         try send(raw: Array(body) + [0])
         guard let reply = try receive(timeout: timeout) else { throw Failure(description: "closed without a reply") }
@@ -127,20 +127,20 @@ final class VarlinkTestClient: @unchecked Sendable {
 }
 
 extension Dictionary where Key == String, Value == Any {
-    var errorName: String? { self["error"] as? String }
-    var parameters: [String: Any] { self["parameters"] as? [String: Any] ?? [:] }
+    public var errorName: String? { self["error"] as? String }
+    public var parameters: [String: Any] { self["parameters"] as? [String: Any] ?? [:] }
 }
 
 /// Runs blocking test code (socket waits) on a thread of its own, never on the cooperative pool:
 /// an in-process server's scans run as tasks on that pool, which a blocked test would starve.
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
 }
 
 /// Polls (blocking) until `condition` holds or `seconds` pass.
-func waitUntil(seconds: Int = 5, _ condition: () -> Bool) -> Bool {
+public func waitUntil(seconds: Int = 5, _ condition: () -> Bool) -> Bool {
     for _ in 0..<(seconds * 100) {
         if condition() { return true }
         usleep(10_000)

@@ -1,3 +1,4 @@
+import FingerlockServiceTestSupport
 import FingerprintTestSupport
 import Foundation
 import Testing

@@ -1,13 +1,12 @@
 import FingerlockServiceClient
 import FingerlockProtocol
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 
 /// The built `fingerlockd` binary: an independent Varlink client, and SIGTERM.
 @Suite(.serialized, .timeLimit(.minutes(2)))
