@@ -1,3 +1,4 @@
+import FingerlockServiceTestSupport
 import Foundation
 import Testing
 
