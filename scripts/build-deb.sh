@@ -196,9 +196,9 @@ fakeroot dpkg-deb --build -Zxz "$dbgroot" "$out/${package}-dbgsym_${version}_${a
 
 # The same files for other distributions: usr/... as installed, plus the maintainer scripts' work
 # described in a README inside.
-tarball="$out/${package}-${version}-linux-${arch}.tar.gz"
+tarball="$out/${package}-${version}-linux-${arch}.tar.xz"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}" \
-    -C "$root" -czf "$tarball" usr
+    -C "$root" -cJf "$tarball" usr
 echo "$deb"
 echo "$out/${package}-dbgsym_${version}_${arch}.ddeb"
 echo "$tarball"
