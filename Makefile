@@ -46,12 +46,13 @@ INSTALLED_FILES = \
 	$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.service \
 	$(DESTDIR)$(SYSUSERSDIR)/fingerlockd.conf \
 	$(DESTDIR)$(MANDIR)/man1/fingerlock.1 \
+	$(DESTDIR)$(MANDIR)/man8/fingerlockd.8 \
 	$(DESTDIR)$(BASHCOMPDIR)/fingerlock \
 	$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock \
 	$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish \
 	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules
 
-.PHONY: all deps build release man manual-tool completions test demo clean install install-system uninstall udev-rules
+.PHONY: all deps build release man manual-tool completions test demo clean install install-system uninstall udev-rules deb
 
 all: release man completions
 
@@ -78,6 +79,12 @@ TEST_WIDTH ?= 3
 test: deps
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	@bash scripts/test.sh $(TEST_WIDTH)
+
+# fingerlock_<version>_<arch>.deb (+ -dbgsym .ddeb, + a tarball of the same files) in .build/deb,
+# from the release build: stripped binaries, man pages, completions, udev rules, units, sysusers.
+deb: all
+	@BIN="$(BIN)" DAEMON_BIN="$(DAEMON_BIN)" MANPAGE="$(MANPAGE)" COMPLETIONS="$(COMPLETIONS)" \
+		bash scripts/build-deb.sh .build/deb
 
 # Enroll and verify a finger: on the connected reader, else on the simulated one.
 demo: deps release
@@ -117,7 +124,7 @@ install:
 	@for shell in bash zsh fish; do test -f "$(COMPLETIONS)/fingerlock.$$shell" || { \
 		echo "make install: $(COMPLETIONS)/fingerlock.$$shell is missing; run 'make' first (as yourself, not root)." >&2; exit 1; }; done
 	@test -f "$(UDEV_RULES)" || { echo "make install: $(UDEV_RULES) is missing." >&2; exit 1; }
-	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASHCOMPDIR)" \
+	$(INSTALL) -d -m 0755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man8" "$(DESTDIR)$(BASHCOMPDIR)" \
 		"$(DESTDIR)$(ZSHCOMPDIR)" "$(DESTDIR)$(FISHCOMPDIR)" "$(DESTDIR)$(UDEVRULESDIR)" \
 		"$(DESTDIR)$(SYSTEMDUNITDIR)" "$(DESTDIR)$(SYSUSERSDIR)"
 	$(INSTALL) -m 0755 "$(BIN)" "$(DESTDIR)$(BINDIR)/fingerlock"
@@ -129,6 +136,7 @@ install:
 	$(INSTALL) -m 0644 systemd/fingerlockd.socket "$(DESTDIR)$(SYSTEMDUNITDIR)/fingerlockd.socket"
 	$(INSTALL) -m 0644 systemd/fingerlockd.sysusers "$(DESTDIR)$(SYSUSERSDIR)/fingerlockd.conf"
 	$(INSTALL) -m 0644 "$(MANPAGE)" "$(DESTDIR)$(MANDIR)/man1/fingerlock.1"
+	$(INSTALL) -m 0644 docs/man/fingerlockd.8 "$(DESTDIR)$(MANDIR)/man8/fingerlockd.8"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.bash" "$(DESTDIR)$(BASHCOMPDIR)/fingerlock"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.zsh" "$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.fish" "$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish"

@@ -4,8 +4,19 @@
 # connected reader when there is one (you touch it and type at the prompts), else on the simulated
 # reader, scripted.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=${FINGERLOCK_BIN:-.build/release/fingerlock}
+# The binary: $FINGERLOCK_BIN, else the release build beside this script (make demo), else the
+# installed one (the Debian package ships this script as /usr/share/fingerlock/demo.sh).
+here=$(cd "$(dirname "$0")" && pwd)
+if [ -n "${FINGERLOCK_BIN:-}" ]; then
+    bin=$FINGERLOCK_BIN
+elif [ -x "$here/../.build/release/fingerlock" ]; then
+    bin="$here/../.build/release/fingerlock"
+elif bin=$(command -v fingerlock); then
+    :
+else
+    echo "demo: fingerlock is not installed and not built here (make release)." >&2
+    exit 1
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/fingerlock-demo.XXXXXX")
 export FINGERLOCK_DATA_DIR="$work/data"
 # The demo's keys stay apart from yours, so its `lock` (which forgets every key in its namespace)

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One decoded Varlink call: `{"method": ..., "parameters": {...}, "oneway": bool, "more": bool}`.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Encodes replies: `{"parameters": {...}}` or `{"error": NAME, "parameters": {...}}`, each
 /// followed by the NUL that ends a Varlink message.

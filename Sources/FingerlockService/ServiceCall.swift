@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// What one message starts: an answer at once, or a long call (a scan) that the connection runs
 /// while it watches for its client going away.

@@ -1,7 +1,7 @@
 import AuthCore
 public import FingerlockProtocol
 import Fingerprint
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Enrolling, listing and forgetting the fingers kept by the service. Changing the enrolled set

@@ -1,7 +1,7 @@
 import AuthCore
 import Crypto
 public import FingerlockProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

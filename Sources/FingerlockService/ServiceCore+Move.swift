@@ -1,6 +1,6 @@
 public import FingerlockProtocol
 import Fingerprint
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Moving a vault's templates in (`system enable`) and out (`system disable`): only the vault's

@@ -2,7 +2,7 @@ import AuthCore
 import Crypto
 public import FingerlockProtocol
 import Fingerprint
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -2,7 +2,7 @@ import AuthCore
 import Crypto
 public import FingerlockProtocol
 import Fingerprint
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Fingerprint unlock through the service: a touch releases only a key the service already holds

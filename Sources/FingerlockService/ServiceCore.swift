@@ -1,7 +1,7 @@
 import AuthCore
 import Crypto
 public import FingerlockProtocol
-public import Foundation
+public import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -1,5 +1,5 @@
 public import AuthCore
-public import Foundation
+public import FoundationEssentials
 public import Logging
 import SafeFiles
 

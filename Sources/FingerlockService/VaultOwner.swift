@@ -1,5 +1,9 @@
 public import FingerlockProtocol
-import Foundation
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One vault of one user: the key of every record the service keeps. The uid comes from the
 /// kernel (`PeerCredentials`), the vault id from the client, checked to be a UUID and kept in its

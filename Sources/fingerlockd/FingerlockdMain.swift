@@ -1,6 +1,6 @@
 import FingerlockService
 import Fingerprint
-import Foundation
+import FoundationEssentials
 import Logging
 import SafeFiles
 import ServiceLifecycle
@@ -121,7 +121,8 @@ enum FingerlockdMain {
     }
 
     static func fail(_ message: String, code: Int32) -> Never {
-        FileHandle.standardError.write(Data("fingerlockd: \(message)\n".utf8))
+        let line = Array("fingerlockd: \(message)\n".utf8)
+        _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         exit(code)
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Consecutive failures, kept across invocations.
 public struct AttemptState: Codable, Equatable, Sendable {

@@ -1,5 +1,5 @@
 public import Crypto
-public import Foundation
+public import FoundationEssentials
 public import SafeFiles
 import Synchronization
 

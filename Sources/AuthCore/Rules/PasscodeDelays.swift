@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// How long a user must wait before the next passcode attempt, as iOS does: none for the first
 /// four wrong passcodes, then 1 min, 5 min, 15 min, 15 min, and 1 h from the ninth on.

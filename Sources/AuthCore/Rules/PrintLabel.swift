@@ -1,6 +1,6 @@
 import Crypto
 public import Fingerprint
-public import Foundation
+public import FoundationEssentials
 
 /// The username fingerlock gives the prints it enrolls, so that on a shared chip they can be told
 /// from fprintd's and from another vault's: `fl:<vault tag>:<user>`. A colon never appears in a Unix

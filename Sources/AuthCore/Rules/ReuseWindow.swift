@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+public import FoundationEssentials
 
 /// The reuse-window rule, hosted by both modes: after a passcode unlock or a matching touch, an
 /// unlock within the vault's `reuse-window` setting needs no touch (`verify` always scans). The

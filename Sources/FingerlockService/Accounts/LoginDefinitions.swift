@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the service takes from `/etc/login.defs`: UID_MAX, the highest uid `useradd` gives a login
 /// user (Debian: 60000). At or below it a uid is its own account; above it only a subordinate

@@ -1,5 +1,5 @@
 public import Crypto
-public import Foundation
+public import FoundationEssentials
 
 /// What ties a vault's passcode proofs to the slot the vault holds, and who may seal the next:
 /// without it any process of the user could have the service seal a slot for a passcode of its own

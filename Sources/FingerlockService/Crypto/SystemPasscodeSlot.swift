@@ -1,5 +1,5 @@
 public import Crypto
-public import Foundation
+public import FoundationEssentials
 
 /// The passcode slot of a system-mode vault: the store master key sealed (AES-GCM) under
 ///

@@ -1,5 +1,5 @@
 public import Fingerprint
-public import Foundation
+public import FoundationEssentials
 
 /// The reader the service scans with, looked up at each operation so a reader plugged in or
 /// removed while the service runs is followed (libfprint's context lives while scans use it; each

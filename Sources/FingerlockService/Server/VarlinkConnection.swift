@@ -1,5 +1,5 @@
 import FingerlockProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -1,5 +1,5 @@
 import FingerlockProtocol
-import Foundation
+import FoundationEssentials
 public import Logging
 import Synchronization
 
@@ -61,7 +61,7 @@ public final class VarlinkServer: Sendable {
     /// Starts the accept loop on its own thread.
     public func start() {
         counts.withLock { $0.acceptLoopRunning = true }
-        Thread.detachNewThread { [self] in
+        DetachedThread.start { [self] in
             acceptLoop()
             counts.withLock { $0.acceptLoopRunning = false }
         }
@@ -168,7 +168,7 @@ public final class VarlinkServer: Sendable {
             return
         }
         let connection = VarlinkConnection(descriptor: fd, peer: peer, server: self)
-        Thread.detachNewThread {
+        DetachedThread.start {
             connection.serve()
             self.counts.withLock { $0.connections.release(account) }
         }

@@ -1,6 +1,6 @@
 public import Crypto
 public import Fingerprint
-import Foundation
+import FoundationEssentials
 import SafeFiles
 
 /// Templates as 0600 files `print.FINGER` in the vault's directory (beside its secret), each an

@@ -1,5 +1,5 @@
 public import Crypto
-import Foundation
+import FoundationEssentials
 import SafeFiles
 import Synchronization
 

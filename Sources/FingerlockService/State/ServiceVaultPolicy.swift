@@ -1,7 +1,7 @@
 public import AuthCore
 public import FingerlockProtocol
 import Fingerprint
-import Foundation
+import FoundationEssentials
 
 /// A vault's own settings as its owner told the service (SetVaultPolicy), kept beside its secret:
 /// the service cannot read them in the vault. Every value is within the bounds `SecuritySettings`

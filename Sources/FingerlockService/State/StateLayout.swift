@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import SafeFiles
 
 /// The service's state directory: `DIR/v1/UID/VAULT/{secret,slot-binding,policy,attempts,print.FINGER}`, every directory 0700 and

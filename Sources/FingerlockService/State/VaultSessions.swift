@@ -1,6 +1,6 @@
 import AuthCore
 import Crypto
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// fingerlockd's memory of the vaults it holds open: each vault's cached key, its reuse window and

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A finger enrolled on one reader: the template is opaque bytes only that reader (driver) understands.
 public struct EnrolledPrint: Codable, Hashable, Sendable {

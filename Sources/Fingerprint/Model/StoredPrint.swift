@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+public import FoundationEssentials
 
 /// A print kept in a reader's own storage (match-on-chip), as the reader lists it: whoever enrolled it.
 ///
@@ -33,6 +33,9 @@ public struct StoredPrint: Sendable, Hashable {
     /// A short, stable name for the print, to pick it in commands: the start of its template's
     /// SHA-256 (the same stored print lists with the same bytes every time).
     public var id: String {
-        SHA256.hash(data: template).prefix(4).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: template).prefix(4).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 0x10 ? "0" + hex : hex
+        }.joined()
     }
 }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension SimulatedReader {
     /// A `FINGERLOCK_SIMULATED_*` variable that cannot be used, with the sentence that says why.
