@@ -212,8 +212,7 @@ extension Vault {
         case 0:
             // Removed a moment ago is the likeliest reason a known id is not found.
             if try !trashedNoteIDs(matchingPrefix: prefix, limit: 1).isEmpty {
-                throw VaultError(
-                    .notFound, "Note \(prefix) is in the trash: `fingerlock notes trash restore \(prefix)` brings it back.")
+                throw VaultError(.notFound, "Note \(prefix) is in the trash.")
             }
             throw VaultError.notFound("Note \(prefix)")
         case 1: return matches[0]

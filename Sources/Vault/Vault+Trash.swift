@@ -49,7 +49,7 @@ extension Vault {
         try Self.checkNoteIDPrefix(prefix)
         let matches = try trashedNoteIDs(matchingPrefix: prefix, limit: 2)
         switch matches.count {
-        case 0: throw VaultError(.notFound, "No note in the trash has an id starting with \(prefix) (see `notes trash`).")
+        case 0: throw VaultError(.notFound, "No note in the trash has an id starting with \(prefix).")
         case 1: return matches[0]
         default: throw VaultError(.ambiguous, "\"\(prefix)\" matches more than one note in the trash; type more of the id.")
         }
@@ -75,7 +75,7 @@ extension Vault {
             var restored: [NoteSummary] = []
             for noteID in noteIDs where !restored.contains(where: { $0.id == noteID }) {
                 guard let row = rows.first(where: { $0.summary.id == noteID }) else {
-                    throw VaultError(.notFound, "Note \(noteID.storageKey.prefix(8)) is not in the trash (see `notes trash`).")
+                    throw VaultError(.notFound, "Note \(noteID.storageKey.prefix(8)) is not in the trash.")
                 }
                 let id = noteID.storageKey
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [id]) == true {

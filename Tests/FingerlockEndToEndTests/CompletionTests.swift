@@ -8,7 +8,7 @@ import Testing
     let runner = BinaryRunner()
 
     static let fingers = FingerArgument.names()
-    static let keys = ["cache-expiry", "reuse-window", "max-tries", "scan-timeout", "clip-clear"]
+    static let keys = ["cache-expiry", "reuse-window", "max-tries", "scan-timeout", "clip-clear", "history-limit", "trash-keep"]
 
     func script(_ shell: String) async throws -> String {
         let result = try await runner.run(["--generate-completion-script", shell])

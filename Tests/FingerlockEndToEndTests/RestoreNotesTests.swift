@@ -74,9 +74,11 @@ import Testing
         let same = try await runner.run(["restore", "--note", edited, backup], environment: touch)
         #expect(same.stdout.hasPrefix("No changes"))
 
-        // Errors: an id the backup lacks, no such backup, not an id.
+        // Errors: an id the backup lacks, no such backup, a name no note of the backup has (titles
+        // count too, as everywhere a note is named), an empty name.
         #expect(try await runner.run(["restore", "--note", kept, backup], environment: touch).status == 5)
         #expect(try await runner.run(["restore", "--note", lost, runner.dataDirectory + "-none"], environment: touch).status == 5)
-        #expect(try await runner.run(["restore", "--note", "zz", backup], environment: touch).status == 64)
+        #expect(try await runner.run(["restore", "--note", "zz", backup], environment: touch).status == 5)
+        #expect(try await runner.run(["restore", "--note", "", backup], environment: touch).status == 64)
     }
 }

@@ -49,6 +49,15 @@ import Testing
         #expect(restored.stdout == "Restored \(first): First\n")
         #expect(try await runner.run(["notes", "show", first, "--body"], environment: touch).stdout == "one")
 
+        // By title too, as `notes show` takes one (Second is still in the trash); a title found only
+        // in the trash is named as such.
+        let shownByTitle = try await runner.run(["notes", "show", "Second"], environment: touch)
+        #expect(shownByTitle.status == 5)
+        #expect(shownByTitle.stderr.contains("is in the trash: `fingerlock notes trash restore \(second)`"))
+        let byTitle = try await runner.run(["notes", "trash", "restore", "second"], environment: touch)
+        #expect(byTitle.status == 0, "\(byTitle.stderr)")
+        #expect(byTitle.stdout == "Restored \(second): Second\n")
+
         // Errors: an id not in the trash, none given, an action that takes none.
         let unknown = try await runner.run(["notes", "trash", "restore", first], environment: touch)
         #expect(unknown.status == 5)

@@ -76,6 +76,7 @@ struct InstallTests {
     static let defaultLayout: [String: Int] = [
         "usr/local/bin/fingerlock": 0o755,
         "usr/local/share/man/man1/fingerlock.1": 0o644,
+        "usr/local/share/man/man8/fingerlockd.8": 0o644,
         "usr/local/share/bash-completion/completions/fingerlock": 0o644,
         "usr/local/share/zsh/site-functions/_fingerlock": 0o644,
         "usr/local/share/fish/vendor_completions.d/fingerlock.fish": 0o644,
@@ -268,6 +269,6 @@ struct InstallTests {
             #expect(calls == ["control --ping"])
             #expect(install.stdout.contains("udev: reload skipped (no running udevd"))
         }
-        #expect(try scratch.files(under: scratch.destdir).count == 10)
+        #expect(try scratch.files(under: scratch.destdir).count == Self.defaultLayout.count)
     }
 }

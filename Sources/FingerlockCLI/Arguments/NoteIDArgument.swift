@@ -41,6 +41,13 @@ enum NoteIDArgument {
         // Titles are sealed in the headers: one pass over them, as `notes list` makes, no body opened.
         let notes = try vault.list()
         guard let match = NoteTitleMatch.find(name, in: notes.map(\.title)) else {
+            // Removed a moment ago is the likeliest reason a known note is not found.
+            if let trashed = try? resolveTrashed(name, in: vault, fuzzy: false) {
+                let short = String(trashed.uuidString.lowercased().prefix(8))
+                throw CLIError(
+                    .notFound,
+                    "\"\(TerminalSafeText.line(name))\" is in the trash: `fingerlock notes trash restore \(short)` brings it back.")
+            }
             throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it.")
         }
         if !fuzzy && ![.exact, .prefix].contains(match.rule) {
@@ -53,6 +60,30 @@ enum NoteIDArgument {
         let shown = match.matches.prefix(candidatesShown).map { (id: notes[$0].id, title: notes[$0].title) }
         throw CLIError(
             .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule))
+    }
+
+    /// The note in the trash `name` means, by the same rules as `resolve` among the trashed notes
+    /// (`notes trash restore github`). Restoring loses nothing, so a fuzzy match is taken unless told.
+    static func resolveTrashed(_ name: String, in vault: Vault, fuzzy: Bool = true) throws -> UUID {
+        let trashed = try vault.trash()
+        if (try? Vault.checkNoteIDPrefix(name)) != nil {
+            let lowered = name.lowercased()
+            let ids = trashed.filter { $0.id.uuidString.lowercased().hasPrefix(lowered) }
+            if ids.count == 1 { return ids[0].id }
+            if ids.count > 1 {
+                let shown = ids.prefix(candidatesShown).map { (id: $0.id, title: $0.title) }
+                throw CLIError(.usage, ambiguityMessage(name, Array(shown), more: ids.count > candidatesShown) + " (in the trash)")
+            }
+        }
+        guard let match = NoteTitleMatch.find(name, in: trashed.map(\.title)), fuzzy || [.exact, .prefix].contains(match.rule)
+        else {
+            throw CLIError(
+                .notFound, "No note in the trash has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it (see `fingerlock notes trash`).")
+        }
+        if match.matches.count == 1 { return trashed[match.matches[0]].id }
+        let shown = match.matches.prefix(candidatesShown).map { (id: trashed[$0].id, title: trashed[$0].title) }
+        throw CLIError(
+            .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule) + " (in the trash)")
     }
 
     /// `"3f" matches 2 notes: 3f2a1b2c (door), 3f9e0011 (bank); type more of the id.` Each id is

@@ -23,7 +23,7 @@ struct NotesTrashCommand: FingerlockCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
     @Argument(help: ArgumentHelp("list (the default), restore or empty.", valueName: "action")) var action: Action = .list
-    @Argument(help: ArgumentHelp("With restore: note ids in the trash, or unique starts of them.", valueName: "id"))
+    @Argument(help: ArgumentHelp("With restore: notes in the trash, by id (or a unique start of it) or title.", valueName: "id-or-title"))
     var ids: [String] = []
     @Option(name: .customLong("older-than"), help: ArgumentHelp("With empty: only notes removed longer ago than this (7d, 12h).", valueName: "duration"))
     var olderThan: String?
@@ -34,7 +34,7 @@ struct NotesTrashCommand: FingerlockCommand {
     func validate() throws {
         switch action {
         case .restore:
-            guard !ids.isEmpty else { throw ValidationError("Name the notes to restore: fingerlock notes trash restore ID [ID...].") }
+            guard !ids.isEmpty else { throw ValidationError("Name the notes to restore: fingerlock notes trash restore NOTE [NOTE...].") }
             for id in ids { try NoteIDArgument.validate(id) }
         case .list, .empty:
             guard ids.isEmpty else { throw ValidationError("`notes trash \(action.rawValue)` takes no note id.") }
@@ -74,7 +74,7 @@ struct NotesTrashCommand: FingerlockCommand {
             }
         case .restore:
             var noteIDs: [UUID] = []
-            for id in ids { noteIDs.append(try vault.resolveTrashedNoteID(id)) }
+            for id in ids { noteIDs.append(try NoteIDArgument.resolveTrashed(id, in: vault)) }
             let restored = try vault.restoreFromTrash(noteIDs)
             if json { return try console.printJSON(restored) }
             for note in restored {
