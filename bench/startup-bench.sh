@@ -36,7 +36,7 @@ export FINGERLOCK_READER=simulated
 for side in a b; do
     mkdir -m 700 "$WORK/$side"
     printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" \
-        | FINGERLOCK_DATA_DIR="$WORK/$side" "$WORK/bin-$side" passcode set --passcode-stdin >/dev/null
+        | FINGERLOCK_DATA_DIR="$WORK/$side" "$WORK/bin-$side" passcode set --passcode-stdin | cat >/dev/null
     printf '%s\n' "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/$side" FINGERLOCK_SIMULATED_TOUCHES="right-index-finger*8" \
         "$WORK/bin-$side" enroll right-index-finger --passcode-stdin >/dev/null
 done
