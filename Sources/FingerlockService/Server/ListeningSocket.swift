@@ -73,10 +73,23 @@ public struct ListeningSocket: Sendable {
             return "cannot bind \(path): the folder \(folder) does not exist; create it first "
                 + "(`sudo install -d -m 0755 \(folder)`) or let systemd start fingerlockd (its socket unit creates it)."
         case EACCES:
-            return "cannot bind \(path): no permission to create it in \(folder) (fingerlockd runs as root)."
+            let name = effectiveUserName()
+            return "cannot bind \(path): fingerlockd runs as \(name) (uid \(geteuid())), which may not create files in \(folder); "
+                + "make the folder that user's (`sudo install -d -m 0755 -o \(name) \(folder)`)."
         default:
             return "cannot bind \(path): \(String(cString: strerror(error)))."
         }
+    }
+
+    /// The name of the user this process runs as, for a message (its uid when it has none).
+    static func effectiveUserName() -> String {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else {
+            return String(geteuid())
+        }
+        return String(cString: name)
     }
 
     static func address(_ path: String) throws -> sockaddr_un {
