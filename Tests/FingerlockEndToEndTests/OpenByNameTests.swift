@@ -27,16 +27,22 @@ import Testing
 
     @Test func eachRuleFindsItsNoteWithOneTouch() async throws {
         let (runner, _) = try await vault()
-        for (name, expected) in [
-            ("gmail", "hunter2"),  // the whole title, ignoring case
-            ("GMA", "hunter2"),  // its start
-            ("work", "pw-work"),  // a part of it
-            ("emwk", "pw-work"),  // its letters in order
-            ("wfii", "first line"),  // a typo
+        for (name, expected, taken) in [
+            ("gmail", "hunter2", nil),  // the whole title, ignoring case
+            ("GMA", "hunter2", nil),  // its start
+            ("work", "pw-work", "\"work\" is taken as \"email/work\" (part of a title)."),  // a part of it
+            ("emwk", "pw-work", "\"emwk\" is taken as \"email/work\" (letters of a title)."),  // its letters in order
+            ("wfii", "first line", "\"wfii\" is taken as \"wifi\" (title with a typo)."),  // a typo
         ] {
             let shown = try await runner.run(["notes", "show", name, "--line", "1"], environment: touch)
             #expect(shown.status == 0, "\(name): \(shown.stderr)")
             #expect(shown.stdout == expected + "\n", "\(name)")
+            // A loose match says which note it opened; an exact title or its start needs no word.
+            if let taken {
+                #expect(shown.stderr.contains("fingerlock: " + taken), "\(name): \(shown.stderr)")
+            } else {
+                #expect(!shown.stderr.contains("is taken as"), "\(name): \(shown.stderr)")
+            }
         }
         let whole = try await runner.run(["notes", "show", "bank of foo", "--body"], environment: touch)
         #expect(whole.stdout == "1234\n")

@@ -26,7 +26,8 @@ enum NoteIDArgument {
 
     /// The note `name` means. Without `fuzzy`, only an id, a whole title or a title's start count
     /// (`rm --yes`, where nobody sees which note a loose match picked before it is gone).
-    static func resolve(_ name: String, in vault: Vault, fuzzy: Bool = true) throws -> UUID {
+    /// `notice` hears which title a fuzzy match took (a typo must not open another note unsaid).
+    static func resolve(_ name: String, in vault: Vault, fuzzy: Bool = true, notice: ((String) -> Void)? = nil) throws -> UUID {
         if (try? Vault.checkNoteIDPrefix(name)) != nil {
             let ids = try vault.noteIDs(matchingPrefix: name, limit: candidatesShown + 1)
             if ids.count == 1 { return ids[0] }
@@ -56,7 +57,13 @@ enum NoteIDArgument {
                 "\"\(TerminalSafeText.line(name))\" matches only by \(match.rule.rawValue): with --yes, name the note by its id, "
                     + "title or the start of its title.")
         }
-        if match.matches.count == 1 { return notes[match.matches[0]].id }
+        if match.matches.count == 1 {
+            let note = notes[match.matches[0]]
+            if ![.exact, .prefix].contains(match.rule) {
+                notice?("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(note.title))\" (\(match.rule.rawValue)).")
+            }
+            return note.id
+        }
         let shown = match.matches.prefix(candidatesShown).map { (id: notes[$0].id, title: notes[$0].title) }
         throw CLIError(
             .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule))

@@ -245,7 +245,8 @@ struct NotesCommand: ParsableCommand {
             let clipboard = try clip.clipboard(dependencies)
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
-            let note = try vault.note(id: try NoteIDArgument.resolve(id, in: vault))
+            let note = try vault.note(
+                id: try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") })
             if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
             if let line = clip.line { return try ClipOptions.print(note, line: line, dependencies: dependencies) }
             let console = dependencies.console
@@ -330,7 +331,7 @@ struct NotesCommand: ParsableCommand {
             }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            let noteID = try NoteIDArgument.resolve(id, in: vault)
+            let noteID = try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") }
             var editing: (from: Note, to: (title: String, body: String))?
             // Tags changed on the editor's `Tags:` line, else nil (tags changed meanwhile elsewhere stay).
             var editedTags: [String]?
