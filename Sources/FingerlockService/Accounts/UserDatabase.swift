@@ -17,13 +17,20 @@ public struct UserDatabase: Sendable {
 
     /// The system's, through the reentrant calls (connections are served on many threads).
     public static let system = UserDatabase(
-        uidOfName: { name in lookUp { getpwnam_r(name, &$0, $1, $2, &$3) } },
-        hasUser: { uid in lookUp { getpwuid_r(uid, &$0, $1, $2, &$3) } != nil })
+        uidOfName: { name in lookUp(\.pw_uid) { getpwnam_r(name, &$0, $1, $2, &$3) } },
+        hasUser: { uid in lookUp(\.pw_uid) { getpwuid_r(uid, &$0, $1, $2, &$3) } != nil })
 
-    /// Runs one getpw*_r call with a buffer grown while it says ERANGE; the entry's uid, or nil.
-    private static func lookUp(
+    /// The system's name for `uid`, for a message (nil when it has none).
+    public static func systemName(of uid: UInt32) -> String? {
+        lookUp({ $0.pw_name.map { String(cString: $0) } }) { getpwuid_r(uid, &$0, $1, $2, &$3) } ?? nil
+    }
+
+    /// Runs one getpw*_r call with a buffer grown while it says ERANGE; `field` of the entry (read
+    /// while its buffer lives), or nil.
+    private static func lookUp<Field>(
+        _ field: (passwd) -> Field,
         _ call: (inout passwd, UnsafeMutablePointer<CChar>, Int, inout UnsafeMutablePointer<passwd>?) -> Int32
-    ) -> UInt32? {
+    ) -> Field? {
         var size = 16 * 1024
         while size <= 1 << 20 {
             var entry = passwd()
@@ -35,7 +42,7 @@ public struct UserDatabase: Sendable {
                 size *= 2
                 continue
             }
-            return status == 0 && result != nil ? entry.pw_uid : nil
+            return status == 0 && result != nil ? field(entry) : nil
         }
         return nil
     }

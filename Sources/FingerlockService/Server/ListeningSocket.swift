@@ -83,13 +83,7 @@ public struct ListeningSocket: Sendable {
 
     /// The name of the user this process runs as, for a message (its uid when it has none).
     static func effectiveUserName() -> String {
-        var entry = passwd()
-        var found: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let name = entry.pw_name else {
-            return String(geteuid())
-        }
-        return String(cString: name)
+        UserDatabase.systemName(of: geteuid()) ?? String(geteuid())
     }
 
     static func address(_ path: String) throws -> sockaddr_un {
