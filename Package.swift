@@ -72,6 +72,11 @@ let package = Package(
             name: "CKeyutils",
             providers: [.apt(["libkeyutils-dev"])]
         ),
+        // tpm2-tss's ESAPI: the TPM that binds the passcode (issue 30).
+        .systemLibrary(
+            name: "CTSS2",
+            providers: [.apt(["libtss2-dev"])]
+        ),
         // Declarations of BoringSSL's AEAD context functions, which swift-crypto links in but does
         // not export: one AES-GCM context per key for scans (see `AESGCMOpener`). No library of its own.
         .systemLibrary(name: "CBoringSSLShim"),
@@ -91,6 +96,14 @@ let package = Package(
         .target(name: "FingerprintTestSupport", swiftSettings: upcoming),
         // A child process for tests: verifies a print saved by another process.
         .executableTarget(name: "fprint-probe", dependencies: ["Fingerprint"], swiftSettings: upcoming),
+        // The TPM as fingerlock uses it: seal a secret under an authorization value, unseal it (the TPM
+        // counting wrong ones), read the lockout state; and the TPM-bound passcode slot's format and
+        // keys, shared by the CLI (user mode) and fingerlockd (system mode). FoundationEssentials only.
+        .target(
+            name: "TrustedPlatform",
+            dependencies: ["CTSS2", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "Vault",
             dependencies: [
@@ -114,7 +127,7 @@ let package = Package(
         .target(
             name: "Auth",
             dependencies: [
-                "AuthCore", "Fingerprint", "Vault", "CKeyutils", "SafeFiles",
+                "AuthCore", "Fingerprint", "Vault", "CKeyutils", "SafeFiles", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -195,6 +208,11 @@ let package = Package(
             // must run under the serialized libfprint suite.
             dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "AuthCore", "Auth", "Vault"],
             resources: [],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "TrustedPlatformTests",
+            dependencies: ["TrustedPlatform", "FingerlockTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .testTarget(

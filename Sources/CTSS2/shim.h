@@ -1,0 +1,7 @@
+#ifndef FINGERLOCK_CTSS2_SHIM_H
+#define FINGERLOCK_CTSS2_SHIM_H
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_tctildr.h>
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_rc.h>
+#endif

@@ -1,0 +1,109 @@
+import Crypto
+import FingerlockTestSupport
+import Foundation
+import Testing
+@testable import TrustedPlatform
+
+/// The real ESAPI against swtpm: sealing, unsealing, the TPM's own counting, lockout, another TPM,
+/// a clear, PCR 7, and a wrong TCTI. Each test has a factory-fresh TPM of its own.
+@Suite(.timeLimit(.minutes(2)))
+struct ESAPIModuleTests {
+    @Test func aSealedSecretUnsealsWithItsAuthorizationOnly() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        let tpm = ESAPIModule(tcti: swtpm.tcti)
+        let secret = SymmetricKey(size: .bits256)
+        let auth = SymmetricKey(size: .bits256)
+        let object = try tpm.seal(secret, authorization: auth, bindingPCR7: false)
+        #expect(try tpm.unseal(object, authorization: auth, bindingPCR7: false) == secret)
+        #expect(try swtpm.lockoutCounter() == 0)
+        #expect(throws: TPMError.self) { try tpm.unseal(object, authorization: SymmetricKey(size: .bits256), bindingPCR7: false) }
+        #expect(try swtpm.lockoutCounter() == 1)
+        #expect(try tpm.lockoutState().failedTries == 1)
+    }
+
+    @Test func inLockoutEvenTheRightAuthorizationIsRefusedAndSaidSo() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        try swtpm.setDictionaryParameters(maximumTries: 2, interval: 600, recovery: 600)
+        let tpm = ESAPIModule(tcti: swtpm.tcti)
+        let auth = SymmetricKey(size: .bits256)
+        let object = try tpm.seal(SymmetricKey(size: .bits256), authorization: auth, bindingPCR7: false)
+        for _ in 0..<2 { _ = try? tpm.unseal(object, authorization: SymmetricKey(size: .bits256), bindingPCR7: false) }
+        #expect(try swtpm.inLockout())
+        let state = try tpm.lockoutState()
+        #expect(state.inLockout && state.failedTries == 2 && state.maximumTries == 2 && state.interval == 600)
+        #expect(state.refusal?.code == .lockout(seconds: 600))
+        let error = #expect(throws: TPMError.self) { try tpm.unseal(object, authorization: auth, bindingPCR7: false) }
+        #expect(error?.code == .lockout(seconds: 0))
+    }
+
+    @Test func anotherTPMCannotLoadTheObject() throws {
+        let first = try SoftwareTPM()
+        defer { first.stop() }
+        let second = try SoftwareTPM()
+        defer { second.stop() }
+        let auth = SymmetricKey(size: .bits256)
+        let object = try ESAPIModule(tcti: first.tcti).seal(SymmetricKey(size: .bits256), authorization: auth, bindingPCR7: false)
+        let error = #expect(throws: TPMError.self) { try ESAPIModule(tcti: second.tcti).unseal(object, authorization: auth, bindingPCR7: false) }
+        #expect(error?.code == .foreignObject)
+        #expect(try second.lockoutCounter() == 0)
+    }
+
+    @Test func aClearedTPMNoLongerLoadsTheObject() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        let tpm = ESAPIModule(tcti: swtpm.tcti)
+        let auth = SymmetricKey(size: .bits256)
+        let object = try tpm.seal(SymmetricKey(size: .bits256), authorization: auth, bindingPCR7: false)
+        try swtpm.clear()
+        let error = #expect(throws: TPMError.self) { try tpm.unseal(object, authorization: auth, bindingPCR7: false) }
+        #expect(error?.code == .foreignObject)
+    }
+
+    @Test func aPCR7BoundSecretUnsealsUntilPCR7Changes() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        let tpm = ESAPIModule(tcti: swtpm.tcti)
+        let secret = SymmetricKey(size: .bits256)
+        let auth = SymmetricKey(size: .bits256)
+        let object = try tpm.seal(secret, authorization: auth, bindingPCR7: true)
+        #expect(try tpm.unseal(object, authorization: auth, bindingPCR7: true) == secret)
+        _ = try? tpm.unseal(object, authorization: SymmetricKey(size: .bits256), bindingPCR7: true)
+        #expect(try swtpm.lockoutCounter() == 1)
+        try swtpm.extendPCR7()
+        let error = #expect(throws: TPMError.self) { try tpm.unseal(object, authorization: auth, bindingPCR7: true) }
+        #expect(error?.code == .policyMismatch)
+    }
+
+    @Test func aWrongTCTIOrAMissingDeviceIsUnreachable() throws {
+        let nowhere = ESAPIModule(tcti: "swtpm:path=/nonexistent/sock")
+        let error = #expect(throws: TPMError.self) { try nowhere.lockoutState() }
+        #expect(error?.code == .unreachable)
+        let device = ESAPIModule(tcti: "device:/dev/tpmrm-none")
+        let missing = #expect(throws: TPMError.self) { try device.lockoutState() }
+        #expect(missing?.code == .unreachable)
+        #expect(missing?.message.contains("no TPM at /dev/tpmrm-none") == true)
+    }
+
+    @Test func theWireCarriesNeitherTheAuthorizationNorTheSecret() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        let capture = swtpm.directory.appendingPathComponent("wire.pcap").path
+        setenv("TCTI_PCAP_FILE", capture, 1)
+        let tpm = ESAPIModule(tcti: "pcap:" + swtpm.tcti)
+        let secret = SymmetricKey(data: [UInt8](repeating: 0x5A, count: 32))
+        let auth = SymmetricKey(data: [UInt8](repeating: 0xA5, count: 32))
+        let object = try tpm.seal(secret, authorization: auth, bindingPCR7: false)
+        #expect(try tpm.unseal(object, authorization: auth, bindingPCR7: false) == secret)
+        let wire = try [UInt8](Data(contentsOf: URL(fileURLWithPath: capture)))
+        #expect(wire.count > 1000)
+        #expect(!contains(wire, [UInt8](repeating: 0x5A, count: 16)))
+        #expect(!contains(wire, [UInt8](repeating: 0xA5, count: 16)))
+    }
+
+    private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else { return false }
+        return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
