@@ -146,7 +146,7 @@ let package = Package(
             name: "FingerlockCLI",
             dependencies: [
                 "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol", "FingerlockServiceClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TrustedPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -170,7 +170,7 @@ let package = Package(
             dependencies: [
                 // AuthCore, not Auth: the service hosts the rules and never opens a vault, so it links
                 // neither GRDB/SQLite nor libkeyutils.
-                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles",
+                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "fingerlockd",
             dependencies: [
-                "FingerlockService", "Fingerprint", "SafeFiles",
+                "FingerlockService", "Fingerprint", "SafeFiles", "TrustedPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -228,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "AuthCore", "Auth", "Fingerprint", "Vault", "FingerlockTestSupport",
+                "AuthCore", "Auth", "Fingerprint", "Vault", "FingerlockTestSupport", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
@@ -249,7 +249,7 @@ let package = Package(
             name: "FingerlockEndToEndTests",
             dependencies: [
                 "FingerlockCLI", "fingerlock", "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
-                "Vault", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vault", "FingerlockTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming
         ),

@@ -83,6 +83,7 @@ public enum ServiceInterface {
         case readerMismatch = "ReaderMismatch"
         case wrongReaderKind = "WrongReaderKind"
         case scanRequired = "ScanRequired"
+        case tpmRefused = "TPMRefused"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -153,7 +154,12 @@ public enum ServiceInterface {
         # that takes a proof, as clients do right after their transaction commits; after a rekey, also its
         # new key shown in SetVaultPolicy). From then on only the slot sealed last counts as a proof in the
         # methods that take one (a copy of an older slot is a wrong passcode), and only its key seals.
-        method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string, currentKey: ?string) -> (sealedSlot: string)
+        # With `tpm`, the slot is bound to the service's TPM: half of `stretched` authorizes a random
+        # secret the TPM seals (each wrong passcode is a failure the TPM counts), the other half is mixed
+        # with that secret; a copy of the vault and of the service's state opens nothing without this TPM.
+        method SealPasscodeSlot(vault: string, stretched: string, key: string, associatedData: string, currentKey: ?string, tpm: ?TPMBinding) -> (sealedSlot: string)
+
+        type TPMBinding (pcr7: bool)
 
         # Counts the attempt durably before anything else (refused at once while a delay runs),
         # then opens the sealed slot. On success the counters are cleared, the key is kept in the
@@ -277,6 +283,13 @@ public enum ServiceInterface {
 
         # A message exceeded `limit` bytes; the connection is closed.
         error MessageTooLarge (limit: int)
+
+        # The slot is bound to the TPM and the TPM did not release its secret: `problem` is "lockout"
+        # (the TPM refuses every DA-protected object for about `secondsLeft`), "nearLockout" (one more
+        # failure would lock the TPM, so the service did not ask it), "unreachable", "foreignObject"
+        # (another TPM sealed it, or this one was cleared), "policyMismatch" (PCR 7 changed), "malformed"
+        # or "failed"; `message` says it for a person.
+        error TPMRefused (problem: string, message: string, secondsLeft: int)
 
         # The service could not read or write its state; it says what, never a secret.
         error ServiceFailure (reason: string)

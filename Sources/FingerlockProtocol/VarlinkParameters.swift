@@ -23,13 +23,25 @@ public enum VarlinkParameters {
         public var associatedData: String
         /// The vault's key now, when `key` is a new one (rekey); nil when `key` is the current key.
         public var currentKey: String?
-        public init(vault: String, stretched: String, key: String, associatedData: String, currentKey: String? = nil) {
+        /// Bind the slot to the service's TPM (nil: do not).
+        public var tpm: TPMBinding?
+        public init(
+            vault: String, stretched: String, key: String, associatedData: String, currentKey: String? = nil,
+            tpm: TPMBinding? = nil
+        ) {
             self.vault = vault
             self.stretched = stretched
             self.key = key
             self.associatedData = associatedData
             self.currentKey = currentKey
+            self.tpm = tpm
         }
+    }
+
+    /// How a slot is bound to the service's TPM: always to the TPM; `pcr7`, also to PCR 7.
+    public struct TPMBinding: Codable, Sendable, Equatable {
+        public var pcr7: Bool
+        public init(pcr7: Bool) { self.pcr7 = pcr7 }
     }
 
     public struct SealPasscodeSlotReply: Codable, Sendable, Equatable {

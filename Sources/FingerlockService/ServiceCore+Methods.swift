@@ -4,6 +4,7 @@ public import FingerlockProtocol
 import FoundationEssentials
 import Logging
 import Synchronization
+import TrustedPlatform
 
 extension ServiceCore {
     public func registerVault(_ parameters: VarlinkParameters.Vault, peer: PeerCredentials) throws(VarlinkError)
@@ -29,8 +30,25 @@ extension ServiceCore {
             logger.notice("seal refused: not the vault's key", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             throw VarlinkError(.keyRequired)
         }
-        let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
-        let sealed = try state { try SystemPasscodeSlot.seal(key, with: kek, authenticating: associatedData) }
+        let sealed: Data
+        if let tpm = parameters.tpm {
+            guard let vault = UUID(uuidString: owner.vault) else { throw .invalidParameter("vault") }
+            do {
+                sealed = try TPMBoundSlot.seal(
+                    stretched: stretched, vault: vault, binding: TPMBinding(pcr7: tpm.pcr7), tpm: dependencies.tpm
+                ) { slotKey in
+                    let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: slotKey, secret: secret, vault: owner.vault)
+                    return try SystemPasscodeSlot.seal(key, with: kek, authenticating: associatedData)
+                }
+            } catch let error as TPMError {
+                throw Self.tpmRefused(error)
+            } catch {
+                throw try state { throw error }
+            }
+        } else {
+            let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
+            sealed = try state { try SystemPasscodeSlot.seal(key, with: kek, authenticating: associatedData) }
+        }
         let binding =
             existing?.resealed(sealed, associatedData: associatedData, key: key, secret: secret)
             ?? SlotBinding.first(sealed, associatedData: associatedData, key: key, secret: secret)
@@ -133,12 +151,34 @@ extension ServiceCore {
         let attempt = try state { try ledger.checkDelayAndCount() }
         // In flight until judged: released early, a request beside this one would take it for wrong.
         defer { withExtendedLifetime(attempt) {} }
-        let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: stretched, secret: secret, vault: owner.vault)
         // Only a slot the binding names is a proof (the one sealed last, or while that one is not yet
         // seen in use the one before it): a slot sealed for a passcode of someone's choosing, or an
         // old copy from before a passcode change, is a wrong passcode (and counted as one).
         let proven = binding?.proves(sealed, associatedData: associatedData, secret: secret)
-        guard let proven, let binding, let key = SystemPasscodeSlot.open(sealed, with: kek, authenticating: associatedData)
+        // A slot bound to the TPM: the TPM releases its secret for the right passcode only, counting
+        // a wrong one itself (after this service counted it, and never when one more failure would
+        // lock the TPM). A refusal that judged nothing does not count here either.
+        var inner = sealed
+        var slotKey = stretched
+        if proven != nil, TPMBoundSlot.isBound(sealed) {
+            do {
+                let bound = try TPMBoundSlot(decoding: sealed)
+                guard let vault = UUID(uuidString: owner.vault) else { throw VarlinkError.invalidParameter("vault") }
+                slotKey = try bound.slotKey(stretched: stretched, vault: vault, tpm: dependencies.tpm)
+                inner = bound.inner
+            } catch let error as TPMError where error.code != .authorizationFailed {
+                ledger.notJudged(attempt)
+                logger.notice("TPM refused", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "why": "\(error.message)"])
+                throw Self.tpmRefused(error)
+            } catch let error as VarlinkError {
+                throw error
+            } catch {
+                // The TPM counted a wrong passcode: a wrong passcode here too (below).
+                slotKey = SymmetricKey(size: .bits256)
+            }
+        }
+        let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: slotKey, secret: secret, vault: owner.vault)
+        guard let proven, let binding, let key = SystemPasscodeSlot.open(inner, with: kek, authenticating: associatedData)
         else {
             let failures = attempt.failures
             logger.notice(
@@ -205,5 +245,24 @@ extension ServiceCore {
         defer { Zeroing.zero(&data) }
         guard data.count == SystemPasscodeSlot.keySize else { throw .invalidParameter(name) }
         return SymmetricKey(data: data)
+    }
+}
+
+extension ServiceCore {
+    /// The TPM's refusal as the interface says it (never a secret: the TSS's text and counts).
+    static func tpmRefused(_ error: TPMError) -> VarlinkError {
+        let (problem, seconds): (String, Int) =
+            switch error.code {
+            case .authorizationFailed: ("failed", 0)
+            case .lockout(let seconds): ("lockout", seconds)
+            case .nearLockout(let seconds): ("nearLockout", seconds)
+            case .unreachable: ("unreachable", 0)
+            case .foreignObject: ("foreignObject", 0)
+            case .policyMismatch: ("policyMismatch", 0)
+            case .malformed: ("malformed", 0)
+            case .failed: ("failed", 0)
+            }
+        return VarlinkError(
+            .tpmRefused, ["problem": .string(problem), "message": .string(error.message), "secondsLeft": .int(seconds)])
     }
 }

@@ -2,6 +2,7 @@ public import AuthCore
 public import FoundationEssentials
 public import Logging
 import SafeFiles
+public import TrustedPlatform
 
 /// Everything the service's policy works with, handed in: tests give a temporary state directory,
 /// a clock they move and a logger they read; only `fingerlockd` assembles the real ones.
@@ -19,11 +20,14 @@ public struct ServiceDependencies: Sendable {
     public var logger: Logger
     /// Whom a uid's connections and vaults count against (a subordinate uid: its owner's).
     public var accounts: any UIDAccounts
+    /// The TPM a vault's passcode slot may be bound to (asked only for bound slots).
+    public var tpm: any TrustedPlatformModule
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
-        now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts()
+        now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(),
+        tpm: any TrustedPlatformModule = ESAPIModule()
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -33,6 +37,7 @@ public struct ServiceDependencies: Sendable {
         self.now = now
         self.logger = logger
         self.accounts = accounts
+        self.tpm = tpm
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
@@ -41,7 +46,8 @@ public struct ServiceDependencies: Sendable {
     /// `vaultLimits`, counted per account as `accounts` say (`fingerlockd` hands in the system's).
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits()
+        logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits(),
+        tpm: any TrustedPlatformModule = ESAPIModule()
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
@@ -50,6 +56,6 @@ public struct ServiceDependencies: Sendable {
             keyCache: InMemoryKeyCache(
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
-            now: now, logger: logger, accounts: accounts)
+            now: now, logger: logger, accounts: accounts, tpm: tpm)
     }
 }

@@ -2,6 +2,7 @@ public import Auth
 public import Crypto
 import FingerlockProtocol
 public import Foundation
+public import TrustedPlatform
 public import Vault
 
 /// The passcode slot: fingerlockd's per-vault secret, its passcode counters and the key it keeps.
@@ -18,15 +19,15 @@ extension SystemServiceClient {
         _ = try call { client throws(ServiceClientError) in try client.registerVault(Self.id(vault)) }
     }
 
-    public func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?) throws
-        -> Data
+    public func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?)
+        throws -> Data
     {
         let reply = try call { client throws(ServiceClientError) in
             try client.sealPasscodeSlot(
                 .init(
                     vault: Self.id(slot.vault), stretched: Self.base64(slot.stretched), key: Self.base64(key),
                     associatedData: Data(slot.associatedData).base64EncodedString(),
-                    currentKey: currentKey.map(Self.base64)))
+                    currentKey: currentKey.map(Self.base64), tpm: tpm.map { .init(pcr7: $0.pcr7) }))
         }
         guard let sealed = Data(base64Encoded: reply.sealedSlot) else {
             throw Self.failure("fingerlockd at \(socketPath) sent a sealed slot that is not base64.")

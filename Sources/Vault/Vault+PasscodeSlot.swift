@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+public import Foundation
 import GRDB
 import Synchronization
 
@@ -25,6 +25,31 @@ extension Vault {
             throw VaultError(.invalidInput, "This vault is not in \(mode) mode.")
         }
         return try slot.sealed(passcode: passcode, mode: mode, storeID: meta.storeID)
+    }
+
+    /// What the passcode slot holds as its sealer wrote it, from the slot table the vault's MAC
+    /// confirms: what tells a caller how the slot is sealed (bound to a TPM, say), so a passcode
+    /// change or a rekey seals the next one the same way.
+    public var passcodeSlotSealed: Data {
+        get throws(VaultError) {
+            try read { db, keys, _ in
+                let meta = try MetaRow.read(db)
+                guard
+                    let slots = KeySlot.verifiedTable(meta.slotMAC, try KeySlot.readAll(db), kind: meta.kind, mode: meta.mode, keys: keys),
+                    let slot = slots.first(where: { $0.name == KeySlot.passcodeName(meta.mode) })
+                else { throw VaultError.tampered("slot table") }
+                return slot.wrapped
+            }
+        }
+    }
+
+    /// The same, read without a key (for `status` before an unlock): nothing read here is trusted,
+    /// it only says what the slot claims. Nil when there is no vault or no passcode slot.
+    public static func unauthenticatedPasscodeSlotSealed(in directory: String) -> Data? {
+        try? unauthenticatedRead(in: directory) { db in
+            let meta = try MetaRow.read(db)
+            return try KeySlot.readAll(db).first { $0.name == KeySlot.passcodeName(meta.mode) }?.wrapped
+        }
     }
 
     /// Replaces the passcode slot by one for `passcode` sealed by `sealer`, whose mode must be the

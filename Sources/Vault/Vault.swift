@@ -129,7 +129,8 @@ public final class Vault: Sendable {
     /// the user once. `cost` is `.calibrated` except in tests.
     public static func create(
         in directory: String, passcode: String, kind: VaultKind, cost: KDFCost = .calibrated,
-        recoveryKey: RecoveryKey = .generate(), configuration: VaultConfiguration = .init()
+        recoveryKey: RecoveryKey = .generate(), configuration: VaultConfiguration = .init(),
+        sealer: any PasscodeSlotSealer = VaultPasscodeSealer()
     ) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey) {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
@@ -137,7 +138,9 @@ public final class Vault: Sendable {
         // Derive the slots before taking the lock: calibration takes about a second.
         let storeID = UUID()
         let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: storeID)
-        let passcodeSlot = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: VaultPasscodeSealer()).slot
+        // A user-mode sealer only (a vault is created in user mode), possibly binding the slot to a TPM.
+        guard sealer.mode == .user else { throw VaultError(.invalidInput, "A vault is created in user mode.") }
+        let passcodeSlot = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: sealer).slot
         let slots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: keys) }]
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }

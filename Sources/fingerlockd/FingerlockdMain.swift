@@ -1,9 +1,11 @@
 import FingerlockService
 import Fingerprint
 import FoundationEssentials
+import Glibc
 import Logging
 import SafeFiles
 import ServiceLifecycle
+import TrustedPlatform
 import UnixSignals
 
 #if canImport(Glibc)
@@ -104,8 +106,12 @@ enum FingerlockdMain {
             let accounts = SubordinateUIDAccounts(
                 path: "/etc/subuid", highestLoginUID: LoginDefinitions.highestLoginUID(path: "/etc/login.defs"),
                 warning: { logger.warning(Logger.Message(stringLiteral: $0)) })
+            // The TPM a vault's passcode slot may be bound to: the kernel's resource manager (the
+            // unit gives the service the device and group tss), or FINGERLOCK_TPM_TCTI.
+            setenv("TSS2_LOG", "all+none", 0)
+            let tpm = ESAPIModule(tcti: environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation)
             let dependencies = try ServiceDependencies.files(
-                stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts)
+                stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm)
             let core = ServiceCore(dependencies: dependencies, version: version)
             let server = try VarlinkServer(listener: listener, core: core, logger: logger)
             logger.info("reader", metadata: ["selector": "\(selector)"])

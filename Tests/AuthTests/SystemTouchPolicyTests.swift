@@ -5,6 +5,7 @@ import Fingerprint
 import Foundation
 import Synchronization
 import Testing
+import TrustedPlatform
 import Vault
 
 @testable import Auth
@@ -25,9 +26,12 @@ final class SystemModeRepository: PasscodeRepository {
     }
 
     var hasPasscode: Bool { base.hasPasscode }
-    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
-        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey)
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
+        throws(VaultError) -> Vault
+    {
+        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer)
     }
+    func claimedPasscodeSlot() -> Data? { base.claimedPasscodeSlot() }
     func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault {
         try base.open(with: credential, sealers: sealers)
     }
@@ -92,7 +96,7 @@ final class FakeSystemFingers: SystemService {
 
     // The passcode slot: registration only (the slots stay user-mode, see `SystemModeRepository`).
     func register(vault: UUID) throws { calls.withLock { $0.append("register") } }
-    func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?) throws -> Data {
+    func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?) throws -> Data {
         throw SystemServiceError(.failure("not used here"))
     }
     func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey { throw SystemServiceError(.failure("not used here")) }

@@ -1,5 +1,6 @@
 import AuthCore
 import Fingerprint
+import TrustedPlatform
 import Vault
 
 /// Who keeps a vault's key, its counters and its fingers: the one difference between user mode
@@ -42,8 +43,12 @@ protocol KeyCustody: Sendable {
 
     // MARK: The passcode slot
 
-    /// Who seals the vault's passcode slot in this custody's mode.
+    /// Who opens the vault's passcode slot in this custody's mode, bound to a TPM or not.
     var passcodeSealer: any PasscodeSlotSealer { get }
+
+    /// Who seals a new passcode slot in this custody's mode, bound to the TPM as `binding` says
+    /// (nil: not bound).
+    func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer
 
     /// Where a reset with the recovery key puts the passcode slot when `passcodeSealer` cannot be
     /// reached (losing the sealer never loses the passcode); nil when there is nowhere else.

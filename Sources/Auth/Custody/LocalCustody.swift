@@ -1,6 +1,7 @@
 import AuthCore
 import Fingerprint
 import Foundation
+import TrustedPlatform
 import Vault
 
 /// User mode's custody: the key after the passcode, passcode attempts, fingers, status and lock.
@@ -44,8 +45,12 @@ extension LocalCustody {
 
     // MARK: The passcode slot
 
-    /// The vault's own: the passcode alone opens the slot.
-    var passcodeSealer: any PasscodeSlotSealer { VaultPasscodeSealer() }
+    /// The vault's own: the passcode alone opens an unbound slot; a bound one needs the TPM too.
+    var passcodeSealer: any PasscodeSlotSealer { passcodeSealer(binding: nil) }
+
+    func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
+        TPMBoundSealer(inner: VaultPasscodeSealer(), tpm: dependencies.tpm, binding: binding)
+    }
 
     /// The vault's own sealer is always at hand.
     var resetFallbackSealer: (any PasscodeSlotSealer)? { nil }
@@ -62,7 +67,11 @@ extension LocalCustody {
 
     func opened(_ vault: Vault, with credential: VaultCredential) {}
 
-    func refusal(_ error: VaultError, for credential: VaultCredential) -> String? { nil }
+    /// A sealer that said more than "wrong passcode" (the TPM's count) is quoted.
+    func refusal(_ error: VaultError, for credential: VaultCredential) -> String? {
+        guard error.code == .wrongPasscode, case .passcode = credential, error.message != "Wrong passcode." else { return nil }
+        return error.message
+    }
 
     // MARK: Fingers
 

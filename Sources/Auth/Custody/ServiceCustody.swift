@@ -1,6 +1,7 @@
 import AuthCore
 import Fingerprint
 import Foundation
+import TrustedPlatform
 import Vault
 
 /// System mode's custody: fingerlockd, as its own system user, keeps the key (in its memory only),
@@ -77,6 +78,12 @@ struct ServiceCustody: KeyCustody {
 
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
     var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
+
+    /// fingerlockd does the TPM work for its vaults (its unit has the device), so the binding goes
+    /// with the request.
+    func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
+        ServicePasscodeSealer(service: systemService, tpm: binding)
+    }
 
     /// With fingerlockd gone or its state lost, back to user mode: the vault's own sealer.
     var resetFallbackSealer: (any PasscodeSlotSealer)? { VaultPasscodeSealer() }

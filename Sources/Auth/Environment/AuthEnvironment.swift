@@ -1,6 +1,7 @@
 public import AuthCore
 public import Fingerprint
 public import Foundation
+public import TrustedPlatform
 import Vault
 import Synchronization
 
@@ -32,13 +33,16 @@ public final class AuthEnvironment: Sendable {
         public var testReaderChosen: Bool?
         /// fingerlockd, for a system-mode vault: its passcode slot, key, counters, reader and fingers.
         public var systemService: any SystemService
+        /// The TPM a passcode slot may be bound to (asked only for a bound slot, or to bind one).
+        public var tpm: any TrustedPlatformModule
 
         public init(
             passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
             reuseMarkers: any KeyCache, attempts: any AttemptStore, interaction: any AuthInteraction,
             remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
             connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
-            testReaderChosen: Bool? = nil, systemService: any SystemService = NoSystemService()
+            testReaderChosen: Bool? = nil, systemService: any SystemService = NoSystemService(),
+            tpm: any TrustedPlatformModule = ESAPIModule()
         ) {
             self.passcodes = passcodes
             self.readerLookup = readerLookup
@@ -51,6 +55,7 @@ public final class AuthEnvironment: Sendable {
             self.connectedReaders = connectedReaders
             self.testReaderChosen = testReaderChosen
             self.systemService = systemService
+            self.tpm = tpm
         }
     }
 

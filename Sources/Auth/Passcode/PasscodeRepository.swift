@@ -9,7 +9,11 @@ public protocol PasscodeRepository: Sendable {
     var hasPasscode: Bool { get }
     /// Creates the vault protected by `passcode` (in user mode) and `recoveryKey` (already shown to
     /// the user); returns it open.
-    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault
+    /// `sealer` seals the first passcode slot (user mode's own, possibly bound to a TPM).
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
+        throws(VaultError) -> Vault
+    /// The passcode slot's sealed bytes as the file claims them, read without a key (for `status`).
+    func claimedPasscodeSlot() -> Data?
     /// Opens with a passcode (through the sealer `sealers` has for the vault's mode), recovery key
     /// or cached key; throws `VaultError` when it is wrong.
     func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault
@@ -77,12 +81,16 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public var hasPasscode: Bool { Vault.exists(in: dataDirectory) }
 
-    public func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey) throws(VaultError) -> Vault {
+    public func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
+        throws(VaultError) -> Vault
+    {
         try Vault.create(
             in: dataDirectory, passcode: passcode, kind: kind, cost: cost, recoveryKey: recoveryKey,
-            configuration: configuration
+            configuration: configuration, sealer: sealer
         ).vault
     }
+
+    public func claimedPasscodeSlot() -> Data? { Vault.unauthenticatedPasscodeSlotSealed(in: dataDirectory) }
 
     public func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault {
         guard let locked = pending.take() else {

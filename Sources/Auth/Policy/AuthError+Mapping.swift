@@ -83,7 +83,7 @@ extension AuthError {
         case .readerMismatch(let reader, let serviceReader):
             let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
             return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")
-        case .wrongPasscode, .passcodeDelayed, .notRegistered:
+        case .wrongPasscode, .passcodeDelayed, .notRegistered, .tpmRefused:
             // Worded once, by the sealer the vault sees the same refusals through.
             let refusal = ServicePasscodeSealer.sealerError(error)
             switch refusal.code {

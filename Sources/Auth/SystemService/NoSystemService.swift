@@ -2,6 +2,7 @@ public import AuthCore
 public import Crypto
 public import Fingerprint
 public import Foundation
+public import TrustedPlatform
 public import Vault
 
 /// For a fingerlock with no service configured: every call says system mode is not available.
@@ -13,7 +14,8 @@ public struct NoSystemService: SystemService {
     }
 
     public func register(vault: UUID) throws { throw unavailable }
-    public func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?) throws
+    public func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?)
+        throws
         -> Data
     { throw unavailable }
     public func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey { throw unavailable }

@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+public import TrustedPlatform
 public import Vault
 
 /// System mode's passcode-slot sealer: fingerlockd seals the slot under a key derived from the
@@ -8,9 +9,13 @@ public import Vault
 /// sentence the user reads (the service's count and delay).
 public struct ServicePasscodeSealer: PasscodeSlotSealer {
     let service: any SystemService
+    /// How a slot sealed now is bound to fingerlockd's TPM (nil: not bound). Opening needs no
+    /// choice: the service sees from the slot whether it is bound.
+    let tpm: TPMBinding?
 
-    public init(service: any SystemService) {
+    public init(service: any SystemService, tpm: TPMBinding? = nil) {
         self.service = service
+        self.tpm = tpm
     }
 
     public var mode: VaultMode { .system }
@@ -19,7 +24,7 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
         throws(PasscodeSealerError) -> Data
     {
         do {
-            return try service.seal(key, for: slot, authorizedBy: currentKey)
+            return try service.seal(key, for: slot, authorizedBy: currentKey, tpm: tpm)
         } catch {
             throw Self.sealerError(error)
         }
@@ -53,6 +58,11 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
                 .delayed,
                 "Too many wrong passcodes (\(failed), counted by fingerlockd): "
                     + "try again in \(describe(left)).")
+        case .tpmRefused(let delayed, let message, _):
+            return PasscodeSealerError(
+                delayed ? .delayed : .unavailable,
+                (delayed ? "" : "This vault's passcode is bound to the TPM fingerlockd uses. ") + message + " "
+                    + TPMBoundSealer.recoveryKeyNote)
         case .notRegistered:
             return PasscodeSealerError(
                 .unavailable,

@@ -2,6 +2,7 @@ public import AuthCore
 public import Crypto
 public import Fingerprint
 public import Foundation
+public import TrustedPlatform
 public import Vault
 
 /// The one seam between the policy and fingerlockd (system mode): the service keeps a per-vault
@@ -18,7 +19,8 @@ public protocol SystemService: Sendable {
     /// Seals `key` for `slot` under a key derived from the stretched passcode and the service's
     /// secret for the vault. Once the service sealed a slot for the vault, it seals another only for
     /// a caller holding the vault's key: `key` itself, or `currentKey` when `key` is a new one.
-    func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?) throws -> Data
+    func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?)
+        throws -> Data
     /// Opens a sealed slot: the service counts the attempt first and enforces passcode delays; it
     /// keeps the key for a touch to release.
     func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey

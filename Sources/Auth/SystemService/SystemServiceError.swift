@@ -35,6 +35,10 @@ public struct SystemServiceError: Error, Sendable {
         /// The service's reader `reader` is of the wrong kind for this `kind` of vault.
         case wrongReaderKind(reader: String, kind: VaultKind)
 
+        /// The slot is bound to the service's TPM, which did not release its secret: `delayed` when
+        /// it is (or would be) in dictionary-attack lockout, for about `secondsLeft`.
+        case tpmRefused(delayed: Bool, message: String, secondsLeft: Int)
+
         // The service itself.
 
         /// No service at the socket, it went away, did not answer in time, or is not the service

@@ -22,7 +22,7 @@ struct DoctorCommand: FingerlockCommand {
         let dataDirectory = try global.dataDirectory(dependencies.environment)
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false)
         let environment = session.environment
-        let doctorDependencies = DoctorDependencies.system(
+        var doctorDependencies = DoctorDependencies.system(
             environment: dependencies.environment, dataDirectory: dataDirectory,
             // The readers `fingerlock readers` lists with the same --reader: with `--reader simulated`
             // (a test vault's reader) that is the simulated one, not an error about missing hardware.
@@ -31,6 +31,7 @@ struct DoctorCommand: FingerlockCommand {
             service: DoctorServiceTarget(
                 socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { ModeMigration(environment).currentMode },
                 vaultStatus: { try VaultStatusReport(environment).serviceStatus() }))
+        doctorDependencies.tpm = { TPMBindingManagement(environment).report(askTPM: true) }
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
         if status != 0 { throw DoctorFoundProblems(status: status) }

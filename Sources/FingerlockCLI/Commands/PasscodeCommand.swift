@@ -1,5 +1,6 @@
 import ArgumentParser
 import Auth
+import TrustedPlatform
 import Vault
 
 struct PasscodeCommand: ParsableCommand {
@@ -24,10 +25,18 @@ struct PasscodeCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
         @OptionGroup var recoveryKey: RecoveryKeyOptions
+        @Flag(name: .long, help: "Bind the passcode to this machine's TPM from the start (see `fingerlock tpm`).")
+        var tpm = false
+        @Flag(name: .long, help: "With --tpm: also bind to PCR 7 (the Secure Boot state).")
+        var pcr7 = false
+
+        func validate() throws {
+            if pcr7 && !tpm { throw ValidationError("--pcr7 goes with --tpm.") }
+        }
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, recoveryKey: recoveryKey)
-            let vault = try await PasscodeManagement(session.environment).setPasscode()
+            let vault = try await PasscodeManagement(session.environment).setPasscode(tpm: tpm ? TPMBinding(pcr7: pcr7) : nil)
             defer { vault.close() }
             let kind = try vault.kind
             dependencies.console.print(

@@ -21,9 +21,10 @@ struct StatusCommand: FingerlockCommand {
         name: .long,
         help: """
             Print a JSON object {setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, \
-            failedPasscodes, passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service}; \
+            failedPasscodes, passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service, tpm}; \
             service is null in user mode, else {socket, reachable, problem, registered, unlocked, unlockedSecondsLeft, \
-            failedPasscodes, delaySecondsLeft}.
+            failedPasscodes, delaySecondsLeft}; tpm is {bound, pcr7, location, reachable, problem, failedTries, \
+            maximumTries, intervalSeconds, inLockout, lockoutPasswordSet} (see `fingerlock tpm status`).
             """)
     var json = false
 
@@ -32,11 +33,14 @@ struct StatusCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(global: global, passcode: nil, dependencies: dependencies, needsReader: false, json: json)
         let status = try VaultStatusReport(session.environment).status()
+        let tpm = TPMBindingManagement(session.environment).report()
         let socket = global.settings.socketPath(dependencies.environment)
         if json {
-            try dependencies.console.printJSON(StatusJSON(status, socket: socket))
+            try dependencies.console.printJSON(StatusJSON(status, socket: socket, tpm: tpm))
         } else {
-            for line in StatusText.lines(status, socket: socket) { dependencies.console.print(line) }
+            var lines = StatusText.lines(status, socket: socket)
+            if status.setUp { lines += TPMStatusJSON.lines(tpm) }
+            for line in lines { dependencies.console.print(line) }
         }
     }
 }

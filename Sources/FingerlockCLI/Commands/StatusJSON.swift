@@ -26,6 +26,8 @@ struct StatusJSON: Encodable {
     var version = FingerlockVersion.current
     /// System mode: fingerlockd's view (null in user mode).
     var service: Service?
+    /// The passcode's binding to the TPM and, when bound, the TPM's lockout state.
+    var tpm: TPMStatusJSON
 
     /// Every key always there; null where the service could not be asked.
     struct Service: Encodable {
@@ -71,7 +73,8 @@ struct StatusJSON: Encodable {
         }
     }
 
-    init(_ status: VaultStatus, socket: String) {
+    init(_ status: VaultStatus, socket: String, tpm: TPMBindingManagement.Report) {
+        self.tpm = TPMStatusJSON(tpm)
         setUp = status.setUp
         unlocked = status.unlocked
         keyExpiresInSeconds = status.keyExpiresIn?.components.seconds
@@ -89,7 +92,7 @@ struct StatusJSON: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case setUp, unlocked, keyExpiresInSeconds, reuseWindowSecondsLeft, failedTouches, lockedOut, failedPasscodes
-        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service
+        case passcodeDelaySecondsLeft, fingers, kind, mode, keyCacheUnavailable, version, service, tpm
     }
 
     /// Writes nulls too: a synthesized encoder would leave the key out.
@@ -109,5 +112,6 @@ struct StatusJSON: Encodable {
         try container.encode(keyCacheUnavailable, forKey: .keyCacheUnavailable)
         try container.encode(version, forKey: .version)
         try container.encode(service, forKey: .service)
+        try container.encode(tpm, forKey: .tpm)
     }
 }

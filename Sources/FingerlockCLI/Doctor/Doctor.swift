@@ -1,5 +1,6 @@
 import Auth
 import Fingerprint
+import TrustedPlatform
 import Vault
 import Foundation
 import SafeFiles
@@ -32,6 +33,7 @@ public struct Doctor: Sendable {
         findings += dataDirectoryFindings()
         findings += await setupFindings()
         findings += serviceFindings()
+        if let tpm = dependencies.tpm { findings.append(tpmFinding(tpm())) }
         findings.append(sessionFinding())
         return DoctorReport(findings: findings)
     }
@@ -307,6 +309,46 @@ public struct Doctor: Sendable {
                     + "e.g. one that started tmux), so keys in @u are out of reach and no key can be cached.",
                 fix: "run `keyctl new_session && keyctl link @u @s` in this shell, or log in anew")
         }
+    }
+
+    // MARK: - TPM
+
+    func tpmFinding(_ report: TPMBindingManagement.Report) -> DoctorFinding {
+        let check = "tpm"
+        if report.heldByService {
+            return .ok(
+                check,
+                report.binding == nil
+                    ? "System mode: the passcode is not bound to a TPM (`fingerlock tpm enable` has fingerlockd bind it to its TPM)."
+                    : "System mode: the passcode is bound to the TPM fingerlockd uses.")
+        }
+        let counted = report.lockout.map { " " + TPMStatusJSON.stateLine($0).replacingOccurrences(of: "tpm state: ", with: "TPM: ") + "." } ?? ""
+        guard let binding = report.binding else {
+            if let problem = report.problem {
+                if problem.contains("not open to you") {
+                    return .warning(
+                        check, "A TPM is there but this user may not open it (\(problem)); the passcode is guarded by software only.",
+                        fix: "sudo usermod -aG tss $USER, log in again, then: fingerlock tpm enable")
+                }
+                return .ok(check, "No TPM answers at \(report.location) (\(problem)); the passcode is guarded by software only.")
+            }
+            return .ok(
+                check,
+                "A TPM answers at \(report.location), but the passcode is not bound to it (`fingerlock tpm enable` binds it,"
+                    + " so a stolen disk cannot be guessed offline).\(counted)")
+        }
+        let pcr = binding.pcr7 ? " and PCR 7" : ""
+        if let problem = report.problem {
+            return .error(
+                check, "The passcode is bound to a TPM\(pcr), but the TPM at \(report.location) does not answer: \(problem)",
+                fix: "fix the TPM's access, or open the vault with the recovery key: fingerlock passcode reset")
+        }
+        if let state = report.lockout, state.inLockout || state.refusal != nil {
+            return .warning(
+                check, "The passcode is bound to the TPM\(pcr) at \(report.location).\(counted)",
+                fix: "wait for the TPM to forget failures, or open the vault with the recovery key: fingerlock passcode reset")
+        }
+        return .ok(check, "The passcode is bound to the TPM\(pcr) at \(report.location).\(counted)")
     }
 
     // MARK: - Data directory

@@ -30,6 +30,8 @@ public struct DoctorDependencies: Sendable {
     public var setupStatus: (@Sendable () async throws -> SetupStatus)?
     /// fingerlockd; nil when the caller has not wired it (no `service` finding).
     public var service: DoctorServiceTarget?
+    /// The passcode's TPM binding and the TPM's state; nil when not wired (no `tpm` finding).
+    public var tpm: (@Sendable () -> TPMBindingManagement.Report)?
 
     public init(
         environment: [String: String], user: DoctorUser, hwdbPath: String, usbDevicesDirectory: String,
@@ -53,6 +55,7 @@ public struct DoctorDependencies: Sendable {
         self.listReaders = listReaders
         self.setupStatus = setupStatus
         self.service = service
+        self.tpm = nil
     }
 
     /// The real system: real paths, access(2), the kernel keyring.

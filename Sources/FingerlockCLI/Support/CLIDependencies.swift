@@ -2,6 +2,7 @@ public import AuthCore
 public import Auth
 public import Fingerprint
 public import Foundation
+public import TrustedPlatform
 import Vault
 
 /// Everything a command needs from the outside world. Only the executable assembles the real ones;
@@ -33,6 +34,8 @@ public struct CLIDependencies: Sendable {
     public var remoteSession: @Sendable () -> String?
     /// Starts helper programs (`pass`, the clipboard tools).
     public var childProcesses: any ChildProcessRunner
+    /// The TPM at a TCTI (`FINGERLOCK_TPM_TCTI`, default the kernel's resource manager).
+    public var tpm: @Sendable (_ location: String) -> any TrustedPlatformModule
 
     public init(
         environment: [String: String], console: Console,
@@ -42,8 +45,10 @@ public struct CLIDependencies: Sendable {
         passcodeRepository: @escaping @Sendable (_ dataDirectory: String) -> any PasscodeRepository,
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
-        systemService: @escaping @Sendable (_ socketPath: String) -> any SystemService
+        systemService: @escaping @Sendable (_ socketPath: String) -> any SystemService,
+        tpm: @escaping @Sendable (_ location: String) -> any TrustedPlatformModule = { ESAPIModule(tcti: $0) }
     ) {
+        self.tpm = tpm
         self.systemService = systemService
         self.childProcesses = childProcesses
         self.passcodeRepository = passcodeRepository

@@ -2,6 +2,7 @@ import Auth
 import Fingerprint
 import Foundation
 import SafeFiles
+import TrustedPlatform
 import Vault
 
 /// What a command needs to authenticate: the reader in effect, the interaction (terminal, script
@@ -84,7 +85,8 @@ struct AuthSession {
                 keyCache: dependencies.keyCache, reuseMarkers: dependencies.reuseMarkers, attempts: dependencies.attemptStore(dataDirectory),
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
-                systemService: dependencies.systemService(socketPath)))
+                systemService: dependencies.systemService(socketPath),
+                tpm: dependencies.tpm(dependencies.environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation)))
         context = AuthContext(environment)
         self.resolver = resolver
     }

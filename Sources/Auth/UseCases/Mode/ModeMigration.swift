@@ -2,6 +2,7 @@ import AuthCore
 import Fingerprint
 import Foundation
 import Synchronization
+import TrustedPlatform
 public import Vault
 
 /// `system enable|disable|status`: moving a vault into system mode (fingerlockd holds a per-vault
@@ -43,10 +44,13 @@ public struct ModeMigration: Sendable {
         let storeID = try AuthError.mapped { try vault.storeID }
         try environment.systemCall { try systemService.register(vault: storeID) }
         // The user-mode slot goes in the same transaction as the system-mode slot comes. The
-        // service holds no key until the first passcode unlock.
+        // service holds no key until the first passcode unlock. A slot bound to the TPM stays bound:
+        // fingerlockd binds it to the TPM it uses.
+        let binding = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
         try AuthError.mapped {
             try passcodes.movePasscodeSlot(
-                of: vault, from: .user, to: environment.custody(for: .system).passcodeSealer, passcode: passcode)
+                of: vault, from: .user, to: environment.custody(for: .system).passcodeSealer(binding: binding),
+                passcode: passcode)
         }
         environment.forgetUserKeyringEntries(of: vault)
         let moved = await moveFingersToService(from: vault, passcode: passcode)
@@ -130,9 +134,12 @@ public struct ModeMigration: Sendable {
                 result.moved.append(print.finger)
             }
         }
+        // Bound to the TPM in system mode, bound to it here too (this process must reach it then).
+        let binding = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
         try AuthError.mapped {
             try passcodes.movePasscodeSlot(
-                of: vault, from: .system, to: environment.custody(for: .user).passcodeSealer, passcode: passcode)
+                of: vault, from: .system, to: environment.custody(for: .user).passcodeSealer(binding: binding),
+                passcode: passcode)
         }
         // The vault is in user mode now; a service that cannot forget it keeps an unused secret.
         do {

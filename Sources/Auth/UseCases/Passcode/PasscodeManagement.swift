@@ -2,6 +2,7 @@ import AuthCore
 import Fingerprint
 import Foundation
 import Synchronization
+public import TrustedPlatform
 public import Vault
 
 /// `passcode set|change|reset` and `rekey`: creating the vault, replacing its passcode (with the
@@ -19,7 +20,9 @@ public struct PasscodeManagement: Sendable {
     /// `passcode set`: creates the vault. The reader in effect fixes its kind for good — a test
     /// vault with the simulated reader or a libfprint `virtual_*` driver, else a hardware vault.
     /// The recovery key is shown before the vault is created: if it cannot be shown, nothing is.
-    public func setPasscode() async throws -> Vault {
+    /// With `tpm`, the passcode slot is bound to this machine's TPM from the start (the TPM is
+    /// asked before the recovery key is shown: a TPM out of reach creates nothing).
+    public func setPasscode(tpm: TPMBinding? = nil) async throws -> Vault {
         if passcodes.hasPasscode {
             throw AuthError(.invalidInput, "A passcode is already set: use `fingerlock passcode change` (or `passcode reset` with the recovery key).")
         }
@@ -27,10 +30,14 @@ public struct PasscodeManagement: Sendable {
             throw AuthError(.passcodeRequired, "A new passcode is needed. " + AuthError.noTerminal)
         }
         let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
+        if tpm != nil { try TPMBindingManagement(environment).requireTPM() }
         let kind: VaultKind = try await chosenVaultKind()
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
-        let created = try AuthError.mapped { try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey) }
+        let sealer = environment.custody(for: .user).passcodeSealer(binding: tpm)
+        let created = try AuthError.mapped {
+            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer)
+        }
         do {
             try AuthError.mapped { try environment.passcodeLedger.succeeded() }
             try environment.cacheKey(of: created)
@@ -106,8 +113,21 @@ public struct PasscodeManagement: Sendable {
             throw AuthError(.invalidInput, "The new passcode is the same as the current one; nothing was changed.")
         }
         let custody = environment.custody(of: vault)
+        // The new slot is bound as the old one was: to this machine's TPM.
+        let binding = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
         do {
-            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer)
+            try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer(binding: binding))
+            if flow.kind == .reset && binding != nil {
+                // The recovery key may have been used on another machine: say where the new one is bound.
+                interaction.notify("The new passcode is bound to this machine's TPM.")
+            }
+        } catch let error where flow.kind == .reset && error.code == .sealerUnavailable && binding != nil {
+            // The recovery key opened a vault whose TPM is gone (another machine, a cleared or
+            // replaced TPM): the new passcode is not bound, said aloud with how to bind it here.
+            try AuthError.mapped { try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer(binding: nil)) }
+            interaction.notify(
+                "The new passcode is not bound to a TPM (\(error.message.replacingOccurrences(of: " " + TPMBoundSealer.recoveryKeyNote, with: ""))). "
+                    + "Once a TPM answers here, `fingerlock tpm enable` binds it again.")
         } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
             // a reset must not leave the vault unopenable by passcode. The custody says where it
@@ -181,7 +201,8 @@ public struct PasscodeManagement: Sendable {
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
         do {
-            try passcodes.rekey(vault, passcode: passcode, sealer: custody.passcodeSealer, recoveryKey: recoveryKey)
+            let binding = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
+            try passcodes.rekey(vault, passcode: passcode, sealer: custody.passcodeSealer(binding: binding), recoveryKey: recoveryKey)
         } catch {
             let why = AuthError.from(error)
             var failed = AuthError(

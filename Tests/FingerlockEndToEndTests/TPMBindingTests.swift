@@ -1,0 +1,234 @@
+import FingerlockTestSupport
+import Foundation
+import Testing
+
+/// The passcode bound to a TPM (swtpm, one per test), through the built binary: what the TPM
+/// counts, what fingerlock refuses before asking it, another TPM, a cleared or absent one, PCR 7,
+/// and the binding turned on and off. Every refusal is one line on stderr that names the recovery
+/// key, and changes nothing on disk.
+@Suite(.timeLimit(.minutes(4))) struct TPMBindingTests {
+    let tpm: SoftwareTPM
+    let runner: BinaryRunner
+
+    init() throws {
+        tpm = try SoftwareTPM()
+        runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_TPM_TCTI": tpm.tcti])
+    }
+
+    static let passcode = BinaryRunner.passcode
+
+    /// `passcode set --tpm` from a script; returns the recovery key.
+    func setBoundPasscode(_ extra: [String] = []) async throws -> String {
+        let result = try await runner.run(
+            ["passcode", "set", "--tpm", "--passcode-stdin"] + extra, stdin: "\(Self.passcode)\n\(Self.passcode)\n")
+        #expect(result.status == 0, "passcode set --tpm: \(result.stderr)")
+        let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("Recovery key") } ?? ""
+        return String(line.split(separator: ": ").last ?? "")
+    }
+
+    func unlock(_ passcode: String, environment: [String: String] = [:]) async throws -> BinaryRunner.Result {
+        _ = try await runner.run(["lock"], environment: environment)
+        return try await runner.run(["unlock", "--passcode-stdin"], environment: environment, stdin: passcode + "\n")
+    }
+
+    func tpmStatus(_ environment: [String: String] = [:]) async throws -> [String: Any] {
+        let result = try await runner.run(["tpm", "status", "--json"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+    }
+
+    func vaultBytes() throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: runner.dataDirectory + "/vault.sqlite"))
+    }
+
+    func isOneLineNamingTheRecoveryKey(_ result: BinaryRunner.Result) -> Bool {
+        let lines = result.stderr.split(separator: "\n")
+        return lines.count == 1 && result.stderr.contains("recovery key") && result.stderr.contains("passcode reset")
+    }
+
+    @Test func theRightPasscodeOpensAndEachWrongOneIsCountedByTheTPMItself() async throws {
+        defer { tpm.stop() }
+        try tpm.setDictionaryParameters(maximumTries: 10, interval: 600, recovery: 600)
+        _ = try await setBoundPasscode()
+        #expect(try await tpmStatus()["bound"] as? Bool == true)
+        #expect(try await unlock(Self.passcode).status == 0)
+        #expect(try tpm.lockoutCounter() == 0)
+        for expected in 1...3 {
+            let wrong = try await unlock("not the passcode")
+            #expect(wrong.status == 1)
+            #expect(wrong.stderr.contains("the TPM counted it: \(expected) of the 10"), "\(wrong.stderr)")
+            #expect(try tpm.lockoutCounter() == expected)
+        }
+        #expect(try await unlock(Self.passcode).status == 0)
+        let status = try await tpmStatus()
+        #expect(status["failedTries"] as? Int == 3 && status["maximumTries"] as? Int == 10)
+        #expect(try await runner.run(["notes", "list", "--passcode-stdin"], stdin: Self.passcode + "\n").status == 0)
+    }
+
+    @Test func fingerlocksOwnDelaysComeBeforeTheTPMIsAsked() async throws {
+        defer { tpm.stop() }
+        try tpm.setDictionaryParameters(maximumTries: 32, interval: 600, recovery: 600)
+        _ = try await setBoundPasscode()
+        for _ in 1...5 { #expect(try await unlock("not the passcode").status == 1) }
+        #expect(try tpm.lockoutCounter() == 5)
+        // fingerlock's ladder (a minute after the fifth) refuses before the TPM is asked.
+        let delayed = try await unlock(Self.passcode)
+        #expect(delayed.status == 3, "\(delayed.stderr)")
+        #expect(try tpm.lockoutCounter() == 5)
+    }
+
+    @Test func fingerlockNeverRisksTheTPMsLastAllowedFailure() async throws {
+        defer { tpm.stop() }
+        // swtpm's factory defaults: 3 failures, one forgotten every 1000 s.
+        _ = try await setBoundPasscode()
+        for _ in 1...2 { #expect(try await unlock("not the passcode").status == 1) }
+        let before = try vaultBytes()
+        let refused = try await unlock(Self.passcode)
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("will not risk the last one") && refused.stderr.contains("17 min"), "\(refused.stderr)")
+        #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
+        #expect(try tpm.lockoutCounter() == 2)
+        #expect(try !tpm.inLockout())
+        #expect(try vaultBytes() == before)
+    }
+
+    @Test func aTPMInLockoutIsSaidWithHowLongAndTheRecoveryKeyStillOpens() async throws {
+        defer { tpm.stop() }
+        let recovery = try await setBoundPasscode()
+        try tpm.setDictionaryParameters(maximumTries: 1, interval: 600, recovery: 600)
+        // Someone else's failure (another program on the machine) locks the TPM out.
+        #expect(try await unlock("not the passcode").status == 1)
+        #expect(try tpm.inLockout())
+        let refused = try await unlock(Self.passcode)
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("dictionary-attack lockout") && refused.stderr.contains("10 min"), "\(refused.stderr)")
+        #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery)\nafter the reset\nafter the reset\n")
+        // The TPM's lockout does not stop sealing (its storage parent is noDA): the reset binds.
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(reset.stderr.contains("bound to this machine's TPM"), "\(reset.stderr)")
+    }
+
+    @Test func anotherTPMOpensNothingAndTheRecoveryKeyBindsTheNewPasscodeToIt() async throws {
+        defer { tpm.stop() }
+        let recovery = try await setBoundPasscode()
+        let other = try SoftwareTPM()
+        defer { other.stop() }
+        let elsewhere = ["FINGERLOCK_TPM_TCTI": other.tcti]
+        let before = try vaultBytes()
+        let refused = try await unlock(Self.passcode, environment: elsewhere)
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("sealed by another TPM, or this TPM was cleared"), "\(refused.stderr)")
+        #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
+        #expect(try other.lockoutCounter() == 0)
+        #expect(try vaultBytes() == before)
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], environment: elsewhere, stdin: "\(recovery)\nnew machine 1\nnew machine 1\n")
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(reset.stderr.contains("bound to this machine's TPM"), "\(reset.stderr)")
+        #expect(try await unlock("new machine 1", environment: elsewhere).status == 0)
+        // Bound to the new TPM now: the first one opens nothing.
+        #expect(try await unlock("new machine 1").status == 4)
+    }
+
+    @Test func aClearedAbsentOrMistypedTPMIsOneLineNamingTheRecoveryKey() async throws {
+        defer { tpm.stop() }
+        let recovery = try await setBoundPasscode()
+        let before = try vaultBytes()
+        for (environment, says) in [
+            (["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"], "no TPM at /dev/tpmrm-absent"),
+            (["FINGERLOCK_TPM_TCTI": "swtpm:path=/nonexistent/sock"], "No TPM answers at swtpm:path=/nonexistent/sock"),
+            (["FINGERLOCK_TPM_TCTI": "nosuchtcti:whatever"], "No TPM answers at nosuchtcti:whatever"),
+        ] {
+            let refused = try await unlock(Self.passcode, environment: environment)
+            #expect(refused.status == 4, "\(environment): \(refused.stderr)")
+            #expect(refused.stderr.contains(says), "\(refused.stderr)")
+            #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
+        }
+        try tpm.clear()
+        let cleared = try await unlock(Self.passcode)
+        #expect(cleared.status == 4)
+        #expect(cleared.stderr.contains("this TPM was cleared"), "\(cleared.stderr)")
+        #expect(isOneLineNamingTheRecoveryKey(cleared), "\(cleared.stderr)")
+        #expect(try vaultBytes() == before)
+        // Nothing lost: the recovery key opens the vault and the new passcode is bound to the TPM as it is now.
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery)\nafter a clear 1\nafter a clear 1\n")
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(try await unlock("after a clear 1").status == 0)
+    }
+
+    @Test func withoutATPMTheResetLeavesThePasscodeUnboundAndSaysHowToBindIt() async throws {
+        defer { tpm.stop() }
+        let recovery = try await setBoundPasscode()
+        let absent = ["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"]
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], environment: absent, stdin: "\(recovery)\nno tpm here 1\nno tpm here 1\n")
+        #expect(reset.status == 0, "\(reset.stderr)")
+        #expect(reset.stderr.contains("not bound to a TPM") && reset.stderr.contains("fingerlock tpm enable"), "\(reset.stderr)")
+        #expect(try await unlock("no tpm here 1", environment: absent).status == 0)
+        #expect(try await tpmStatus(absent)["bound"] as? Bool == false)
+    }
+
+    @Test func aPCR7BindingStopsThePasscodeWhenPCR7ChangesWithAClearMessage() async throws {
+        defer { tpm.stop() }
+        _ = try await setBoundPasscode(["--pcr7"])
+        #expect(try await tpmStatus()["pcr7"] as? Bool == true)
+        #expect(try await unlock(Self.passcode).status == 0)
+        try tpm.extendPCR7()
+        let refused = try await unlock(Self.passcode)
+        #expect(refused.status == 4)
+        #expect(refused.stderr.contains("PCR 7"), "\(refused.stderr)")
+        #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
+    }
+
+    @Test func enableAndDisableKeepThePasscodeAndChangesAndRekeysKeepTheBinding() async throws {
+        defer { tpm.stop() }
+        try tpm.setDictionaryParameters(maximumTries: 10, interval: 600, recovery: 600)
+        try await runner.setPasscode()
+        #expect(try await tpmStatus()["bound"] as? Bool == false)
+        let passcodeFile = runner.home + "/passcode"
+        try (Self.passcode + "\n").write(toFile: passcodeFile, atomically: true, encoding: .utf8)
+        let added = try await runner.run(
+            ["notes", "add", "--title", "kept", "--passcode-fd", "3"], stdin: "body\n", descriptorsFromFiles: [3: passcodeFile])
+        #expect(added.status == 0, "\(added.stderr)")
+        let enable = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: Self.passcode + "\n")
+        #expect(enable.status == 0, "\(enable.stderr)")
+        #expect(enable.stdout.contains("now bound to the TPM"))
+        #expect(try await tpmStatus()["bound"] as? Bool == true)
+        let again = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: Self.passcode + "\n")
+        #expect(again.status == 0 && again.stdout.contains("already bound"), "\(again.stdout)")
+        // Without the TPM the bound passcode opens nothing.
+        #expect(try await unlock(Self.passcode, environment: ["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"]).status == 4)
+        let change = try await runner.run(
+            ["passcode", "change", "--passcode-stdin"], stdin: "\(Self.passcode)\nchanged one 1\nchanged one 1\n")
+        #expect(change.status == 0, "\(change.stderr)")
+        #expect(try await tpmStatus()["bound"] as? Bool == true)
+        let rekey = try await runner.run(["rekey", "--passcode-stdin"], stdin: "changed one 1\n")
+        #expect(rekey.status == 0, "\(rekey.stderr)")
+        #expect(try await tpmStatus()["bound"] as? Bool == true)
+        #expect(try await unlock("changed one 1").status == 0)
+        let disable = try await runner.run(["tpm", "disable", "--passcode-stdin"], stdin: "changed one 1\n")
+        #expect(disable.status == 0, "\(disable.stderr)")
+        #expect(try await tpmStatus()["bound"] as? Bool == false)
+        #expect(try await unlock("changed one 1", environment: ["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"]).status == 0)
+        let show = try await runner.run(["notes", "show", "kept", "--passcode-stdin"], stdin: "changed one 1\n")
+        #expect(show.stdout.contains("body"))
+    }
+
+    @Test func statusAndDoctorSayTheBindingAndTheTPMsState() async throws {
+        defer { tpm.stop() }
+        _ = try await setBoundPasscode()
+        let status = try await runner.run(["status", "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let tpmObject = object?["tpm"] as? [String: Any]
+        #expect(tpmObject?["bound"] as? Bool == true && tpmObject?["maximumTries"] as? Int == 3)
+        #expect(tpmObject?["lockoutPasswordSet"] as? Bool == false)
+        let text = try await runner.run(["status"])
+        #expect(text.stdout.contains("tpm: the passcode is bound to the TPM at \(tpm.tcti)"))
+        let doctor = try await runner.run(["doctor", "--json"])
+        #expect(doctor.stdout.contains("\"check\" : \"tpm\""), "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("The passcode is bound to the TPM at"), "\(doctor.stdout)")
+    }
+}
