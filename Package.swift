@@ -259,7 +259,7 @@ let package = Package(
             name: "FingerlockServiceTests",
             dependencies: [
                 "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint",
-                "FingerlockServiceTestSupport", "FingerlockTestSupport",
+                "FingerlockServiceTestSupport", "FingerlockTestSupport", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -272,7 +272,7 @@ let package = Package(
             name: "FingerlockServiceEndToEndTests",
             dependencies: [
                 "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "fingerlockd", "fingerlock",
-                "FingerprintTestSupport", "FingerlockServiceTestSupport",
+                "FingerprintTestSupport", "FingerlockServiceTestSupport", "FingerlockTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             // Python clients the tests run (the `varlink` package's, and a bare one run as login users).

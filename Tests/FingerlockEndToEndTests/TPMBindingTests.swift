@@ -232,3 +232,82 @@ import Testing
         #expect(doctor.stdout.contains("The passcode is bound to the TPM at"), "\(doctor.stdout)")
     }
 }
+
+/// `tpm enable`, `tpm disable`, `passcode change` and `rekey` killed (SIGKILL) at points spread
+/// over their run: afterwards the old or the new passcode opens the vault, never neither.
+@Suite(.timeLimit(.minutes(6))) struct TPMBindingKillTests {
+    let tpm: SoftwareTPM
+    let runner: BinaryRunner
+
+    init() throws {
+        tpm = try SoftwareTPM()
+        runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_TPM_TCTI": tpm.tcti])
+    }
+
+    /// Which of `passcodes` opens the vault now (nil: none).
+    func opening(_ passcodes: [String]) async throws -> String? {
+        for passcode in passcodes {
+            _ = try await runner.run(["lock"])
+            if try await runner.run(["unlock", "--passcode-stdin"], stdin: passcode + "\n").status == 0 { return passcode }
+        }
+        return nil
+    }
+
+    /// Runs `arguments` to the end once to time it, then kills it at fractions of that time; after
+    /// each kill one of `passcodes` must open the vault. `reset` puts the vault back as it was
+    /// before the next kill (with the passcode that opens it now).
+    func killAtEveryPoint(
+        _ arguments: [String], stdin: @escaping (String) -> String, passcodes: [String],
+        reset: (String) async throws -> Void
+    ) async throws {
+        let started = ContinuousClock.now
+        let whole = try await runner.run(arguments, stdin: stdin(passcodes[0]))
+        #expect(whole.status == 0, "\(arguments): \(whole.stderr)")
+        let duration = ContinuousClock.now - started
+        var opener = try #require(try await opening(passcodes))
+        try await reset(opener)
+        for fraction in [0.15, 0.35, 0.55, 0.7, 0.8, 0.9, 0.97] {
+            opener = try #require(try await opening(passcodes), "before the kill at \(fraction)")
+            let process = try runner.start(arguments, stdin: stdin(opener))
+            try await Task.sleep(for: duration * fraction)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let after = try await opening(passcodes)
+            #expect(after != nil, "\(arguments) killed at \(fraction) of \(duration): no passcode opens the vault")
+            if let after { try await reset(after) }
+        }
+        // Nothing is left behind by the kills: the same command still runs to the end.
+        let opener2 = try #require(try await opening(passcodes))
+        #expect(try await runner.run(arguments, stdin: stdin(opener2)).status == 0)
+    }
+
+    @Test func enablingOrDisablingKilledAnywhereLeavesThePasscodeOpeningTheVault() async throws {
+        defer { tpm.stop() }
+        try tpm.setDictionaryParameters(maximumTries: 100, interval: 600, recovery: 600)
+        try await runner.setPasscode()
+        let passcode = BinaryRunner.passcode
+        try await killAtEveryPoint(["tpm", "enable", "--passcode-stdin"], stdin: { $0 + "\n" }, passcodes: [passcode]) { _ in
+            _ = try await runner.run(["tpm", "disable", "--passcode-stdin"], stdin: passcode + "\n")
+        }
+        try await killAtEveryPoint(["tpm", "disable", "--passcode-stdin"], stdin: { $0 + "\n" }, passcodes: [passcode]) { _ in
+            _ = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: passcode + "\n")
+        }
+    }
+
+    @Test func aPasscodeChangeOrRekeyOfABoundVaultKilledAnywhereLeavesTheOldOrNewPasscode() async throws {
+        defer { tpm.stop() }
+        try tpm.setDictionaryParameters(maximumTries: 100, interval: 600, recovery: 600)
+        try await runner.setPasscode()
+        let old = BinaryRunner.passcode
+        let new = "a new passcode 7"
+        #expect(try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: old + "\n").status == 0)
+        try await killAtEveryPoint(
+            ["passcode", "change", "--passcode-stdin"], stdin: { "\($0)\n\($0 == old ? new : old)\n\($0 == old ? new : old)\n" },
+            passcodes: [old, new]
+        ) { _ in }
+        let opener = try #require(try await opening([old, new]))
+        try await killAtEveryPoint(["rekey", "--passcode-stdin"], stdin: { $0 + "\n" }, passcodes: [opener]) { _ in }
+        let status = try await runner.run(["tpm", "status", "--json"])
+        #expect(status.stdout.contains("\"bound\" : true"), "\(status.stdout)")
+    }
+}

@@ -14,6 +14,8 @@ public final class SoftwareTPM: @unchecked Sendable {
 
     /// Starts swtpm in a new directory under `parent` (so a test can copy or reuse the state).
     public init(in parent: URL = FileManager.default.temporaryDirectory, state existing: URL? = nil) throws {
+        // tpm2-tss logs every refusal on stderr; the tests read the TPM's answers themselves.
+        setenv("TSS2_LOG", "all+none", 0)
         directory = existing ?? parent.appendingPathComponent("swtpm-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("sock").path
@@ -125,5 +127,13 @@ public final class SoftwareTPM: @unchecked Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
         init(_ description: String) { self.description = description }
+    }
+}
+
+extension SoftwareTPM {
+    /// Opens the TPM's sockets to every local user: a test's service user or login users reach it
+    /// as they would reach /dev/tpmrm0 through group tss.
+    public func openToEveryone() {
+        for socket in ["sock", "sock.ctrl"] { chmod(directory.appendingPathComponent(socket).path, 0o666) }
     }
 }

@@ -5,6 +5,7 @@ import FingerlockServiceTestSupport
 import FingerlockTestSupport
 import Foundation
 import Logging
+import TrustedPlatform
 
 @testable import FingerlockService
 
@@ -19,7 +20,7 @@ struct ServiceHarness: Sendable {
 
     init(
         vaultLimits: VaultLimits = VaultLimits(), accounts: any UIDAccounts = SeparateUIDAccounts(),
-        readers: ServiceReaders = .none
+        readers: ServiceReaders = .none, tpm: any TrustedPlatformModule = ESAPIModule(), stateDirectory: String? = nil
     ) throws {
         directory = try TemporaryDirectory.make()
         removal = DirectoryRemoval(directory)
@@ -28,8 +29,8 @@ struct ServiceHarness: Sendable {
         var logger = Logger(label: "fingerlockd-test")
         logger.logLevel = .critical
         dependencies = try ServiceDependencies.files(
-            stateDirectory: directory + "/state", readers: readers, now: clock.now, logger: logger,
-            accounts: accounts, vaultLimits: vaultLimits)
+            stateDirectory: stateDirectory ?? directory + "/state", readers: readers, now: clock.now, logger: logger,
+            accounts: accounts, vaultLimits: vaultLimits, tpm: tpm)
         core = ServiceCore(dependencies: dependencies, version: "test")
     }
 
