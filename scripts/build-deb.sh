@@ -85,7 +85,8 @@ changelog="$root/usr/share/doc/$package/changelog"
 gzip -9n "$changelog"
 
 # Dependencies: what the binaries link (dpkg-shlibdeps, which wants a debian/control to sit in),
-# plus libfprint, which fingerlock opens only when a reader is used (dlopen: invisible to shlibdeps).
+# plus libfprint, which fingerlock opens only when a reader is used, and tpm2-tss, opened only when a TPM
+# is asked (dlopen: invisible to shlibdeps).
 mkdir -p "$work/src/debian"
 printf 'Source: %s\n\nPackage: %s\nArchitecture: any\n' "$package" "$package" > "$work/src/debian/control"
 shlibs=$(cd "$work/src" && dpkg-shlibdeps -O -e"$root/usr/bin/fingerlock" -e"$root/usr/bin/fingerlockd" 2>/dev/null \
@@ -100,7 +101,7 @@ Version: $version
 Architecture: $arch
 Maintainer: fingerlock maintainers <maintainers@fingerlock.invalid>
 Installed-Size: $installed_size
-Depends: $shlibs, libfprint-2-2
+Depends: $shlibs, libfprint-2-2, libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0, libtss2-rc0
 Recommends: keyutils
 Suggests: pass, xclip | wl-clipboard
 Section: utils

@@ -10,24 +10,25 @@ final class ESAPIConnection {
 
     init(tcti configuration: String) throws(TPMError) {
         if let problem = Self.deviceProblem(configuration) { throw problem }
+        try TSSLibrary.require()
         var tcti: OpaquePointer?
-        let loaded = Tss2_TctiLdr_Initialize(configuration, &tcti)
+        let loaded = tss.Tss2_TctiLdr_Initialize(configuration, &tcti)
         guard loaded == TSS2_RC_SUCCESS, tcti != nil else {
             throw TPMError(.unreachable, "No TPM answers at \(configuration) (\(ESAPIConnection.decode(loaded))).")
         }
         self.tcti = tcti
         var context: OpaquePointer?
-        let initialized = Esys_Initialize(&context, tcti, nil)
+        let initialized = tss.Esys_Initialize(&context, tcti, nil)
         guard initialized == TSS2_RC_SUCCESS, context != nil else {
-            Tss2_TctiLdr_Finalize(&self.tcti)
+            tss.Tss2_TctiLdr_Finalize(&self.tcti)
             throw TPMError(.unreachable, "The TPM at \(configuration) could not be opened (\(ESAPIConnection.decode(initialized))).")
         }
         self.context = context
     }
 
     deinit {
-        Esys_Finalize(&context)
-        Tss2_TctiLdr_Finalize(&tcti)
+        tss.Esys_Finalize(&context)
+        tss.Tss2_TctiLdr_Finalize(&tcti)
     }
 
     /// `device:PATH` (or the bare path) checked before libtss2 tries it, whose own error is the same
@@ -50,7 +51,7 @@ final class ESAPIConnection {
 
     /// The TSS's own text for a response code.
     static func decode(_ rc: TSS2_RC) -> String {
-        guard let text = Tss2_RC_Decode(rc) else { return "0x" + String(rc, radix: 16) }
+        guard case .success = TSSLibrary.shared, let text = tss.Tss2_RC_Decode(rc) else { return "0x" + String(rc, radix: 16) }
         return "0x" + String(rc, radix: 16) + ": " + String(cString: text)
     }
 }

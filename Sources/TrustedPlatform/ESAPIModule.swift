@@ -25,9 +25,9 @@ public struct ESAPIModule: TrustedPlatformModule {
         let connection = try ESAPIConnection(tcti: location)
         let context = connection.context
         let parent = try createStorageParent(context)
-        defer { Esys_FlushContext(context, parent) }
+        defer { _ = tss.Esys_FlushContext(context, parent) }
         let session = try startSession(context, salt: parent, type: TPM2_SE(TPM2_SE_HMAC))
-        defer { Esys_FlushContext(context, session) }
+        defer { _ = tss.Esys_FlushContext(context, session) }
 
         var template = TPM2B_PUBLIC()
         template.publicArea.type = TPMI_ALG_PUBLIC(TPM2_ALG_KEYEDHASH)
@@ -56,12 +56,12 @@ public struct ESAPIModule: TrustedPlatformModule {
         var creationPCR = TPML_PCR_SELECTION()
         var privatePart: UnsafeMutablePointer<TPM2B_PRIVATE>?
         var publicPart: UnsafeMutablePointer<TPM2B_PUBLIC>?
-        let created = Esys_Create(
+        let created = tss.Esys_Create(
             context, parent, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &sensitive, &template, &outsideInfo,
             &creationPCR, &privatePart, &publicPart, nil, nil, nil)
         defer {
-            Esys_Free(privatePart)
-            Esys_Free(publicPart)
+            tss.Esys_Free(privatePart)
+            tss.Esys_Free(publicPart)
         }
         guard created == TSS2_RC_SUCCESS, let privatePart, let publicPart else {
             throw Self.error(created, doing: "seal the secret")
@@ -74,14 +74,14 @@ public struct ESAPIModule: TrustedPlatformModule {
         let connection = try ESAPIConnection(tcti: location)
         let context = connection.context
         let parent = try createStorageParent(context)
-        defer { Esys_FlushContext(context, parent) }
+        defer { _ = tss.Esys_FlushContext(context, parent) }
         let session = try startSession(context, salt: parent, type: TPM2_SE(TPM2_SE_HMAC))
-        defer { Esys_FlushContext(context, session) }
+        defer { _ = tss.Esys_FlushContext(context, session) }
         var handle = ESYS_TR(ESYS_TR_NONE)
-        let loaded = Esys_Load(
+        let loaded = tss.Esys_Load(
             context, parent, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &privatePart, &publicPart, &handle)
         guard loaded == TSS2_RC_SUCCESS else { throw Self.error(loaded, doing: "load the sealed secret") }
-        defer { Esys_FlushContext(context, handle) }
+        defer { _ = tss.Esys_FlushContext(context, handle) }
 
         var auth = TPM2B_AUTH()
         defer { Self.zero(&auth) }
@@ -89,12 +89,12 @@ public struct ESAPIModule: TrustedPlatformModule {
             auth.size = UInt16(bytes.count)
             withUnsafeMutableBytes(of: &auth.buffer) { $0.copyMemory(from: bytes) }
         }
-        let authSet = Esys_TR_SetAuth(context, handle, &auth)
+        let authSet = tss.Esys_TR_SetAuth(context, handle, &auth)
         guard authSet == TSS2_RC_SUCCESS else { throw Self.error(authSet, doing: "authorize the sealed secret") }
 
         var authorizing = session
         var policySession: ESYS_TR?
-        defer { if let policySession { Esys_FlushContext(context, policySession) } }
+        defer { if let policySession { _ = tss.Esys_FlushContext(context, policySession) } }
         if bindingPCR7 {
             let policy = try startSession(context, salt: parent, type: TPM2_SE(TPM2_SE_POLICY))
             policySession = policy
@@ -102,10 +102,10 @@ public struct ESAPIModule: TrustedPlatformModule {
             authorizing = policy
         }
         var out: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
-        let unsealed = Esys_Unseal(context, handle, authorizing, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &out)
+        let unsealed = tss.Esys_Unseal(context, handle, authorizing, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &out)
         defer {
             if let out { Self.zero(&out.pointee) }
-            Esys_Free(out)
+            tss.Esys_Free(out)
         }
         guard unsealed == TSS2_RC_SUCCESS, let out else { throw Self.error(unsealed, doing: "unseal the secret") }
         let size = Int(out.pointee.size)
@@ -117,10 +117,10 @@ public struct ESAPIModule: TrustedPlatformModule {
         let connection = try ESAPIConnection(tcti: location)
         var more = TPMI_YES_NO(0)
         var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
-        let asked = Esys_GetCapability(
+        let asked = tss.Esys_GetCapability(
             connection.context, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             TPM2_CAP(TPM2_CAP_TPM_PROPERTIES), Property.permanent, 32, &more, &data)
-        defer { Esys_Free(data) }
+        defer { tss.Esys_Free(data) }
         guard asked == TSS2_RC_SUCCESS, let data else { throw Self.error(asked, doing: "read its lockout state") }
         var values: [UInt32: UInt32] = [:]
         let properties = data.pointee.data.tpmProperties
@@ -168,7 +168,7 @@ public struct ESAPIModule: TrustedPlatformModule {
         var outsideInfo = TPM2B_DATA()
         var creationPCR = TPML_PCR_SELECTION()
         var handle = ESYS_TR(ESYS_TR_NONE)
-        let created = Esys_CreatePrimary(
+        let created = tss.Esys_CreatePrimary(
             context, ESYS_TR(ESYS_TR_RH_OWNER), ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             &sensitive, &template, &outsideInfo, &creationPCR, &handle, nil, nil, nil, nil)
         guard created == TSS2_RC_SUCCESS else {
@@ -191,14 +191,14 @@ public struct ESAPIModule: TrustedPlatformModule {
         symmetric.keyBits.aes = 128
         symmetric.mode.aes = TPMI_ALG_SYM_MODE(TPM2_ALG_CFB)
         var session = ESYS_TR(ESYS_TR_NONE)
-        let started = Esys_StartAuthSession(
+        let started = tss.Esys_StartAuthSession(
             context, salt, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             nil, type, &symmetric, TPMI_ALG_HASH(TPM2_ALG_SHA256), &session)
         guard started == TSS2_RC_SUCCESS else { throw Self.error(started, doing: "start an encrypted session") }
         let attributes = TPMA_SESSION(TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT | TPMA_SESSION_CONTINUESESSION)
-        let set = Esys_TRSess_SetAttributes(context, session, attributes, 0xff)
+        let set = tss.Esys_TRSess_SetAttributes(context, session, attributes, 0xff)
         guard set == TSS2_RC_SUCCESS else {
-            Esys_FlushContext(context, session)
+            _ = tss.Esys_FlushContext(context, session)
             throw Self.error(set, doing: "set up an encrypted session")
         }
         return session
@@ -209,15 +209,15 @@ public struct ESAPIModule: TrustedPlatformModule {
         var symmetric = TPMT_SYM_DEF()
         symmetric.algorithm = TPMI_ALG_SYM(TPM2_ALG_NULL)
         var trial = ESYS_TR(ESYS_TR_NONE)
-        let started = Esys_StartAuthSession(
+        let started = tss.Esys_StartAuthSession(
             context, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE),
             ESYS_TR(ESYS_TR_NONE), nil, TPM2_SE(TPM2_SE_TRIAL), &symmetric, TPMI_ALG_HASH(TPM2_ALG_SHA256), &trial)
         guard started == TSS2_RC_SUCCESS else { throw Self.error(started, doing: "compute the PCR 7 policy") }
-        defer { Esys_FlushContext(context, trial) }
+        defer { _ = tss.Esys_FlushContext(context, trial) }
         try Self.applyPCR7Policy(context, trial)
         var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
-        let got = Esys_PolicyGetDigest(context, trial, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &digest)
-        defer { Esys_Free(digest) }
+        let got = tss.Esys_PolicyGetDigest(context, trial, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &digest)
+        defer { tss.Esys_Free(digest) }
         guard got == TSS2_RC_SUCCESS, let digest else { throw Self.error(got, doing: "compute the PCR 7 policy") }
         return digest.pointee
     }
@@ -229,10 +229,10 @@ public struct ESAPIModule: TrustedPlatformModule {
         selection.pcrSelections.0.sizeofSelect = 3
         selection.pcrSelections.0.pcrSelect.0 = 1 << 7
         var current = TPM2B_DIGEST()
-        let pcr = Esys_PolicyPCR(
+        let pcr = tss.Esys_PolicyPCR(
             context, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &current, &selection)
         guard pcr == TSS2_RC_SUCCESS else { throw error(pcr, doing: "apply the PCR 7 policy") }
-        let value = Esys_PolicyAuthValue(context, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE))
+        let value = tss.Esys_PolicyAuthValue(context, session, ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE))
         guard value == TSS2_RC_SUCCESS else { throw error(value, doing: "apply the PCR 7 policy") }
     }
 
@@ -245,18 +245,19 @@ public struct ESAPIModule: TrustedPlatformModule {
         var buffer = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size + MemoryLayout<TPM2B_PRIVATE>.size)
         var offset = 0
         let count = buffer.count
-        var rc = Tss2_MU_TPM2B_PUBLIC_Marshal(&publicPart, &buffer, count, &offset)
-        if rc == TSS2_RC_SUCCESS { rc = Tss2_MU_TPM2B_PRIVATE_Marshal(&privatePart, &buffer, count, &offset) }
+        var rc = tss.Tss2_MU_TPM2B_PUBLIC_Marshal(&publicPart, &buffer, count, &offset)
+        if rc == TSS2_RC_SUCCESS { rc = tss.Tss2_MU_TPM2B_PRIVATE_Marshal(&privatePart, &buffer, count, &offset) }
         guard rc == TSS2_RC_SUCCESS else { throw error(rc, doing: "store the sealed secret") }
         return Array(buffer.prefix(offset))
     }
 
     private static func unmarshal(_ object: [UInt8]) throws(TPMError) -> (TPM2B_PUBLIC, TPM2B_PRIVATE) {
+        try TSSLibrary.require()
         var publicPart = TPM2B_PUBLIC()
         var privatePart = TPM2B_PRIVATE()
         var offset = 0
-        var rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(object, object.count, &offset, &publicPart)
-        if rc == TSS2_RC_SUCCESS { rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(object, object.count, &offset, &privatePart) }
+        var rc = tss.Tss2_MU_TPM2B_PUBLIC_Unmarshal(object, object.count, &offset, &publicPart)
+        if rc == TSS2_RC_SUCCESS { rc = tss.Tss2_MU_TPM2B_PRIVATE_Unmarshal(object, object.count, &offset, &privatePart) }
         guard rc == TSS2_RC_SUCCESS, offset == object.count else {
             throw TPMError(.malformed, "The TPM-sealed part of the passcode slot is damaged.")
         }

@@ -8,7 +8,7 @@ import Testing
     static let keys: Set<String> = [
         "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",
         "failedPasscodes", "passcodeDelaySecondsLeft", "fingers", "kind", "mode", "keyCacheUnavailable",
-        "version", "service",
+        "version", "service", "tpm",
     ]
 
     /// `status --json`, checked for its shape; a touch script that would fail if status scanned.
