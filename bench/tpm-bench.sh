@@ -42,11 +42,25 @@ for _ in $(seq 100); do [ -S "$TPMDIR/sock.ctrl" ] && break; sleep 0.05; done
 cc -O2 -Wall -o "$WORK/runstat" "$ROOT/bench/runstat.c"
 printf '%s\n' "$PASSCODE" >"$WORK/passcode"
 
-for side in unbound bound; do
-    mkdir -m 700 "$WORK/$side"
-    flags=(); [ "$side" = bound ] && flags=(--tpm)
+# The scrypt cost of a passcode slot (version, log2 N, r, p; the salt left out), read from the file.
+cost() {
+    python3 -c 'import sqlite3, sys
+c = sqlite3.connect("file:" + sys.argv[1] + "/vault.sqlite?mode=ro", uri=True)
+print(c.execute("SELECT hex(parameters) FROM slots WHERE name = ?", ("passcode",)).fetchone()[0][:26])' "$1"
+}
+make_vault() { # side [flags]
+    local side=$1; shift
+    rm -rf "${WORK:?}/$side"; mkdir -m 700 "$WORK/$side"
     printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" \
-        | FINGERLOCK_DATA_DIR="$WORK/$side" "$BIN" passcode set "${flags[@]}" --passcode-stdin | cat >/dev/null
+        | FINGERLOCK_DATA_DIR="$WORK/$side" "$BIN" passcode set "$@" --passcode-stdin | cat >/dev/null
+}
+# Calibration picks scrypt's cost per vault (N = 2^17 or more, whatever reaches half a second now):
+# the bound vault is made again until its cost is the unbound one's, so only the TPM differs.
+make_vault unbound
+for attempt in $(seq 8); do
+    make_vault bound --tpm
+    [ "$(cost "$WORK/bound")" = "$(cost "$WORK/unbound")" ] && break
+    [ "$attempt" = 8 ] && { echo "tpm-bench: calibration gave the two vaults different scrypt costs 8 times" >&2; exit 2; }
 done
 FINGERLOCK_DATA_DIR="$WORK/bound" "$BIN" tpm status | grep -q "is bound" || { echo "tpm-bench: the vault is not bound" >&2; exit 2; }
 
@@ -78,4 +92,4 @@ for row in "${rows[@]}"; do
         "$mb" "$minb" "$maxb" "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print b - a}')" \
         "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print 100 * (b - a) / b}')"
 done
-echo "($ITERATIONS iterations, interleaved; wall time fork to wait4; $(basename "$BIN"), swtpm $(swtpm --version 2>/dev/null | head -1 | awk '{print $NF}'))"
+echo "(both vaults: scrypt parameters $(cost "$WORK/unbound") (version, log2 N, r, p); $ITERATIONS iterations, interleaved; wall time fork to wait4; $(basename "$BIN"), swtpm $(swtpm --version 2>/dev/null | grep -o 'version [0-9.]*' | head -1))"

@@ -114,7 +114,14 @@ public struct Console: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         let data = try encoder.encode(value)
-        out.write(String(decoding: data, as: UTF8.self) + "\n")
+        out.write(Self.closingEmptyContainers(String(decoding: data, as: UTF8.self)) + "\n")
+    }
+
+    /// `[]` and `{}` for empty arrays and objects, which the pretty printer spreads over lines
+    /// (`[` and `]` with an empty line between). A raw newline is only ever formatting: inside a JSON
+    /// string it is escaped.
+    static func closingEmptyContainers(_ json: String) -> String {
+        json.replacing(/\[\n\s*\n\s*\]/, with: "[]").replacing(/\{\n\s*\n\s*\}/, with: "{}")
     }
 
     /// One line on stderr; a JSON object with `--json`.
