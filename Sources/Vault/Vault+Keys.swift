@@ -26,7 +26,7 @@ extension Vault {
     /// notes, or the new slot with the new.
     public func rekey(
         passcode: String, sealer: any PasscodeSlotSealer, cost: KDFCost = .calibrated,
-        recoveryKey: RecoveryKey = .generate()
+        recoveryKey: RecoveryKey = .generate(), progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws(VaultError) -> RecoveryKey {
         let current = try unlocked()
         guard sealer.mode == current.mode else { throw VaultError.modeChanged }
@@ -70,6 +70,8 @@ extension Vault {
 
             // Notes in batches, so a large vault is never held in memory at once.
             var lastSeq: Int64 = 0
+            let total = progress == nil ? 0 : try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM notes") ?? 0
+            var done = 0
             while true {
                 let rows = try Row.fetchAll(
                     db,
@@ -105,6 +107,8 @@ extension Vault {
                         ])
                     let bucket = try seenNotes.add(id: id, oldHasher.note(id, revision: revision))
                     manifest.addNote(bucket, newHasher.note(id, revision: revision))
+                    done += 1
+                    progress?(done, total)
                 }
             }
 

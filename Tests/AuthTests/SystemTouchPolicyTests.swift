@@ -47,10 +47,13 @@ final class SystemModeRepository: PasscodeRepository {
         onEnable()
         recorded.withLock { $0 = .system }
     }
-    func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
+    func rekey(
+        _ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey,
+        progress: ((_ done: Int, _ total: Int) -> Void)?
+    )
         throws(VaultError)
     {
-        try base.rekey(vault, passcode: passcode, sealer: VaultPasscodeSealer(), recoveryKey: recoveryKey)
+        try base.rekey(vault, passcode: passcode, sealer: VaultPasscodeSealer(), recoveryKey: recoveryKey, progress: progress)
     }
     /// The unauthenticated reads of the vault's database, in order.
     let reads = Mutex<[String]>([])

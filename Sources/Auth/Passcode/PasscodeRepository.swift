@@ -26,7 +26,9 @@ public protocol PasscodeRepository: Sendable {
         throws(VaultError)
     /// Rotates the store master key of an open vault, proving and resealing the passcode through
     /// `sealer`; `recoveryKey` (already shown) replaces the old one.
-    func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
+    func rekey(
+        _ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey,
+        progress: ((_ done: Int, _ total: Int) -> Void)?)
         throws(VaultError)
     /// The store id, readable before unlocking (it names the key-cache entry).
     func storeID() throws(VaultError) -> UUID
@@ -136,10 +138,11 @@ public struct VaultPasscodeRepository: PasscodeRepository {
         try vault.movePasscodeSlot(from: mode, to: sealer, passcode: passcode, cost: cost)
     }
 
-    public func rekey(_ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey)
-        throws(VaultError)
-    {
-        _ = try vault.rekey(passcode: passcode, sealer: sealer, cost: cost, recoveryKey: recoveryKey)
+    public func rekey(
+        _ vault: Vault, passcode: String, sealer: any PasscodeSlotSealer, recoveryKey: RecoveryKey,
+        progress: ((_ done: Int, _ total: Int) -> Void)?
+    ) throws(VaultError) {
+        _ = try vault.rekey(passcode: passcode, sealer: sealer, cost: cost, recoveryKey: recoveryKey, progress: progress)
     }
 
     public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }

@@ -126,7 +126,13 @@ struct RekeyCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         let session = try await AuthSession(
             global: global, passcode: passcode, dependencies: dependencies, needsReader: false, recoveryKey: recoveryKey)
-        try await PasscodeManagement(session.environment).rekey()
+        // Drawn once the passcode is given and the notes are being re-sealed (a large vault).
+        var bar: ProgressReporter?
+        try await PasscodeManagement(session.environment).rekey { done, total in
+            if bar == nil { bar = ProgressReporter("Rekeying", total: total, console: dependencies.console) }
+            bar?.update(done)
+        }
+        bar?.finish()
         dependencies.console.print("Rekeyed: the old recovery key and old copies of the key slots no longer open this vault.")
     }
 }

@@ -192,7 +192,8 @@ public struct PasscodeManagement: Sendable {
     /// Asks the passcode, shows the new recovery key, then rotates the store master key (every note
     /// and template re-sealed, slots rewrapped) and caches the new key in place of the old. If the
     /// recovery key cannot be shown, nothing changes: the old one stays valid.
-    public func rekey() async throws {
+    /// `progress` hears (notes re-sealed, notes in all) as the rekey goes.
+    public func rekey(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) async throws {
         guard passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
         try unlock.requirePasscodeSource()
         let (vault, passcode) = try await unlock.promptForPasscode(reason: "rotate the vault key", typedAhead: "")
@@ -202,7 +203,9 @@ public struct PasscodeManagement: Sendable {
         try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
         do {
             let binding = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
-            try passcodes.rekey(vault, passcode: passcode, sealer: custody.passcodeSealer(binding: binding), recoveryKey: recoveryKey)
+            try passcodes.rekey(
+                vault, passcode: passcode, sealer: custody.passcodeSealer(binding: binding), recoveryKey: recoveryKey,
+                progress: progress)
         } catch {
             let why = AuthError.from(error)
             var failed = AuthError(
