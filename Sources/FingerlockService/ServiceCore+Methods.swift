@@ -260,6 +260,7 @@ extension ServiceCore {
             case .foreignObject: ("foreignObject", 0)
             case .policyMismatch: ("policyMismatch", 0)
             case .malformed: ("malformed", 0)
+            case .busy: ("busy", 0)
             case .failed: ("failed", 0)
             }
         return VarlinkError(

@@ -43,11 +43,8 @@ extension SystemServiceClient {
                 .passcodeDelayed(
                     secondsLeft: failure.int("secondsLeft") ?? 0, failedPasscodes: failure.int("failedPasscodes") ?? 0))
         case Name.tpmRefused.qualifiedName:
-            let problem = string("problem")
             return SystemServiceError(
-                .tpmRefused(
-                    delayed: problem == "lockout" || problem == "nearLockout", message: string("message"),
-                    secondsLeft: failure.int("secondsLeft") ?? 0))
+                .tpmRefused(problem: string("problem"), message: string("message"), secondsLeft: failure.int("secondsLeft") ?? 0))
         case Name.keyRequired.qualifiedName:
             return Self.failure(
                 "fingerlockd holds another key for this vault, so it will not seal a passcode slot for this one. "

@@ -17,8 +17,10 @@ public struct ESAPIModule: TrustedPlatformModule {
     /// The kernel's resource manager, which tpm-udev opens to group `tss`.
     public static let defaultLocation = "device:/dev/tpmrm0"
 
+    /// `tcti` empty (or only spaces) means the default: tpm2-tss would otherwise try its own list,
+    /// which ends with a TCP port any local user could listen on.
     public init(tcti: String = ESAPIModule.defaultLocation) {
-        location = tcti
+        location = tcti.allSatisfy(\.isWhitespace) ? Self.defaultLocation : tcti
     }
 
     public func seal(_ secret: SymmetricKey, authorization: SymmetricKey, bindingPCR7: Bool) throws(TPMError) -> [UInt8] {
@@ -111,6 +113,30 @@ public struct ESAPIModule: TrustedPlatformModule {
         let size = Int(out.pointee.size)
         guard size == 32 else { throw TPMError(.malformed, "The TPM's sealed secret has \(size) bytes, not 32.") }
         return withUnsafeBytes(of: &out.pointee.buffer) { SymmetricKey(data: $0.prefix(size)) }
+    }
+
+    public func check(_ object: [UInt8], bindingPCR7: Bool) throws(TPMError) {
+        var (publicPart, privatePart) = try Self.unmarshal(object)
+        let connection = try ESAPIConnection(tcti: location)
+        let context = connection.context
+        let parent = try createStorageParent(context)
+        defer { _ = tss.Esys_FlushContext(context, parent) }
+        var handle = ESYS_TR(ESYS_TR_NONE)
+        let loaded = tss.Esys_Load(
+            context, parent, ESYS_TR(ESYS_TR_PASSWORD), ESYS_TR(ESYS_TR_NONE), ESYS_TR(ESYS_TR_NONE), &privatePart,
+            &publicPart, &handle)
+        guard loaded == TSS2_RC_SUCCESS else { throw Self.error(loaded, doing: "load the sealed secret") }
+        _ = tss.Esys_FlushContext(context, handle)
+        guard bindingPCR7 else { return }
+        // The policy PCR 7 gives now, against the one the object was sealed under.
+        var now = try pcr7Policy(context)
+        var sealed = publicPart.publicArea.authPolicy
+        let same =
+            now.size == sealed.size
+            && withUnsafeBytes(of: &now.buffer) { a in
+                withUnsafeBytes(of: &sealed.buffer) { b in a.prefix(Int(now.size)).elementsEqual(b.prefix(Int(now.size))) }
+            }
+        guard same else { throw Self.error(0x99D, doing: "check the PCR 7 policy") }
     }
 
     public func lockoutState() throws(TPMError) -> TPMLockoutState {
@@ -280,6 +306,14 @@ public struct ESAPIModule: TrustedPlatformModule {
             return TPMError(.authorizationFailed, "Wrong passcode (the TPM counted the failed authorization).")
         case 0x921:
             return TPMError(.lockout(seconds: 0), "The TPM is in dictionary-attack lockout and refuses even the right passcode.")
+        case 0x902, 0x903:
+            return TPMError(
+                .busy,
+                "The TPM has no room left for loaded objects or sessions (\(detail)): a program, or a fingerlock killed"
+                    + " mid-unlock, left some loaded, which the kernel's resource manager (device:/dev/tpmrm0) would have"
+                    + " flushed. `tpm2_flushcontext -t -s` (or restarting the TPM) frees them.")
+        case 0x908, 0x909, 0x90A, 0x922:
+            return TPMError(.busy, "The TPM could not \(what) just now (\(detail)).")
         case 0x09D:
             return TPMError(
                 .policyMismatch,

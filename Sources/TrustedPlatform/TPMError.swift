@@ -18,6 +18,9 @@ public struct TPMError: Error, Equatable, Sendable, CustomStringConvertible {
         case policyMismatch
         /// The blob stored with the slot is not a sealed object fingerlock wrote.
         case malformed
+        /// The TPM cannot take the command now (out of memory for loaded objects or sessions, busy,
+        /// self-testing): nothing was judged; try again.
+        case busy
         /// Anything else the TPM or the TSS reported.
         case failed
     }

@@ -29,25 +29,35 @@ public struct TPMLockoutState: Codable, Equatable, Sendable {
 
     /// fingerlock's own rule, applied before the TPM is asked: never be the one whose wrong
     /// passcode puts the TPM in lockout. While one more failure would reach the TPM's limit, the
-    /// unlock waits until the TPM forgets one (a TPM that allows a single failure is still asked
-    /// once, from zero). Nil when the TPM may be asked now.
+    /// unlock waits until the TPM has forgotten enough. Nil when the TPM may be asked now.
     public var refusal: TPMError? {
+        guard inLockout || failedTries + 1 >= maximumTries else { return nil }
+        let seconds = secondsUntilAsked
+        let wait = seconds.map { "try again in about \(Self.describe($0))" } ?? "it never forgets one by itself (its interval is 0)"
         if inLockout {
-            let seconds = interval > 0 ? interval : recovery
             return TPMError(
-                .lockout(seconds: seconds),
+                .lockout(seconds: seconds ?? 0),
                 "The TPM is in dictionary-attack lockout (\(failedTries) failed authorizations of the \(maximumTries) it"
-                    + " allows, counted for everything on this machine that uses it) and refuses even the right passcode"
-                    + (seconds > 0 ? " for about \(Self.describe(seconds))." : " until its lockout is reset."))
+                    + " allows, counted for everything on this machine that uses it) and refuses even the right passcode: "
+                    + wait + ".")
         }
-        guard failedTries > 0, failedTries + 1 >= maximumTries else { return nil }
-        let seconds = max(interval, 1)
         return TPMError(
-            .nearLockout(seconds: seconds),
+            .nearLockout(seconds: seconds ?? 0),
             "The TPM has counted \(failedTries) failed authorizations of the \(maximumTries) it allows before it locks out"
                 + " (for everything on this machine that uses it, disk unlock included); fingerlock will not risk the last"
-                + " one: try again in about \(Self.describe(seconds)), when the TPM has forgotten one.")
+                + " one: " + wait + ".")
     }
+
+    /// Seconds until fingerlock asks the TPM again: until one more failure would no longer reach the
+    /// limit, the TPM forgetting one failure per interval. Nil when it never forgets.
+    public var secondsUntilAsked: Int? {
+        guard interval > 0 else { return nil }
+        return max(1, failedTries - (maximumTries - 2)) * interval
+    }
+
+    /// Whether fingerlock can use this TPM for a passcode at all: one that locks out at the first
+    /// failure could never be asked without risking it.
+    public var allowsGuarding: Bool { maximumTries >= 2 }
 
     /// Seconds as the messages word them.
     public static func describe(_ seconds: Int) -> String {

@@ -15,6 +15,10 @@ public protocol TrustedPlatformModule: Sendable {
     /// TPM counts.
     func unseal(_ object: [UInt8], authorization: SymmetricKey, bindingPCR7: Bool) throws(TPMError) -> SymmetricKey
 
+    /// Whether this TPM can still use `object` (it loads under this TPM's storage key and, with
+    /// `bindingPCR7`, PCR 7 still matches its policy), without authorizing it: no failure counted.
+    func check(_ object: [UInt8], bindingPCR7: Bool) throws(TPMError)
+
     /// The dictionary-attack counter and parameters.
     func lockoutState() throws(TPMError) -> TPMLockoutState
 }

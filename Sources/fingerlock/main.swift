@@ -12,9 +12,10 @@ import Vault
 
 // Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.
 ProcessHardening.apply()
-// tpm2-tss logs every TPM refusal on stderr; fingerlock says them itself, once (a TSS2_LOG the
-// user set wins).
-setenv("TSS2_LOG", "all+none", 0)
+// tpm2-tss logs every TPM refusal on stderr, and its trace level prints the session's secrets (the
+// passcode's half, the unsealed secret): always off, whatever the environment says. fingerlock says
+// the TPM's refusals itself, once.
+setenv("TSS2_LOG", "all+none", 1)
 
 // The one place that assembles the real dependencies. libfprint is opened, on a thread of its own,
 // only when the policy first needs a hardware reader (never for a system-mode vault).

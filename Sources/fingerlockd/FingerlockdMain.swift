@@ -108,7 +108,8 @@ enum FingerlockdMain {
                 warning: { logger.warning(Logger.Message(stringLiteral: $0)) })
             // The TPM a vault's passcode slot may be bound to: the kernel's resource manager (the
             // unit gives the service the device and group tss), or FINGERLOCK_TPM_TCTI.
-            setenv("TSS2_LOG", "all+none", 0)
+            // Off whatever the unit's environment says: tpm2-tss's trace level logs session secrets.
+            setenv("TSS2_LOG", "all+none", 1)
             let tpm = ESAPIModule(tcti: environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation)
             let dependencies = try ServiceDependencies.files(
                 stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm)

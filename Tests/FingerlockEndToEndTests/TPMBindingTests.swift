@@ -95,13 +95,15 @@ import Testing
     @Test func aTPMInLockoutIsSaidWithHowLongAndTheRecoveryKeyStillOpens() async throws {
         defer { tpm.stop() }
         let recovery = try await setBoundPasscode()
-        try tpm.setDictionaryParameters(maximumTries: 1, interval: 600, recovery: 600)
-        // Someone else's failure (another program on the machine) locks the TPM out.
-        #expect(try await unlock("not the passcode").status == 1)
+        try tpm.setDictionaryParameters(maximumTries: 3, interval: 600, recovery: 600)
+        // Another program's failures (disk unlock, tpm2-tools) lock the TPM out.
+        for _ in 1...3 { try tpm.failAnAuthorization() }
         #expect(try tpm.inLockout())
         let refused = try await unlock(Self.passcode)
         #expect(refused.status == 3)
-        #expect(refused.stderr.contains("dictionary-attack lockout") && refused.stderr.contains("10 min"), "\(refused.stderr)")
+        // Two intervals: out of lockout after one, and one more before a failure could not lock it again.
+        #expect(refused.stderr.contains("dictionary-attack lockout") && refused.stderr.contains("20 min"), "\(refused.stderr)")
+        #expect(try tpm.lockoutCounter() == 3)
         #expect(isOneLineNamingTheRecoveryKey(refused), "\(refused.stderr)")
         let reset = try await runner.run(
             ["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery)\nafter the reset\nafter the reset\n")
@@ -193,9 +195,14 @@ import Testing
         let added = try await runner.run(
             ["notes", "add", "--title", "kept", "--passcode-fd", "3"], stdin: "body\n", descriptorsFromFiles: [3: passcodeFile])
         #expect(added.status == 0, "\(added.stderr)")
-        let enable = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: Self.passcode + "\n")
+        let enable = try await runner.run(["tpm", "enable", "--pcr7", "--passcode-stdin"], stdin: Self.passcode + "\n")
         #expect(enable.status == 0, "\(enable.stderr)")
-        #expect(enable.stdout.contains("now bound to the TPM"))
+        #expect(enable.stdout.contains("now bound to the TPM and PCR 7"))
+        // The vault key is the same: copies from before still open with the passcode alone, and it says so.
+        #expect(enable.stderr.contains("`fingerlock rekey`"), "\(enable.stderr)")
+        let withoutPCR = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: Self.passcode + "\n")
+        #expect(withoutPCR.stdout.contains("now bound to the TPM (no longer to PCR 7)"), "\(withoutPCR.stdout)")
+        #expect(!withoutPCR.stderr.contains("rekey"))
         #expect(try await tpmStatus()["bound"] as? Bool == true)
         let again = try await runner.run(["tpm", "enable", "--passcode-stdin"], stdin: Self.passcode + "\n")
         #expect(again.status == 0 && again.stdout.contains("already bound"), "\(again.stdout)")
@@ -215,6 +222,68 @@ import Testing
         #expect(try await unlock("changed one 1", environment: ["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"]).status == 0)
         let show = try await runner.run(["notes", "show", "kept", "--passcode-stdin"], stdin: "changed one 1\n")
         #expect(show.stdout.contains("body"))
+    }
+
+    @Test func aTPMThatLocksOutAtItsFirstFailureIsNeverAskedAndNotBoundTo() async throws {
+        defer { tpm.stop() }
+        _ = try await setBoundPasscode()
+        try tpm.setDictionaryParameters(maximumTries: 1, interval: 600, recovery: 600)
+        let refused = try await unlock("not the passcode")
+        #expect(refused.status == 3 && refused.stderr.contains("will not risk the last one"), "\(refused.stderr)")
+        #expect(try tpm.lockoutCounter() == 0)
+        #expect(try !tpm.inLockout())
+        #expect(try await runner.run(["tpm", "disable", "--passcode-stdin"], stdin: Self.passcode + "\n").status == 3)
+        let other = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_TPM_TCTI": tpm.tcti])
+        let set = try await other.run(["passcode", "set", "--tpm", "--passcode-stdin"], stdin: "\(Self.passcode)\n\(Self.passcode)\n")
+        #expect(set.status == 4 && set.stderr.contains("locks out at its first failed authorization"), "\(set.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: other.dataDirectory + "/vault.sqlite"))
+    }
+
+    @Test func aTPMWithNoRoomLeftIsTriedAgainLaterAndNeverUnbindsTheVault() async throws {
+        defer { tpm.stop() }
+        let recovery = try await setBoundPasscode()
+        try tpm.fillObjectMemory()
+        let refused = try await unlock(Self.passcode)
+        #expect(refused.status == 3, "\(refused.stderr)")
+        #expect(refused.stderr.contains("no room left") && refused.stderr.contains("tpm2_flushcontext"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("recovery key"), "\(refused.stderr)")
+        // A reset with the recovery key then binds nothing and changes nothing.
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery)\nafter a full 1\nafter a full 1\n")
+        #expect(reset.status == 3, "\(reset.stderr)")
+        try tpm.flushEverything()
+        #expect(try await tpmStatus()["bound"] as? Bool == true)
+        #expect(try await unlock(Self.passcode).status == 0)
+    }
+
+    @Test func tss2TracingInTheEnvironmentShowsNothingAndAnEmptyTCTIMeansTheDefault() async throws {
+        defer { tpm.stop() }
+        _ = try await setBoundPasscode()
+        _ = try await runner.run(["lock"])
+        let traced = try await runner.run(
+            ["unlock", "--passcode-stdin"], environment: ["TSS2_LOG": "all+trace"], stdin: "not the passcode\n")
+        #expect(traced.status == 1)
+        #expect(traced.stderr.split(separator: "\n").count == 1 && !traced.stderr.contains("esys"), "\(traced.stderr)")
+        let empty = try await unlock(Self.passcode, environment: ["FINGERLOCK_TPM_TCTI": ""])
+        #expect(empty.status == 4 && empty.stderr.contains("/dev/tpmrm0"), "\(empty.stderr)")
+    }
+
+    @Test func statusAndDoctorSayWhenThisTPMCannotOpenTheSlot() async throws {
+        defer { tpm.stop() }
+        _ = try await setBoundPasscode(["--pcr7"])
+        #expect(try await tpmStatus()["problem"] is NSNull)
+        try tpm.extendPCR7()
+        let changed = try await tpmStatus()
+        #expect((changed["problem"] as? String)?.contains("PCR 7") == true, "\(changed)")
+        let other = try SoftwareTPM()
+        defer { other.stop() }
+        let elsewhere = try await tpmStatus(["FINGERLOCK_TPM_TCTI": other.tcti])
+        #expect((elsewhere["problem"] as? String)?.contains("another TPM") == true, "\(elsewhere)")
+        let doctor = try await runner.run(["doctor", "--json"], environment: ["FINGERLOCK_TPM_TCTI": other.tcti])
+        let findings = try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [[String: Any]] ?? []
+        let finding = findings.first { $0["check"] as? String == "tpm" }
+        #expect(finding?["status"] as? String == "error", "\(String(describing: finding))")
+        #expect(try other.lockoutCounter() == 0)
     }
 
     @Test func statusAndDoctorSayTheBindingAndTheTPMsState() async throws {

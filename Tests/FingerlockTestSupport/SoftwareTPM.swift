@@ -137,3 +137,36 @@ extension SoftwareTPM {
         for socket in ["sock", "sock.ctrl"] { chmod(directory.appendingPathComponent(socket).path, 0o666) }
     }
 }
+
+extension SoftwareTPM {
+    /// One failed authorization of a DA-protected object of another program's (tpm2-tools'): what
+    /// disk unlock or any other user of the TPM adds to the counter fingerlock shares.
+    public func failAnAuthorization() throws {
+        let path = directory.path
+        try tool(["tpm2_createprimary", "-C", "o", "-c", "\(path)/other-primary.ctx"])
+        try tool(["tpm2_flushcontext", "-t"])
+        if !FileManager.default.fileExists(atPath: "\(path)/other.pub") {
+            try Data("another program's secret".utf8).write(to: directory.appendingPathComponent("other-secret"))
+            try tool([
+                "tpm2_create", "-C", "\(path)/other-primary.ctx", "-i", "\(path)/other-secret", "-p", "right",
+                "-u", "\(path)/other.pub", "-r", "\(path)/other.priv",
+            ])
+            try tool(["tpm2_flushcontext", "-t"])
+        }
+        try tool(["tpm2_load", "-C", "\(path)/other-primary.ctx", "-u", "\(path)/other.pub", "-r", "\(path)/other.priv", "-c", "\(path)/other.ctx"])
+        _ = try? tool(["tpm2_unseal", "-c", "\(path)/other.ctx", "-p", "wrong"])
+        try tool(["tpm2_flushcontext", "-t"])
+    }
+
+    /// Loads three objects and leaves them loaded, as a program killed mid-work does on a TPM without
+    /// a resource manager (swtpm, /dev/tpm0): the TPM has no room for another.
+    public func fillObjectMemory() throws {
+        for index in 0..<3 { try tool(["tpm2_createprimary", "-C", "o", "-c", directory.appendingPathComponent("fill-\(index).ctx").path]) }
+    }
+
+    /// Flushes every loaded object and session (`tpm2_flushcontext -t -s`).
+    public func flushEverything() throws {
+        try tool(["tpm2_flushcontext", "-t"])
+        try tool(["tpm2_flushcontext", "-s"])
+    }
+}

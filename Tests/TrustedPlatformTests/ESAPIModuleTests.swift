@@ -33,7 +33,7 @@ struct ESAPIModuleTests {
         #expect(try swtpm.inLockout())
         let state = try tpm.lockoutState()
         #expect(state.inLockout && state.failedTries == 2 && state.maximumTries == 2 && state.interval == 600)
-        #expect(state.refusal?.code == .lockout(seconds: 600))
+        #expect(state.refusal?.code == .lockout(seconds: 1200))
         let error = #expect(throws: TPMError.self) { try tpm.unseal(object, authorization: auth, bindingPCR7: false) }
         #expect(error?.code == .lockout(seconds: 0))
     }
@@ -105,5 +105,54 @@ struct ESAPIModuleTests {
     private func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         guard haystack.count >= needle.count else { return false }
         return (0...(haystack.count - needle.count)).contains { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
+
+/// The check that costs no try: whether this TPM still loads the object and PCR 7 still matches.
+@Suite(.timeLimit(.minutes(2)))
+struct ESAPIModuleCheckTests {
+    @Test func theCheckTellsAnotherTPMAndAChangedPCR7WithoutCountingAFailure() throws {
+        let swtpm = try SoftwareTPM()
+        defer { swtpm.stop() }
+        let other = try SoftwareTPM()
+        defer { other.stop() }
+        let tpm = ESAPIModule(tcti: swtpm.tcti)
+        let object = try tpm.seal(SymmetricKey(size: .bits256), authorization: SymmetricKey(size: .bits256), bindingPCR7: true)
+        try tpm.check(object, bindingPCR7: true)
+        #expect((try? ESAPIModule(tcti: other.tcti).check(object, bindingPCR7: true)) == nil)
+        let foreign = #expect(throws: TPMError.self) { try ESAPIModule(tcti: other.tcti).check(object, bindingPCR7: true) }
+        #expect(foreign?.code == .foreignObject)
+        try swtpm.extendPCR7()
+        let changed = #expect(throws: TPMError.self) { try tpm.check(object, bindingPCR7: true) }
+        #expect(changed?.code == .policyMismatch)
+        #expect(try swtpm.lockoutCounter() == 0 && other.lockoutCounter() == 0)
+    }
+
+    @Test func anEmptyTCTIIsTheKernelsResourceManager() {
+        #expect(ESAPIModule(tcti: "").location == "device:/dev/tpmrm0")
+        #expect(ESAPIModule(tcti: "  ").location == "device:/dev/tpmrm0")
+        #expect(ESAPIModule(tcti: "swtpm:path=/x").location == "swtpm:path=/x")
+    }
+}
+
+/// fingerlock's own rule over the TPM's counter: never the failure that locks it out.
+struct TPMLockoutStateTests {
+    func state(_ failed: Int, of maximum: Int, interval: Int = 600, inLockout: Bool = false) -> TPMLockoutState {
+        TPMLockoutState(
+            failedTries: failed, maximumTries: maximum, interval: interval, recovery: 600, inLockout: inLockout,
+            lockoutPasswordSet: false)
+    }
+
+    @Test func theTPMIsAskedOnlyWhileAFailureCouldNotLockItOut() {
+        #expect(state(0, of: 3).refusal == nil)
+        #expect(state(1, of: 3).refusal == nil)
+        #expect(state(2, of: 3).refusal?.code == .nearLockout(seconds: 600))
+        #expect(state(0, of: 1).refusal?.code == .nearLockout(seconds: 600))
+        #expect(state(3, of: 3, inLockout: true).refusal?.code == .lockout(seconds: 1200))
+        #expect(state(31, of: 32).refusal?.code == .nearLockout(seconds: 600))
+        #expect(state(30, of: 32).refusal == nil)
+        #expect(state(2, of: 3, interval: 0).secondsUntilAsked == nil)
+        #expect(state(2, of: 3, interval: 0).refusal?.message.contains("never forgets") == true)
+        #expect(!state(0, of: 1).allowsGuarding && state(0, of: 2).allowsGuarding)
     }
 }

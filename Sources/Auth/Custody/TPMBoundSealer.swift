@@ -39,7 +39,11 @@ public struct TPMBoundSealer: PasscodeSlotSealer {
         } catch let error as PasscodeSealerError {
             throw error
         } catch let error as TPMError {
-            throw PasscodeSealerError(.unavailable, "The passcode could not be bound to the TPM: \(error.message)")
+            // Only a TPM that is not there is `unavailable` (a reset with the recovery key may then
+            // leave the slot unbound); one that answered with a refusal changes nothing.
+            let message = "The passcode could not be bound to the TPM: " + error.message
+            if error.code == .unreachable { throw PasscodeSealerError(.unavailable, message) }
+            throw PasscodeSealerError(.delayed, message + " Nothing was changed; try again.")
         } catch {
             throw PasscodeSealerError(.unavailable, "The passcode could not be bound to the TPM: \(error).")
         }
@@ -78,7 +82,13 @@ public struct TPMBoundSealer: PasscodeSlotSealer {
             return PasscodeSealerError(.wrongPasscode, error.message)
         case .lockout, .nearLockout:
             return PasscodeSealerError(.delayed, error.message + " " + recoveryKeyNote)
-        case .unreachable, .foreignObject, .policyMismatch, .malformed, .failed:
+        case .busy:
+            return PasscodeSealerError(.delayed, error.message + " Nothing was counted; try again.")
+        case .malformed:
+            return PasscodeSealerError(
+                .unavailable,
+                "This vault's passcode slot is damaged (\(error.message)): the vault file was altered. Restore a backup.")
+        case .unreachable, .foreignObject, .policyMismatch, .failed:
             return PasscodeSealerError(
                 .unavailable, "This vault's passcode is bound to a TPM. " + error.message + " " + recoveryKeyNote)
         }

@@ -25,6 +25,17 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
     {
         do {
             return try service.seal(key, for: slot, authorizedBy: currentKey, tpm: tpm)
+        } catch let error as SystemServiceError {
+            // Sealing: nothing is bound yet, so not worded as opening a bound slot is.
+            // Only a TPM that is not there is `unavailable` (a reset may then leave the slot unbound);
+            // a TPM that answered with a refusal changes nothing and is tried again.
+            if case .tpmRefused(let problem, let message, _) = error.code {
+                throw PasscodeSealerError(
+                    problem == "unreachable" ? .unavailable : .delayed,
+                    "fingerlockd could not bind the passcode to its TPM: " + message
+                        + (problem == "unreachable" ? "" : " Nothing was changed; try again."))
+            }
+            throw Self.sealerError(error)
         } catch {
             throw Self.sealerError(error)
         }
@@ -58,7 +69,8 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
                 .delayed,
                 "Too many wrong passcodes (\(failed), counted by fingerlockd): "
                     + "try again in \(describe(left)).")
-        case .tpmRefused(let delayed, let message, _):
+        case .tpmRefused(let problem, let message, _):
+            let delayed = ["lockout", "nearLockout", "busy"].contains(problem)
             return PasscodeSealerError(
                 delayed ? .delayed : .unavailable,
                 (delayed ? "" : "This vault's passcode is bound to the TPM fingerlockd uses. ") + message + " "

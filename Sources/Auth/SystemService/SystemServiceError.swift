@@ -35,9 +35,9 @@ public struct SystemServiceError: Error, Sendable {
         /// The service's reader `reader` is of the wrong kind for this `kind` of vault.
         case wrongReaderKind(reader: String, kind: VaultKind)
 
-        /// The slot is bound to the service's TPM, which did not release its secret: `delayed` when
-        /// it is (or would be) in dictionary-attack lockout, for about `secondsLeft`.
-        case tpmRefused(delayed: Bool, message: String, secondsLeft: Int)
+        /// The slot is bound to the service's TPM, which did not release its secret (or could not
+        /// seal one): `problem` as the interface names it (`TPMRefused`), `secondsLeft` for a lockout.
+        case tpmRefused(problem: String, message: String, secondsLeft: Int)
 
         // The service itself.
 

@@ -34,11 +34,21 @@ struct TPMCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let changed = try await TPMBindingManagement(session.environment).enable(pcr7: pcr7)
+            let change = try await TPMBindingManagement(session.environment).enable(pcr7: pcr7)
             let what = pcr7 ? "the TPM and PCR 7" : "the TPM"
+            guard change.changed else {
+                dependencies.console.print("The passcode was already bound to \(what); nothing changed.")
+                return
+            }
+            let dropped = change.before?.pcr7 == true && !pcr7 ? " (no longer to PCR 7)" : ""
             dependencies.console.print(
-                changed ? "The passcode is now bound to \(what); the recovery key still opens the vault anywhere."
-                    : "The passcode was already bound to \(what); nothing changed.")
+                "The passcode is now bound to \(what)\(dropped); the recovery key still opens the vault anywhere.")
+            if change.before == nil {
+                // The vault key is the same: a copy from before opens with the passcode alone.
+                dependencies.console.warn(
+                    "Backups and copies of the vault made before still open with the passcode alone, offline; "
+                        + "`fingerlock rekey` gives the vault a new key that nothing in them opens.")
+            }
         }
     }
 
@@ -51,9 +61,9 @@ struct TPMCommand: ParsableCommand {
 
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-            let changed = try await TPMBindingManagement(session.environment).disable()
+            let change = try await TPMBindingManagement(session.environment).disable()
             dependencies.console.print(
-                changed ? "The passcode is no longer bound to the TPM." : "The passcode was not bound to a TPM; nothing changed.")
+                change.changed ? "The passcode is no longer bound to the TPM." : "The passcode was not bound to a TPM; nothing changed.")
         }
     }
 

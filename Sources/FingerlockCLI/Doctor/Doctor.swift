@@ -330,7 +330,7 @@ public struct Doctor: Sendable {
                         check, "A TPM is there but this user may not open it (\(problem)); the passcode is guarded by software only.",
                         fix: "sudo usermod -aG tss $USER, log in again, then: fingerlock tpm enable")
                 }
-                return .ok(check, "No TPM answers at \(report.location) (\(problem)); the passcode is guarded by software only.")
+                return .ok(check, problem + " The passcode is guarded by software only.")
             }
             return .ok(
                 check,
@@ -340,7 +340,7 @@ public struct Doctor: Sendable {
         let pcr = binding.pcr7 ? " and PCR 7" : ""
         if let problem = report.problem {
             return .error(
-                check, "The passcode is bound to a TPM\(pcr), but the TPM at \(report.location) does not answer: \(problem)",
+                check, "The passcode is bound to a TPM\(pcr), but it cannot be used here: \(problem)",
                 fix: "fix the TPM's access, or open the vault with the recovery key: fingerlock passcode reset")
         }
         if let state = report.lockout, state.inLockout || state.refusal != nil {

@@ -99,7 +99,7 @@ public struct Console: Sendable {
     public init(out: any OutputStream, err: any OutputStream, environment: [String: String]) {
         self.out = out
         self.err = err
-        self.useColor = out.isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        self.useColor = out.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
     public func print(_ line: String = "") { out.write(line + "\n") }

@@ -29,8 +29,9 @@ public struct PasscodeManagement: Sendable {
         guard interaction.canAskPasscode else {
             throw AuthError(.passcodeRequired, "A new passcode is needed. " + AuthError.noTerminal)
         }
-        let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
+        // Before the passcode is asked: nobody types one for a TPM that is not there.
         if tpm != nil { try TPMBindingManagement(environment).requireTPM() }
+        let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
         let kind: VaultKind = try await chosenVaultKind()
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
@@ -119,15 +120,17 @@ public struct PasscodeManagement: Sendable {
             try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer(binding: binding))
             if flow.kind == .reset && binding != nil {
                 // The recovery key may have been used on another machine: say where the new one is bound.
-                interaction.notify("The new passcode is bound to this machine's TPM.")
+                interaction.notify(
+                    "The new passcode is bound to this machine's TPM" + (binding?.pcr7 == true ? " and its PCR 7." : "."))
             }
         } catch let error where flow.kind == .reset && error.code == .sealerUnavailable && binding != nil {
             // The recovery key opened a vault whose TPM is gone (another machine, a cleared or
             // replaced TPM): the new passcode is not bound, said aloud with how to bind it here.
             try AuthError.mapped { try passcodes.replacePasscode(of: vault, with: newPasscode, sealer: custody.passcodeSealer(binding: nil)) }
             interaction.notify(
-                "The new passcode is not bound to a TPM (\(error.message.replacingOccurrences(of: " " + TPMBoundSealer.recoveryKeyNote, with: ""))). "
-                    + "Once a TPM answers here, `fingerlock tpm enable` binds it again.")
+                "The new passcode is not bound to a TPM: "
+                    + error.message.replacingOccurrences(of: "The passcode could not be bound to the TPM: ", with: "")
+                    + " Once a TPM answers here, `fingerlock tpm enable` binds it again.")
         } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
             // a reset must not leave the vault unopenable by passcode. The custody says where it

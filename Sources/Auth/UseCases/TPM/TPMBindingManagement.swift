@@ -36,8 +36,13 @@ public struct TPMBindingManagement: Sendable {
             binding: binding, location: environment.dependencies.tpm.location, lockout: nil, problem: nil,
             heldByService: heldByService)
         if !heldByService && (askTPM || binding != nil) {
+            let tpm = environment.dependencies.tpm
             do {
-                report.lockout = try environment.dependencies.tpm.lockoutState()
+                report.lockout = try tpm.lockoutState()
+                // Whether this TPM still opens the slot (another TPM, a clear, PCR 7), at no cost in tries.
+                if let binding, let claimed = environment.passcodes.claimedPasscodeSlot() {
+                    try tpm.check(try TPMBoundSlot(decoding: claimed).sealedObject, bindingPCR7: binding.pcr7)
+                }
             } catch {
                 report.problem = error.message
             }
@@ -45,27 +50,42 @@ public struct TPMBindingManagement: Sendable {
         return report
     }
 
-    /// Throws, with the fix, when this process cannot reach the TPM (user mode binds here).
+    /// Throws, with the fix, when this process cannot reach the TPM (user mode binds here), or the
+    /// TPM locks out at its first failure (fingerlock could never ask it without risking that).
     func requireTPM() throws {
+        let state: TPMLockoutState
         do {
-            _ = try environment.dependencies.tpm.lockoutState()
+            state = try environment.dependencies.tpm.lockoutState()
         } catch {
             throw AuthError(.serviceUnavailable, "The passcode cannot be bound to a TPM: \(error.message)")
         }
+        guard state.allowsGuarding else {
+            throw AuthError(
+                .serviceUnavailable,
+                "The passcode cannot be bound to this TPM: it locks out at its first failed authorization"
+                    + " (MAX_AUTH_FAIL \(state.maximumTries)), so fingerlock could never ask it without risking that.")
+        }
+    }
+
+    /// What `tpm enable` or `disable` did: the binding before and after (equal: nothing written).
+    public struct Change: Sendable, Equatable {
+        public var before: TPMBinding?
+        public var after: TPMBinding?
+        public var changed: Bool { before != after }
     }
 
     /// `tpm enable`: the passcode, then a slot bound to the TPM (with `pcr7`, also to PCR 7) in
-    /// place of the current one. Returns false when the slot was already bound so (nothing written).
-    public func enable(pcr7: Bool) async throws -> Bool {
+    /// place of the current one.
+    public func enable(pcr7: Bool) async throws -> Change {
         try await rebind(to: TPMBinding(pcr7: pcr7), reason: "bind the passcode to the TPM")
     }
 
-    /// `tpm disable`: the passcode, then an unbound slot. False when it was not bound.
-    public func disable() async throws -> Bool {
+    /// `tpm disable`: the passcode, then an unbound slot.
+    public func disable() async throws -> Change {
         try await rebind(to: nil, reason: "unbind the passcode from the TPM")
     }
 
-    private func rebind(to binding: TPMBinding?, reason: String) async throws -> Bool {
+    private func rebind(to binding: TPMBinding?, reason: String) async throws -> Change {
         guard environment.passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
         let unlock = PasscodeUnlock(environment)
         try unlock.requirePasscodeSource()
@@ -74,11 +94,12 @@ public struct TPMBindingManagement: Sendable {
         let (vault, passcode) = try await unlock.promptForPasscode(reason: reason, typedAhead: "")
         defer { vault.close() }
         let current = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
-        guard current != binding else { return false }
+        let change = Change(before: current, after: binding)
+        guard change.changed else { return change }
         let custody = environment.custody(of: vault)
         try AuthError.mapped {
             try environment.passcodes.replacePasscode(of: vault, with: passcode, sealer: custody.passcodeSealer(binding: binding))
         }
-        return true
+        return change
     }
 }
