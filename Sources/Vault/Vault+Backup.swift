@@ -206,7 +206,8 @@ extension Vault {
     /// backup's mode (which may not be the live vault's).
     public static func stageRestore(
         from backupPath: String, into directory: String, using credential: VaultCredential,
-        sealers: PasscodeSealers = .vaultOnly, configuration: VaultConfiguration = .init()
+        sealers: PasscodeSealers = .vaultOnly, configuration: VaultConfiguration = .init(),
+        progress: ((_ done: Int, _ total: Int) -> Void)? = nil
     ) throws(VaultError) -> StagedRestore {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
@@ -228,7 +229,7 @@ extension Vault {
                     let backup = Vault(
                         files: VaultFiles(directory: directory), configuration: configuration, database: queue,
                         unlocked: unlocked)
-                    try backup.verifyIntegrity()
+                    try backup.verifyIntegrity(progress: progress)
                     return StagedRestore(
                         backup: backup, files: files, stagedPath: staged, formatVersion: meta.formatVersion,
                         configuration: configuration)

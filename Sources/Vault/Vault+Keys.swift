@@ -210,7 +210,8 @@ extension Vault {
 
     /// Reads and authenticates everything: the slot table, every note, template and setting, and
     /// each set against the manifest. Throws `.tampered` naming the first bad part.
-    public func verifyIntegrity() throws(VaultError) {
+    /// `progress` hears (notes checked, notes in all).
+    public func verifyIntegrity(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws(VaultError) {
         try read { db, keys, _ in
             let meta = try MetaRow.read(db)
             guard
@@ -220,7 +221,12 @@ extension Vault {
                 throw VaultError.tampered("slot table")
             }
         }
-        try scanAll { _, _ in }
+        let total = progress == nil ? 0 : try noteCount()
+        var done = 0
+        try scanAll { _, _ in
+            done += 1
+            progress?(done, total)
+        }
         try verifyTrashAndHistory()
         _ = try templates()
         _ = try settings()

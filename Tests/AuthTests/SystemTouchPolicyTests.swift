@@ -65,10 +65,12 @@ final class SystemModeRepository: PasscodeRepository {
         reads.withLock { $0.append("header") }
         return VaultHeader(storeID: try base.storeID(), mode: recorded.withLock { $0 })
     }
-    func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
+    func stageRestore(
+        from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers, progress: ((_ done: Int, _ total: Int) -> Void)?
+    )
         throws(VaultError) -> StagedRestore
     {
-        try base.stageRestore(from: backupPath, using: credential, sealers: sealers)
+        try base.stageRestore(from: backupPath, using: credential, sealers: sealers, progress: progress)
     }
 }
 

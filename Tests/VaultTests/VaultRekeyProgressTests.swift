@@ -20,3 +20,24 @@ struct VaultRekeyProgressTests {
         }
     }
 }
+
+/// A restore checks the backup whole first, and says how far it got.
+@Suite("Vault restore progress")
+struct VaultRestoreProgressTests {
+    @Test("staging a backup reports each note checked, against the whole count")
+    func reportsEachNoteChecked() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            try vault.add((0..<5).map { Note(title: "n\($0)", body: "b\($0)", created: Date(), modified: Date()) })
+            _ = try vault.backup(to: dir + "/backup")
+            vault.close()
+            var reports: [(Int, Int)] = []
+            let staged = try Vault.stageRestore(
+                from: dir + "/backup", into: dir + "/vault", using: .passcode(passcode), configuration: configuration()
+            ) { reports.append(($0, $1)) }
+            staged.discard()
+            #expect(reports.map(\.0) == Array(1...5))
+            #expect(reports.allSatisfy { $0.1 == 5 })
+        }
+    }
+}

@@ -33,7 +33,8 @@ public protocol PasscodeRepository: Sendable {
     /// The store id, readable before unlocking (it names the key-cache entry).
     func storeID() throws(VaultError) -> UUID
     /// Stages a backup beside the vault, opened with `credential` and verified, for `restore`.
-    func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
+    func stageRestore(
+        from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers, progress: ((_ done: Int, _ total: Int) -> Void)?)
         throws(VaultError) -> StagedRestore
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.
@@ -147,11 +148,12 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public func storeID() throws(VaultError) -> UUID { try Vault.storeID(in: dataDirectory) }
 
-    public func stageRestore(from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers)
-        throws(VaultError) -> StagedRestore
-    {
+    public func stageRestore(
+        from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers, progress: ((_ done: Int, _ total: Int) -> Void)?
+    ) throws(VaultError) -> StagedRestore {
         try Vault.stageRestore(
-            from: backupPath, into: dataDirectory, using: credential, sealers: sealers, configuration: configuration)
+            from: backupPath, into: dataDirectory, using: credential, sealers: sealers, configuration: configuration,
+            progress: progress)
     }
 
     /// Keeps the database open for the unlock that usually follows (see `PendingVault`).

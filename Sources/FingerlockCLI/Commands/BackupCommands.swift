@@ -62,7 +62,13 @@ struct RestoreCommand: FingerlockCommand {
     func run(with dependencies: CLIDependencies) async throws {
         if let note { return try await takeNote(note, dependencies) }
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, needsReader: false)
-        let prepared = try await VaultRestore(session.environment).prepareRestore(from: file)
+        // The backup is checked whole before anything is said: a bar for a large one.
+        var bar: ProgressReporter?
+        let prepared = try await VaultRestore(session.environment).prepareRestore(from: file) { done, total in
+            if bar == nil { bar = ProgressReporter("Checking the backup", total: total, console: dependencies.console) }
+            bar?.update(done)
+        }
+        bar?.finish()
         let console = dependencies.console
         let plan = prepared.plan
         for line in RestorePlanText.lines(plan) { console.print(line) }

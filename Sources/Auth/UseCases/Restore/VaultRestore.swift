@@ -17,7 +17,8 @@ public struct VaultRestore: Sendable {
 
     /// Asks for the current vault's passcode or recovery key (when there is a vault), stages the
     /// backup and says what putting it back would change; nothing is replaced until `commit()`.
-    public func prepareRestore(from backupPath: String) async throws -> PreparedRestore {
+    /// `progress` hears (notes checked, notes in all) while the backup is checked whole.
+    public func prepareRestore(from backupPath: String, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) async throws -> PreparedRestore {
         guard FileManager.default.fileExists(atPath: backupPath) else {
             throw AuthError(.notFound, "No backup at \(backupPath).")
         }
@@ -30,7 +31,7 @@ public struct VaultRestore: Sendable {
             currentSecret = secret
         }
         do {
-            let staged = try await stage(backupPath, current: current)
+            let staged = try await stage(backupPath, current: current, progress: progress)
             do {
                 let plan = try await plan(backupPath, staged: staged.backup, current: current, secret: currentSecret)
                 return PreparedRestore(plan: plan, staged: staged, current: current, environment: environment)
@@ -76,11 +77,11 @@ public struct VaultRestore: Sendable {
         return try await stage(backupPath, current: vault)
     }
 
-    func stage(_ backupPath: String, current: Vault?) async throws -> StagedRestore {
+    func stage(_ backupPath: String, current: Vault?, progress: ((_ done: Int, _ total: Int) -> Void)? = nil) async throws -> StagedRestore {
         if let current {
             let key = try AuthError.mapped { try current.exportMasterKey() }
             do {
-                return try passcodes.stageRestore(from: backupPath, using: .masterKey(key), sealers: .vaultOnly)
+                return try passcodes.stageRestore(from: backupPath, using: .masterKey(key), sealers: .vaultOnly, progress: progress)
             } catch where error.code == .wrongKey {
                 // Rekeyed since, or another vault: the backup's own secret opens it.
             } catch {
@@ -90,7 +91,8 @@ public struct VaultRestore: Sendable {
         let secret = try await interaction.askSecret(prompt: "Passcode the backup was made with (or its recovery key): ", typedAhead: "")
         for credential in Self.credentials(for: secret) {
             do {
-                return try passcodes.stageRestore(from: backupPath, using: credential, sealers: environment.passcodeSealers)
+                return try passcodes.stageRestore(
+                    from: backupPath, using: credential, sealers: environment.passcodeSealers, progress: progress)
             } catch where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 continue
             } catch {
