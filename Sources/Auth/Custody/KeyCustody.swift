@@ -59,6 +59,10 @@ protocol KeyCustody: Sendable {
     /// Refuses at once while a passcode delay this custody keeps is running.
     func refuseDuringPasscodeDelay() throws
 
+    /// Refuses before a passcode (not the recovery key) is asked when the TPM it is bound to would
+    /// not be asked with it; where the custody does not ask the TPM itself, nothing.
+    func refuseWhileTheTPMWouldNotBeAsked() throws
+
     /// The ledger that counts an attempt with `credentials` here; nil when the service counts it.
     func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger?
 

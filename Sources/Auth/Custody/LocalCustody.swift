@@ -63,6 +63,16 @@ extension LocalCustody {
         }
     }
 
+    /// For a passcode bound to the TPM: nobody types a passcode the TPM would not be asked with (one
+    /// failure from its lockout, or in it). The recovery key needs no TPM and is never refused so.
+    func refuseWhileTheTPMWouldNotBeAsked() throws {
+        if let claimed = environment.passcodes.claimedPasscodeSlot(), TPMBoundSlot.isBound(claimed),
+            let refusal = (try? dependencies.tpm.lockoutState())?.refusal
+        {
+            throw AuthError(.passcodeDelay, refusal.message + " " + TPMBoundSealer.recoveryKeyNote)
+        }
+    }
+
     func passcodeLedger(for credentials: [VaultCredential]) -> PasscodeLedger? { environment.passcodeLedger }
 
     func opened(_ vault: Vault, with credential: VaultCredential) {}

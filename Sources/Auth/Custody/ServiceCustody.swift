@@ -79,6 +79,9 @@ struct ServiceCustody: KeyCustody {
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
     var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
 
+    /// fingerlockd asks its TPM and refuses itself (after counting) when it would not.
+    func refuseWhileTheTPMWouldNotBeAsked() throws {}
+
     /// fingerlockd does the TPM work for its vaults (its unit has the device), so the binding goes
     /// with the request.
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {

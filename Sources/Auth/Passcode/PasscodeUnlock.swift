@@ -48,6 +48,7 @@ struct PasscodeUnlock: Sendable {
         var refusal = CountedAttempt.Refusal(serviceSays: nil)
         for attempt in 1...prompts {
             try refuseDuringPasscodeDelay()
+            try environment.custody.refuseWhileTheTPMWouldNotBeAsked()
             let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
             typed = ""
             switch try countedAttempt(anyOf: [.passcode(passcode)]) {

@@ -88,6 +88,7 @@ public struct PasscodeManagement: Sendable {
         try unlock.requirePasscodeSource()
         // Checked before the first prompt: nobody types a passcode that would be refused anyway.
         try unlock.refuseDuringPasscodeDelay()
+        if flow.kind == .change { try environment.custody.refuseWhileTheTPMWouldNotBeAsked() }
         let opened = OpenedVault()
         defer { opened.vault?.close() }
         let finished = try await runFlow(flow, refusal: { opened.refusal }) { step, input in
