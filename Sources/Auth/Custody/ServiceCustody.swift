@@ -79,6 +79,8 @@ struct ServiceCustody: KeyCustody {
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
     var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
 
+    var asksTheTPMItself: Bool { false }
+
     /// fingerlockd asks its TPM and refuses itself (after counting) when it would not.
     func refuseWhileTheTPMWouldNotBeAsked() throws {}
 

@@ -1,6 +1,5 @@
 import Auth
 import Fingerprint
-import TrustedPlatform
 import Vault
 import Foundation
 import SafeFiles
@@ -289,66 +288,6 @@ public struct Doctor: Sendable {
             "fprintd is running (pid \(pidList)) and does not hold the reader; "
                 + "it claims it only during its own prompts."
         )
-    }
-
-    // MARK: - Kernel keyring
-
-    func keyringFinding() -> DoctorFinding {
-        switch dependencies.keyring.probe() {
-        case .usable:
-            return .ok("keyring", "The kernel keyring (@u) can cache the unlock key.")
-        case .unusable(let reason):
-            return .error(
-                "keyring",
-                "The kernel keyring is not usable (\(reason)), so no key can be cached for a finger to release.",
-                fix: "run fingerlock on the host, or in a container that allows the add_key and keyctl system calls")
-        case .sessionKeyringRevoked:
-            return .error(
-                "keyring",
-                "This shell's session keyring was revoked (pam_keyinit revokes it when a runuser or su session ends, "
-                    + "e.g. one that started tmux), so keys in @u are out of reach and no key can be cached.",
-                fix: "run `keyctl new_session && keyctl link @u @s` in this shell, or log in anew")
-        }
-    }
-
-    // MARK: - TPM
-
-    func tpmFinding(_ report: TPMBindingManagement.Report) -> DoctorFinding {
-        let check = "tpm"
-        if report.heldByService {
-            return .ok(
-                check,
-                report.binding == nil
-                    ? "System mode: the passcode is not bound to a TPM (`fingerlock tpm enable` has fingerlockd bind it to its TPM)."
-                    : "System mode: the passcode is bound to the TPM fingerlockd uses.")
-        }
-        let counted = report.lockout.map { " " + TPMStatusJSON.stateLine($0).replacingOccurrences(of: "tpm state: ", with: "TPM: ") + "." } ?? ""
-        guard let binding = report.binding else {
-            if let problem = report.problem {
-                if problem.contains("not open to you") {
-                    return .warning(
-                        check, "A TPM is there but this user may not open it (\(problem)); the passcode is guarded by software only.",
-                        fix: "sudo usermod -aG tss $USER, log in again, then: fingerlock tpm enable")
-                }
-                return .ok(check, problem + " The passcode is guarded by software only.")
-            }
-            return .ok(
-                check,
-                "A TPM answers at \(report.location), but the passcode is not bound to it (`fingerlock tpm enable` binds it,"
-                    + " so a stolen disk cannot be guessed offline).\(counted)")
-        }
-        let pcr = binding.pcr7 ? " and PCR 7" : ""
-        if let problem = report.problem {
-            return .error(
-                check, "The passcode is bound to a TPM\(pcr), but it cannot be used here: \(problem)",
-                fix: "fix the TPM's access, or open the vault with the recovery key: fingerlock passcode reset")
-        }
-        if let state = report.lockout, state.inLockout || state.refusal != nil {
-            return .warning(
-                check, "The passcode is bound to the TPM\(pcr) at \(report.location).\(counted)",
-                fix: "wait for the TPM to forget failures, or open the vault with the recovery key: fingerlock passcode reset")
-        }
-        return .ok(check, "The passcode is bound to the TPM\(pcr) at \(report.location).\(counted)")
     }
 
     // MARK: - Data directory

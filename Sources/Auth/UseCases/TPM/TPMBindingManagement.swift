@@ -31,7 +31,7 @@ public struct TPMBindingManagement: Sendable {
     /// the slot is bound in user mode (status).
     public func report(askTPM: Bool = false) -> Report {
         let binding = environment.passcodes.claimedPasscodeSlot().flatMap(TPMBoundSlot.binding(of:))
-        let heldByService = environment.vaultMode == .system
+        let heldByService = !environment.custody.asksTheTPMItself
         var report = Report(
             binding: binding, location: environment.dependencies.tpm.location, lockout: nil, problem: nil,
             heldByService: heldByService)
@@ -89,8 +89,8 @@ public struct TPMBindingManagement: Sendable {
         guard environment.passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
         let unlock = PasscodeUnlock(environment)
         try unlock.requirePasscodeSource()
-        // User mode binds in this process: nobody types a passcode for a TPM that is not there.
-        if binding != nil && environment.vaultMode == .user { try requireTPM() }
+        // Binding in this process: nobody types a passcode for a TPM that is not there.
+        if binding != nil && environment.custody.asksTheTPMItself { try requireTPM() }
         let (vault, passcode) = try await unlock.promptForPasscode(reason: reason, typedAhead: "")
         defer { vault.close() }
         let current = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
