@@ -75,13 +75,18 @@ public final class LibfprintContext: Sendable {
         }
     }
 
-    /// Has GLib log a critical on the libfprint thread (removing a timer that does not exist), as a
-    /// cancelled operation may: for tests of where the log goes.
-    package func logCriticalForTesting() async throws {
+    /// Has GLib log `count` criticals on the libfprint thread (removing a timer that does not
+    /// exist), as a cancelled operation may: for tests of where the log goes.
+    package func logCriticalsForTesting(_ count: Int = 1) async throws {
         try await thread.run { [self] in
             _ = try self.enumeratedContext()
-            _ = libfprint.g_source_remove(0x7fff_fff0)
+            for _ in 0..<count { _ = libfprint.g_source_remove(0x7fff_fff0) }
         }
+    }
+
+    /// Which sink GLib's log goes to now (for tests: logging must leave it as routed).
+    package static var routedLogSinkForTesting: ObjectIdentifier? {
+        LibfprintLog.currentSink.map(ObjectIdentifier.init)
     }
 
     /// Waits until every operation started so far has ended and its device is closed.
