@@ -259,10 +259,12 @@ public final class ServiceClient {
     {
         var reply = try receive(until: deadline)
         defer { reply.resetBytes(in: reply.indices) }
-        if let failure = try? JSONDecoder().decode(ErrorReply.self, from: reply) {
-            throw .service(VarlinkError(name: failure.error, parameters: failure.parameters ?? [:]))
-        }
-        guard let decoded = try? JSONDecoder().decode(Reply<Result>.self, from: reply) else {
+        // The expected reply is decoded first: a failed decode builds an error with its coding path,
+        // which the success path (a touch) should not pay for.
+        guard let decoded = try? JSONDecoder().decode(Reply<Result>.self, from: reply), decoded.error == nil else {
+            if let failure = try? JSONDecoder().decode(ErrorReply.self, from: reply) {
+                throw .service(VarlinkError(name: failure.error, parameters: failure.parameters ?? [:]))
+            }
             throw .protocolViolation("the reply to \(method) is not what the interface says")
         }
         if let parameters = decoded.parameters { return (parameters, decoded.continues ?? false) }

@@ -138,20 +138,18 @@ enum VaultSchema {
         ),
     ]
 
+    /// Every migration, in order: the migrator applies them, and `inspect` compares a vault's
+    /// record with their identifiers.
+    static let migrations: [(identifier: String, apply: @Sendable (Database) throws -> Void)] = [
+        (migrationV1, { db in for table in tablesV1 { try db.execute(sql: table.sql) } }),
+        (migrationV2, { db in for index in indexesV2 { try db.execute(sql: index.sql) } }),
+        (migrationV3, { db in try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn) }),
+        (migrationV4, { db in for table in tablesV4 { try db.execute(sql: table.sql) } }),
+    ]
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration(migrationV1) { db in
-            for table in tablesV1 { try db.execute(sql: table.sql) }
-        }
-        migrator.registerMigration(migrationV2) { db in
-            for index in indexesV2 { try db.execute(sql: index.sql) }
-        }
-        migrator.registerMigration(migrationV3) { db in
-            try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn)
-        }
-        migrator.registerMigration(migrationV4) { db in
-            for table in tablesV4 { try db.execute(sql: table.sql) }
-        }
+        for migration in migrations { migrator.registerMigration(migration.identifier, migrate: migration.apply) }
         return migrator
     }
 
@@ -200,15 +198,18 @@ enum VaultSchema {
         guard tables.contains("meta"), tables.contains("grdb_migrations") else {
             throw VaultError(.notAVault, "\(path) is not a fingerlock vault.")
         }
-        if try migrator.hasBeenSuperseded(db) {
+        // The migrations the vault records, read once (GRDB's migrator asks the database again for
+        // each question, and this runs at every open).
+        let recorded = try String.fetchSet(db, sql: "SELECT identifier FROM grdb_migrations")
+        let known = Set(migrations.map(\.identifier))
+        guard recorded.isSubset(of: known) else {
             throw VaultError(
                 .unsupportedFormat, "This vault was written by a newer fingerlock; upgrade fingerlock to open it.")
         }
-        let applied = try migrator.appliedIdentifiers(db)
-        try SchemaObject.check(objects, applied: applied)
-        guard applied.contains(migrationV1) else { return .incomplete }
+        try SchemaObject.check(objects, applied: recorded)
+        guard recorded.contains(migrationV1) else { return .incomplete }
         let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM meta") ?? 0
-        return rows == 0 ? .incomplete : .vault(needsUpgrade: !(try migrator.hasCompletedMigrations(db)))
+        return rows == 0 ? .incomplete : .vault(needsUpgrade: recorded != known)
     }
 }
 
