@@ -40,11 +40,17 @@ let dependencies = CLIDependencies(
     childProcesses: PosixChildProcessRunner(),
     systemService: { socketPath in SystemServiceClient(socketPath: socketPath) }
 )
-let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
-// A cancelled operation's device may still be closing on the libfprint thread: let it finish, so the
-// reader is never left claimed.
-await libfprint.waitUntilIdle()
-exit(status)
+/// Runs the command and exits from where it ends. Top-level code is on the main actor, and returning
+/// to it after the command (which runs off it) would wake the main queue's thread just to exit.
+nonisolated func runThenExit() async -> Never {
+    let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
+    // A cancelled operation's device may still be closing on the libfprint thread: let it finish, so
+    // the reader is never left claimed.
+    await libfprint.waitUntilIdle()
+    exit(status)
+}
+
+await runThenExit()
 
 /// The environment, read from `environ` (the first of duplicate names wins, entries without `=` are
 /// skipped). Read directly rather than through `ProcessInfo.processInfo.environment`, which sets up
