@@ -47,7 +47,7 @@ struct LocalCustody: KeyCustody {
         // Finding the reader (opening libfprint, enumerating) starts now, on its own thread, and
         // overlaps the checks and the unlock below.
         dependencies.readerLookup.start()
-        try environment.refuseRemoteSession()
+        try await environment.refuseRemoteSession()
         // The cached key opens the vault while the reader is being found; the passcode is asked for
         // only once the reader is known to be there. So a vault that cannot be opened is reported
         // before a missing reader, and a missing reader before any passcode prompt.
@@ -82,7 +82,7 @@ struct LocalCustody: KeyCustody {
     }
 
     func biometricPreconditions() async throws {
-        try environment.refuseRemoteSession()
+        try await environment.refuseRemoteSession()
         _ = try await environment.requireReader()
         if let reason = dependencies.keyCache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)

@@ -23,12 +23,12 @@ struct ServiceCustody: KeyCustody {
     func checkBiometrics() async throws { throw AuthError.systemModeTouch }
 
     func unlockWithFinger() async throws -> Vault {
-        try environment.refuseRemoteSession()
+        try await environment.refuseRemoteSession()
         return try await touchUnlock(finger: nil, tries: nil, offerPasscode: true, reuse: true).vault
     }
 
     func verifyTouch(finger: Finger?) async throws -> TouchVerification.VerifiedTouch {
-        try environment.refuseRemoteSession()
+        try await environment.refuseRemoteSession()
         let (vault, touch): (Vault, SystemTouch)
         do {
             (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)

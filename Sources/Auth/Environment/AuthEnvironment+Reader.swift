@@ -5,8 +5,8 @@ import Vault
 
 /// The reader and the session, as every use case that touches a finger needs them.
 extension AuthEnvironment {
-    func refuseRemoteSession() throws {
-        if let remote = dependencies.remoteSession() {
+    func refuseRemoteSession() async throws {
+        if let remote = await remoteSessionCheck.reason() {
             throw AuthError(.biometryNotAvailable, remote, unavailability: .remoteSession)
         }
     }

@@ -64,9 +64,12 @@ public final class AuthEnvironment: Sendable {
     /// database) and forgotten when `system enable`/`disable`, a passcode reset or a restore may
     /// change them. Nil until read, or when there is no vault yet.
     private let recordedHeader = Mutex<VaultHeader?>(nil)
+    /// Whether the session is remote, asked at most once (see `RemoteSessionCheck`).
+    let remoteSessionCheck: RemoteSessionCheck
 
     public init(_ dependencies: Dependencies) {
         self.dependencies = dependencies
+        remoteSessionCheck = RemoteSessionCheck(dependencies.remoteSession)
     }
 
     var passcodes: any PasscodeRepository { dependencies.passcodes }

@@ -10,6 +10,9 @@ public struct TouchVerification: Sendable {
     let custody: any KeyCustody
 
     public init(_ environment: AuthEnvironment) {
+        // A verification always touches: whether the session is remote is asked now, beside the
+        // header read that chooses the custody, rather than after it.
+        environment.remoteSessionCheck.start()
         self.init(passcodes: environment.passcodes, custody: environment.custody)
     }
 
