@@ -11,17 +11,21 @@ import Synchronization
 /// unlock that follows (with a cached key, a key the system service released, or the passcode) reads the
 /// same connection instead of opening the database a second time.
 ///
-/// Nothing is cached but the connection: `unlock` checks the permissions again and reads the meta
-/// row, the key slots and the schema state afresh, in one read transaction, exactly as
-/// `Vault.open` does, so a passcode changed, a rekey or a schema upgrade in between are seen.
-/// A database file replaced since (a restore renames a new one into place) is not the file this
-/// connection reads: `isCurrent` says so, and the caller opens it again.
+/// `unlock` checks the permissions again and uses the meta row, the key slots and the schema state
+/// as they are then, in one read transaction, exactly as `Vault.open` does, so a passcode changed,
+/// a rekey or a schema upgrade in between are seen: what the open read is used again only while
+/// SQLite's `data_version` says no other connection has committed since (it changes with every
+/// commit of another connection), and read afresh otherwise. A database file replaced since (a
+/// restore renames a new one into place) is not the file this connection reads: `isCurrent` says
+/// so, and the caller opens it again.
 public final class LockedVault: Sendable {
     let files: VaultFiles
     let configuration: VaultConfiguration
     let database: DatabaseQueue
     /// The store id and mode as read when it was opened (unauthenticated).
     public let header: VaultHeader
+    /// What the open read, for an unlock that finds the database unchanged since.
+    private let opened: Snapshot
     /// The database file's device and inode, taken before it was opened: a file replaced between
     /// that and the open makes `isCurrent` false (a needless reopen), never true for another file.
     private let fileIdentity: FileIdentity
@@ -30,14 +34,33 @@ public final class LockedVault: Sendable {
     /// either closes a connection no vault got, or leaves alone the one a vault got.
     private let released = Mutex(false)
 
+    /// Everything an unlock reads, with the data version of the read transaction it came from.
+    private struct Snapshot: Sendable {
+        var meta: MetaRow
+        var slots: [KeySlot]
+        var state: VaultSchema.State
+        var dataVersion: Int64
+
+        /// Reads it in the caller's transaction: the schema checked first, as at every open.
+        static func read(_ db: Database, path: String) throws -> Snapshot {
+            let state = try VaultSchema.inspectVault(db, path: path)
+            return Snapshot(meta: try MetaRow.read(db), slots: try KeySlot.readAll(db), state: state, dataVersion: try dataVersion(db))
+        }
+
+        static func dataVersion(_ db: Database) throws -> Int64 {
+            try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? -1
+        }
+    }
+
     private init(
-        files: VaultFiles, configuration: VaultConfiguration, database: DatabaseQueue, header: VaultHeader,
+        files: VaultFiles, configuration: VaultConfiguration, database: DatabaseQueue, opened: Snapshot,
         fileIdentity: FileIdentity
     ) {
         self.files = files
         self.configuration = configuration
         self.database = database
-        self.header = header
+        self.opened = opened
+        header = VaultHeader(storeID: opened.meta.storeID, mode: opened.meta.mode)
         self.fileIdentity = fileIdentity
     }
 
@@ -56,13 +79,8 @@ public final class LockedVault: Sendable {
         return try guarded {
             let queue = try Vault.openDatabase(files.database)
             do {
-                let meta = try queue.read { db in
-                    _ = try VaultSchema.inspectVault(db, path: files.database)
-                    return try MetaRow.read(db)
-                }
-                return LockedVault(
-                    files: files, configuration: configuration, database: queue,
-                    header: VaultHeader(storeID: meta.storeID, mode: meta.mode), fileIdentity: identity)
+                let opened = try queue.read { db in try Snapshot.read(db, path: files.database) }
+                return LockedVault(files: files, configuration: configuration, database: queue, opened: opened, fileIdentity: identity)
             } catch {
                 try? queue.close()
                 throw error
@@ -117,8 +135,9 @@ public final class LockedVault: Sendable {
             guard !taken else { throw .closed }
             return try guarded {
                 try database.read { db in
-                    let state = try VaultSchema.inspectVault(db, path: files.database)
-                    return (try MetaRow.read(db), try KeySlot.readAll(db), state)
+                    let current =
+                        try Snapshot.dataVersion(db) == opened.dataVersion ? opened : try Snapshot.read(db, path: files.database)
+                    return (current.meta, current.slots, current.state)
                 }
             }
         }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GRDB
 import Synchronization
 import Testing
 import Vault
@@ -74,6 +75,22 @@ struct LockedVaultTests {
             other.close()
             expectVaultError(.wrongPasscode) { try locked.unlock(using: .passcode(passcode)) }
             try locked.unlock(using: .passcode("a new passcode")).close()
+        }
+    }
+
+    @Test("a trigger added since the header was read is refused at the unlock; an untouched one reuses nothing stale")
+    func theUnlockChecksTheSchemaAgainAfterAChange() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            vault.close()
+            let untouched = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            try untouched.unlock(using: .passcode(passcode)).close()
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            try withRawDatabase(dir) { db in
+                try db.execute(sql: "CREATE TRIGGER wipe AFTER UPDATE ON meta BEGIN DELETE FROM notes; END")
+            }
+            let error = expectVaultError(.tampered) { try locked.unlock(using: .passcode(passcode)) }
+            #expect(error?.message.contains("trigger \"wipe\"") == true, "\(String(describing: error))")
         }
     }
 
