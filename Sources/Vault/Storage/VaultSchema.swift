@@ -224,30 +224,34 @@ struct MetaRow: Sendable {
     var manifest: Data
 
     static func read(_ db: Database) throws -> MetaRow {
-        let sql = "SELECT format_version, store_id, kind, key_check, slot_mac, manifest FROM meta WHERE singleton = 1"
-        guard let row = try Row.fetchOne(db, sql: sql) else {
+        // One statement, its columns found by name: a vault not yet upgraded (a backup being staged,
+        // a store id read) has no mode column, and asking SQLite for the table's columns first cost a
+        // PRAGMA and a second SELECT at every open.
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM meta WHERE singleton = 1") else {
             throw VaultError(.notAVault, "The vault was never fully set up; set a passcode to create it.")
         }
-        let version = row.integer(0)
-        guard let version else { throw VaultError.corrupt("header", "no format version") }
+        let names = Array(row.columnNames)
+        func text(_ name: String) -> String? { names.firstIndex(of: name).flatMap(row.text) }
+        func blob(_ name: String) -> Data? { names.firstIndex(of: name).flatMap(row.blob) }
+        guard let version = names.firstIndex(of: "format_version").flatMap(row.integer) else {
+            throw VaultError.corrupt("header", "no format version")
+        }
         guard version == VaultSchema.formatVersion else {
             throw VaultError(
                 .unsupportedFormat,
                 "This vault has format version \(version); this fingerlock reads version \(VaultSchema.formatVersion).")
         }
-        guard let storeText = row.text(1), let storeID = UUID(uuidString: storeText),
+        guard let storeText = text("store_id"), let storeID = UUID(uuidString: storeText),
             storeID.storageKey == storeText
         else { throw VaultError.tampered("header") }
-        guard let kindText = row.text(2), let kind = VaultKind(rawValue: kindText) else {
+        guard let kindText = text("kind"), let kind = VaultKind(rawValue: kindText) else {
             throw VaultError.tampered("slot table")
         }
-        guard let keyCheck = row.blob(3), let slotMAC = row.blob(4), let manifest = row.blob(5)
+        guard let keyCheck = blob("key_check"), let slotMAC = blob("slot_mac"), let manifest = blob("manifest")
         else { throw VaultError.corrupt("header", "missing fields") }
-        // A vault not yet upgraded (a backup being staged, a store id read) has no mode column: user mode.
         var mode = VaultMode.user
-        if try db.columns(in: "meta").contains(where: { $0.name == "mode" }) {
-            let text = try String.fetchOne(db, sql: "SELECT mode FROM meta WHERE singleton = 1")
-            guard let text, let parsed = VaultMode(rawValue: text) else { throw VaultError.tampered("slot table") }
+        if names.contains("mode") {
+            guard let text = text("mode"), let parsed = VaultMode(rawValue: text) else { throw VaultError.tampered("slot table") }
             mode = parsed
         }
         return MetaRow(
