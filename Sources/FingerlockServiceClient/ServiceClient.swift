@@ -229,6 +229,10 @@ public final class ServiceClient {
         var parameters: [String: VarlinkError.Value]?
     }
 
+    private struct NamedError: Decodable {
+        var error: String
+    }
+
     private func call<Parameters: Encodable, Result: Decodable>(qualified method: String, _ parameters: Parameters)
         throws(ServiceClientError) -> Result
     {
@@ -264,6 +268,10 @@ public final class ServiceClient {
         guard let decoded = try? JSONDecoder().decode(Reply<Result>.self, from: reply), decoded.error == nil else {
             if let failure = try? JSONDecoder().decode(ErrorReply.self, from: reply) {
                 throw .service(VarlinkError(name: failure.error, parameters: failure.parameters ?? [:]))
+            }
+            // An error whose parameters cannot be read still says which error it is.
+            if let named = try? JSONDecoder().decode(NamedError.self, from: reply) {
+                throw .service(VarlinkError(name: named.error, parameters: [:]))
             }
             throw .protocolViolation("the reply to \(method) is not what the interface says")
         }

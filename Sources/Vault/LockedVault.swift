@@ -37,18 +37,30 @@ public final class LockedVault: Sendable {
     /// Everything an unlock reads, with the data version of the read transaction it came from.
     private struct Snapshot: Sendable {
         var meta: MetaRow
-        var slots: [KeySlot]
+        /// Nil when they could not be read: the open does not fail on them (the header read only
+        /// chooses the way in), and the unlock reads them again, failing as `Vault.open` does.
+        var slots: [KeySlot]?
         var state: VaultSchema.State
-        var dataVersion: Int64
+        /// Nil when SQLite did not say: never taken as unchanged.
+        var dataVersion: Int64?
 
         /// Reads it in the caller's transaction: the schema checked first, as at every open.
-        static func read(_ db: Database, path: String) throws -> Snapshot {
+        static func read(_ db: Database, path: String, slotsRequired: Bool) throws -> Snapshot {
             let state = try VaultSchema.inspectVault(db, path: path)
-            return Snapshot(meta: try MetaRow.read(db), slots: try KeySlot.readAll(db), state: state, dataVersion: try dataVersion(db))
+            let meta = try MetaRow.read(db)
+            let slots = slotsRequired ? try KeySlot.readAll(db) : try? KeySlot.readAll(db)
+            return Snapshot(meta: meta, slots: slots, state: state, dataVersion: try dataVersion(db))
         }
 
-        static func dataVersion(_ db: Database) throws -> Int64 {
-            try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? -1
+        static func dataVersion(_ db: Database) throws -> Int64? {
+            try Int64.fetchOne(db, sql: "PRAGMA data_version")
+        }
+
+        /// What an unlock in `db`'s transaction uses: this, if no other connection has committed since.
+        func current(_ db: Database, path: String) throws -> (MetaRow, [KeySlot], VaultSchema.State) {
+            if let dataVersion, let slots, try Snapshot.dataVersion(db) == dataVersion { return (meta, slots, state) }
+            let fresh = try Snapshot.read(db, path: path, slotsRequired: true)
+            return (fresh.meta, fresh.slots ?? [], fresh.state)
         }
     }
 
@@ -79,7 +91,7 @@ public final class LockedVault: Sendable {
         return try guarded {
             let queue = try Vault.openDatabase(files.database)
             do {
-                let opened = try queue.read { db in try Snapshot.read(db, path: files.database) }
+                let opened = try queue.read { db in try Snapshot.read(db, path: files.database, slotsRequired: false) }
                 return LockedVault(files: files, configuration: configuration, database: queue, opened: opened, fileIdentity: identity)
             } catch {
                 try? queue.close()
@@ -134,11 +146,7 @@ public final class LockedVault: Sendable {
         return try released.withLock { taken throws(VaultError) in
             guard !taken else { throw .closed }
             return try guarded {
-                try database.read { db in
-                    let current =
-                        try Snapshot.dataVersion(db) == opened.dataVersion ? opened : try Snapshot.read(db, path: files.database)
-                    return (current.meta, current.slots, current.state)
-                }
+                try database.read { db in try opened.current(db, path: files.database) }
             }
         }
     }

@@ -45,6 +45,25 @@ import Testing
         await fl.stop()
     }
 
+    /// The remote-session check runs beside the header read now; its refusal must still come before
+    /// any scan, in both modes.
+    @Test(arguments: Custody.allCases)
+    func aRemoteSessionRefusesVerifyBeforeAnyTouch(_ custody: Custody) async throws {
+        let fl = try await ParityInstallation(custody)
+        fl.touches.queue(.finger(.rightIndex))
+        let why = "This is a remote (SSH) session (parity), so the fingerprint is not used."
+        let error = await fl.verifyError(remoteSession: why)
+        #expect(error?.code == .biometryNotAvailable)
+        #expect(error?.unavailability == .remoteSession)
+        #expect(error?.message == why)
+        #expect(fl.touches.waiting == 1)
+        #expect(try fl.status.failedTouches == 0)
+        // A local session then scans the finger that waited.
+        #expect(await fl.verify() == nil)
+        #expect(fl.touches.waiting == 0)
+        await fl.stop()
+    }
+
     @Test(arguments: Custody.allCases)
     func retryHintsAndTimeoutsAreNoFailedTouches(_ custody: Custody) async throws {
         let fl = try await ParityInstallation(custody)

@@ -95,6 +95,38 @@ struct ServiceClientTests {
         }
     }
 
+    /// An error reply is the error it names, also when its parameters are not what this client can
+    /// read; a reply naming an error is never taken for a result.
+    @Test func anErrorReplyIsItsErrorEvenWithParametersThatCannotBeRead() throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/socket"
+        let listener = try ListeningSocket.bind(path: path)
+        defer { listener.stopListening() }
+        let name = "io.fingerlock.Service.VaultNotKnown"
+        for raw in [
+            #"{"error":"\#(name)","parameters":{"odd":{"nested":[1.5,null,true]}}}"#,
+            #"{"error":"\#(name)","parameters":{"vault":"x"}}"#,
+            #"{"error":"\#(name)"}"#,
+        ] {
+            let client = try ServiceClient(socketPath: path, timeout: .seconds(2))
+            let fd = accept(listener.descriptor, nil, nil)
+            defer { close(fd) }
+            let reply = Array(raw.utf8) + [0]
+            _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            do {
+                _ = try client.status(UUID().uuidString)
+                Issue.record("\(raw) was taken for a result")
+            } catch {
+                guard case .service(let failure) = error else {
+                    Issue.record("\(raw): not the service's error: \(error)")
+                    continue
+                }
+                #expect(failure.name == name, "\(raw)")
+            }
+        }
+    }
+
     static let refusal = VarlinkError(.tooManyConnections, ["limit": .int(32)])
 
     /// Accepts the next connection and refuses it as `VarlinkServer` does: the reply, then (when

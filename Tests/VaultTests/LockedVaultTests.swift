@@ -94,6 +94,19 @@ struct LockedVaultTests {
         }
     }
 
+    @Test("a key slot that cannot be read fails the unlock, as opening does, not the header read")
+    func anUnreadableSlotFailsTheUnlockNotTheHeader() throws {
+        try withScratch { dir in
+            let (vault, _) = try makeVault(dir)
+            vault.close()
+            try withRawDatabase(dir) { db in try db.execute(sql: "UPDATE slots SET wrapped = 'not a blob'") }
+            let locked = try LockedVault.open(in: dir + "/vault", configuration: configuration())
+            #expect(locked.header.mode == .user)
+            expectVaultError(.tampered) { try locked.unlock(using: .passcode(passcode)) }
+            expectVaultError(.tampered) { try Vault.open(in: dir + "/vault", using: .passcode(passcode)) }
+        }
+    }
+
     @Test("a database file replaced since (as a restore does) is not current; its permissions are checked again")
     func replacedOrLoosenedFiles() throws {
         try withScratch { dir in

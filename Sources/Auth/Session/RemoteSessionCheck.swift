@@ -4,8 +4,9 @@ import Synchronization
 ///
 /// The check reads a dozen small files under /proc and /run (about 1 ms of a system-mode `verify`).
 /// A use case that knows it will touch (``TouchVerification``) starts it before it reads the vault
-/// header, on a thread of its own, so the two overlap; the refusal itself still comes before any
-/// scan, where the verdict is first needed.
+/// header, as a task of its own (on the concurrency pool's other thread, where there is one), so the
+/// two overlap; the refusal itself still comes before any scan, where the verdict is first needed.
+/// The verdict holds for the one command its environment serves.
 final class RemoteSessionCheck: Sendable {
     private let detect: @Sendable () -> String?
     private let verdict = Mutex<Task<String?, Never>?>(nil)

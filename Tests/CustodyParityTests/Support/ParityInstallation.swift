@@ -60,14 +60,14 @@ final class ParityInstallation: Sendable {
     func stop() async { _ = await server?.stop() }
 
     /// A new command's context (each CLI command makes its own) with `interaction` as the user.
-    func context(_ interaction: any AuthInteraction) -> AuthContext {
+    func context(_ interaction: any AuthInteraction, remoteSession: String? = nil) -> AuthContext {
         let passcodes = VaultPasscodeRepository(
             dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now),
             cost: .insecureForTestsOnly())
         return AuthContext(AuthEnvironment(
             .init(
                 passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
-                attempts: attempts, interaction: interaction, remoteSession: { nil }, now: clock.now,
+                attempts: attempts, interaction: interaction, remoteSession: { remoteSession }, now: clock.now,
                 testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath))))
     }
 
@@ -95,16 +95,21 @@ final class ParityInstallation: Sendable {
         get throws { try VaultStatusReport(context(user()).environment).status() }
     }
 
-    /// `verify`: one touch; the error's code when it fails.
-    func verify(_ finger: Finger? = nil) async -> AuthError.Code? {
+    /// `verify`: one touch; the error's code when it fails. `remoteSession`: why the session is
+    /// remote, as the detector would say it.
+    func verify(_ finger: Finger? = nil, remoteSession: String? = nil) async -> AuthError.Code? {
+        await verifyError(finger, remoteSession: remoteSession)?.code
+    }
+
+    func verifyError(_ finger: Finger? = nil, remoteSession: String? = nil) async -> AuthError? {
         do {
-            _ = try await TouchVerification(context(user()).environment).verifyTouch(finger: finger)
+            _ = try await TouchVerification(context(user(), remoteSession: remoteSession).environment).verifyTouch(finger: finger)
             return nil
         } catch let error as AuthError {
-            return error.code
+            return error
         } catch {
             Issue.record("verify failed with \(error)")
-            return .dataError
+            return AuthError(.dataError, "\(error)")
         }
     }
 
