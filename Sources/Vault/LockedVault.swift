@@ -44,23 +44,22 @@ public final class LockedVault: Sendable {
         /// Nil when SQLite did not say: never taken as unchanged.
         var dataVersion: Int64?
 
-        /// Reads it in the caller's transaction: the schema checked first, as at every open.
-        static func read(_ db: Database, path: String, slotsRequired: Bool) throws -> Snapshot {
+        /// The open's read, in the caller's transaction: the schema checked first, as at every open.
+        static func read(_ db: Database, path: String) throws -> Snapshot {
             let state = try VaultSchema.inspectVault(db, path: path)
-            let meta = try MetaRow.read(db)
-            let slots = slotsRequired ? try KeySlot.readAll(db) : try? KeySlot.readAll(db)
-            return Snapshot(meta: meta, slots: slots, state: state, dataVersion: try dataVersion(db))
+            return Snapshot(meta: try MetaRow.read(db), slots: try? KeySlot.readAll(db), state: state, dataVersion: try dataVersion(db))
         }
 
         static func dataVersion(_ db: Database) throws -> Int64? {
             try Int64.fetchOne(db, sql: "PRAGMA data_version")
         }
 
-        /// What an unlock in `db`'s transaction uses: this, if no other connection has committed since.
+        /// What an unlock in `db`'s transaction uses: this, if no other connection has committed
+        /// since; else everything read afresh, slots included (failing here as `Vault.open` does).
         func current(_ db: Database, path: String) throws -> (MetaRow, [KeySlot], VaultSchema.State) {
             if let dataVersion, let slots, try Snapshot.dataVersion(db) == dataVersion { return (meta, slots, state) }
-            let fresh = try Snapshot.read(db, path: path, slotsRequired: true)
-            return (fresh.meta, fresh.slots ?? [], fresh.state)
+            let state = try VaultSchema.inspectVault(db, path: path)
+            return (try MetaRow.read(db), try KeySlot.readAll(db), state)
         }
     }
 
@@ -91,7 +90,7 @@ public final class LockedVault: Sendable {
         return try guarded {
             let queue = try Vault.openDatabase(files.database)
             do {
-                let opened = try queue.read { db in try Snapshot.read(db, path: files.database, slotsRequired: false) }
+                let opened = try queue.read { db in try Snapshot.read(db, path: files.database) }
                 return LockedVault(files: files, configuration: configuration, database: queue, opened: opened, fileIdentity: identity)
             } catch {
                 try? queue.close()

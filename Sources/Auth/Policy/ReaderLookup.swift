@@ -1,5 +1,4 @@
 public import Fingerprint
-import Synchronization
 
 /// The reader an evaluation uses: known already, or still being found.
 ///
@@ -14,26 +13,7 @@ public struct ReaderLookup: Sendable {
 
     private enum State: Sendable {
         case found((any FingerprintReader)?, FingerprintError?)
-        case deferred(DeferredLookup)
-    }
-
-    /// A lookup's task, made by the first caller that needs it.
-    private final class DeferredLookup: Sendable {
-        private let find: @Sendable () async -> Outcome
-        private let task = Mutex<Task<Outcome, Never>?>(nil)
-
-        init(_ find: @escaping @Sendable () async -> Outcome) { self.find = find }
-
-        var isStarted: Bool { task.withLock { $0 != nil } }
-
-        func started() -> Task<Outcome, Never> {
-            task.withLock { task in
-                if let task { return task }
-                let made = Task { [find] in await find() }
-                task = made
-                return made
-            }
-        }
+        case deferred(OnceTask<Outcome>)
     }
 
     private let state: State
@@ -52,7 +32,7 @@ public struct ReaderLookup: Sendable {
 
     /// Runs `find` only once ``start()`` or ``outcome()`` is first called.
     public static func deferred(_ find: @escaping @Sendable () async -> Outcome) -> ReaderLookup {
-        ReaderLookup(state: .deferred(DeferredLookup(find)))
+        ReaderLookup(state: .deferred(OnceTask(find)))
     }
 
     private init(state: State) { self.state = state }
@@ -65,14 +45,14 @@ public struct ReaderLookup: Sendable {
 
     /// Starts a deferred lookup without waiting for it (nothing, for the other kinds).
     public func start() {
-        if case .deferred(let lookup) = state { _ = lookup.started() }
+        if case .deferred(let lookup) = state { lookup.start() }
     }
 
     /// The outcome, waiting for it if the lookup is still under way.
     public func outcome() async -> Outcome {
         switch state {
         case .found(let reader, let problem): (reader, problem)
-        case .deferred(let lookup): await lookup.started().value
+        case .deferred(let lookup): await lookup.value
         }
     }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Whether this is a remote session, asked once per command and possibly ahead of need.
 ///
 /// The check reads a dozen small files under /proc and /run (about 1 ms of a system-mode `verify`).
@@ -8,23 +6,13 @@ import Synchronization
 /// two overlap; the refusal itself still comes before any scan, where the verdict is first needed.
 /// The verdict holds for the one command its environment serves.
 final class RemoteSessionCheck: Sendable {
-    private let detect: @Sendable () -> String?
-    private let verdict = Mutex<Task<String?, Never>?>(nil)
+    private let verdict: OnceTask<String?>
 
-    init(_ detect: @escaping @Sendable () -> String?) { self.detect = detect }
+    init(_ detect: @escaping @Sendable () -> String?) { verdict = OnceTask { detect() } }
 
     /// Starts the check without waiting for it (nothing, once started).
-    func start() { _ = started() }
+    func start() { verdict.start() }
 
     /// Why this is a remote session, or nil for a local one: waits for a check under way.
-    func reason() async -> String? { await started().value }
-
-    private func started() -> Task<String?, Never> {
-        verdict.withLock { verdict in
-            if let verdict { return verdict }
-            let made = Task.detached { [detect] in detect() }
-            verdict = made
-            return made
-        }
-    }
+    func reason() async -> String? { await verdict.value }
 }
