@@ -154,11 +154,24 @@ let package = Package(
         .executableTarget(
             name: "fingerlock",
             dependencies: ["FingerlockCLI", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
+            exclude: ["StaticLibstdcxx"],
             swiftSettings: upcoming,
-            // Release start-up: the static binary exports none of its Swift symbols, so the dynamic
-            // loader's symbol lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks
-            // them up by name.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release))]
+            // Release start-up (every command pays it; issue 26):
+            // - the static binary exports none of its Swift symbols, so the dynamic loader's symbol
+            //   lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks them up by name;
+            // - libstdc++ and libgcc are linked in, as the Swift runtime, Foundation and BoringSSL
+            //   already are: loading libstdc++.so, relocating it and binding its symbols took about
+            //   2 ms of a 9 ms `--version`. `StaticLibstdcxx/libstdc++.so` is a linker script that
+            //   turns the `-lstdc++` of `--static-swift-stdlib` into the archive (a build without
+            //   that flag passes no `-lstdc++`, and links the shared runtime as before).
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-Xlinker", "--no-export-dynamic",
+                        "-L", Context.packageDirectory + "/Sources/fingerlock/StaticLibstdcxx",
+                        "-Xclang-linker", "-static-libgcc",
+                    ], .when(configuration: .release))
+            ]
         ),
 
         // System mode (issue 14). The Varlink protocol's types and interface: Foundation only, so the
