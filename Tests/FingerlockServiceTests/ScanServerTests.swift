@@ -102,12 +102,13 @@ struct ScanServerTests {
         await setup.service.stop()
     }
 
-    @Test func hangingUpCancelsTheScanWithinASecondAndTheNextInLineGetsTheReader() async throws {
+    @Test func hangingUpCancelsTheScanAtOnceAndTheNextInLineGetsTheReader() async throws {
         let setup = try Setup(script: [.finger(.rightIndex), .hold, .finger(.rightIndex)])
         let latency = try await offPool {
             _ = try setup.enroll("right-index", on: try setup.service.client())
             let first = try setup.service.client()
-            try setup.sendTouch(first)
+            // The held scan would run for 300 s: only the hang-up can end it within the bound below.
+            try setup.sendTouch(first, timeout: 300)
             #expect(waitUntil(seconds: 30) { setup.touches.remainingCount == 1 })
             let second = try setup.service.client()
             try setup.sendTouch(second)
@@ -121,7 +122,9 @@ struct ScanServerTests {
             #expect(reply.parameters["key"] as? String == setup.vault.key.base64EncodedString())
             return ContinuousClock.now - hungUp
         }
-        #expect(latency < .seconds(1), "cancelled after \(latency)")
+        // Typically 0.05 s; the bound leaves room for a loaded 2-core run (1.95 s was seen with the
+        // whole suite running) and is still 60 times shorter than the held scan.
+        #expect(latency < .seconds(5), "cancelled after \(latency)")
         // The cancelled touch is not counted against the user.
         #expect(try setup.failedTouches == 0)
         await setup.service.stop()
