@@ -109,7 +109,25 @@ public final class ServiceClient {
     public func unlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
         -> VarlinkParameters.UnlockWithTouchReply
     {
-        try call(.unlockWithTouch, parameters)
+        try unlockWithTouchReply(until: sendUnlockWithTouch(parameters))
+    }
+
+    /// The first half of `unlockWithTouch`: the call written, which never waits (a small request on
+    /// a new connection, and no GetInfo first: it carries no secret). Returns the reply's deadline.
+    func sendUnlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
+        -> ContinuousClock.Instant
+    {
+        let method = ServiceInterface.Method.unlockWithTouch
+        let deadline = ContinuousClock.now + timeout
+        try send(call: method.qualifiedName, parameters, more: false, until: deadline)
+        return deadline
+    }
+
+    /// The second half: the reply, which comes after the scan (blocks until then, or `deadline`).
+    func unlockWithTouchReply(until deadline: ContinuousClock.Instant) throws(ServiceClientError)
+        -> VarlinkParameters.UnlockWithTouchReply
+    {
+        try receiveReply(to: ServiceInterface.Method.unlockWithTouch.qualifiedName, until: deadline).0
     }
 
     public func setVaultPolicy(_ parameters: VarlinkParameters.SetVaultPolicy) throws(ServiceClientError)

@@ -13,11 +13,12 @@ extension SystemServiceClient {
         // The service scans for the vault's own scan timeout once it was told it (up to the longest
         // the setting allows), whatever `timeout` asks: wait for that long.
         let longest = Duration.seconds(SecuritySetting.scanTimeout.range.upperBound)
+        let request = VarlinkParameters.UnlockWithTouch(
+            vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout), reuse: reuse ? true : nil)
         let reply = try await scanning(timeout: max(timeout, longest)) { client throws(ServiceClientError) in
-            try client.unlockWithTouch(
-                .init(
-                    vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout),
-                    reuse: reuse ? true : nil))
+            try client.sendUnlockWithTouch(request)
+        } reply: { client, deadline throws(ServiceClientError) in
+            try client.unlockWithTouchReply(until: deadline)
         }
         let reused = reply.reused == true
         guard var bytes = Data(base64Encoded: reply.key) else { throw Self.badTouchReply }
