@@ -69,8 +69,9 @@ build:
 	$(SWIFT) build $(DEBUG_FLAGS)
 
 # The binary the README installs: static Swift stdlib for a fast start.
+# FINGERLOCK_STATIC_LIBSTDCXX=1: the CLI links libstdc++ in (its start-up; Package.swift says why).
 release:
-	$(SWIFT) build -c release --static-swift-stdlib
+	FINGERLOCK_STATIC_LIBSTDCXX=1 $(SWIFT) build -c release --static-swift-stdlib
 
 # The whole test suite (installs the Debian packages first when missing).
 # Swift Testing starts every test at once by default; on a 2-core machine the end-to-end tests

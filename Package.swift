@@ -35,6 +35,18 @@ func pkgConfigIncludeFlags() -> [String] {
     return text.split(whereSeparator: \.isWhitespace).map(String.init)
 }
 
+/// The release CLI's libstdc++ and libgcc linked in, as the Swift runtime, Foundation and BoringSSL
+/// already are (issue 26): loading libstdc++.so, relocating it and binding its symbols took 1.3-2 ms
+/// of every start (`--version` took 7-9 ms). Only for builds with `--static-swift-stdlib`, so it is
+/// asked for by `FINGERLOCK_STATIC_LIBSTDCXX=1`, which the Makefile and the benchmarks set: without
+/// that flag the Swift runtime loads libstdc++.so itself, and a second copy in the binary would
+/// split its state. SwiftPM passes `-lstdc++` (BoringSSL has C++ files); the linker script
+/// `Sources/fingerlock/StaticLibstdcxx/libstdc++.so`, found first through this `-L`, makes it the
+/// archive (libstdc++-12-dev's libstdc++.a).
+let staticLibstdcxxFlags: [String] =
+    Context.environment["FINGERLOCK_STATIC_LIBSTDCXX"] == "1"
+    ? ["-L", Context.packageDirectory + "/Sources/fingerlock/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc"] : []
+
 let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
@@ -156,21 +168,11 @@ let package = Package(
             dependencies: ["FingerlockCLI", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
             exclude: ["StaticLibstdcxx"],
             swiftSettings: upcoming,
-            // Release start-up (every command pays it; issue 26):
-            // - the static binary exports none of its Swift symbols, so the dynamic loader's symbol
-            //   lookups and the runtime's start-up `dladdr` stay cheap. Nothing looks them up by name;
-            // - libstdc++ and libgcc are linked in, as the Swift runtime, Foundation and BoringSSL
-            //   already are: loading libstdc++.so, relocating it and binding its symbols took about
-            //   2 ms of a 9 ms `--version`. `StaticLibstdcxx/libstdc++.so` is a linker script that
-            //   turns the `-lstdc++` of `--static-swift-stdlib` into the archive (a build without
-            //   that flag passes no `-lstdc++`, and links the shared runtime as before).
+            // Release start-up (every command pays it): the static binary exports none of its Swift
+            // symbols, so the dynamic loader's symbol lookups and the runtime's start-up `dladdr` stay
+            // cheap. Nothing looks them up by name. Then, when asked, libstdc++ linked in (below).
             linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-Xlinker", "--no-export-dynamic",
-                        "-L", Context.packageDirectory + "/Sources/fingerlock/StaticLibstdcxx",
-                        "-Xclang-linker", "-static-libgcc",
-                    ], .when(configuration: .release))
+                .unsafeFlags(["-Xlinker", "--no-export-dynamic"] + staticLibstdcxxFlags, .when(configuration: .release))
             ]
         ),
 

@@ -55,8 +55,8 @@ if cc -O2 -Wall -o "$WORK/aesgcm-bound" "$ROOT/bench/aesgcm-bound.c" -lcrypto -l
     echo "skipped: the AES-GCM bound (no libssl-dev: apt-get install libssl-dev)"; fi
 if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
     echo "building fingerlock and vault-bench (release, static Swift stdlib, as the README installs it)…"
-    (cd "$ROOT" && nice -n 19 swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1 &&
-        nice -n 19 swift build -c release --static-swift-stdlib --product vault-bench >>"$WORK/build.log" 2>&1) || {
+    (cd "$ROOT" && nice -n 19 env FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1 &&
+        nice -n 19 env FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib --product vault-bench >>"$WORK/build.log" 2>&1) || {
         cat "$WORK/build.log"; exit 2; }
 fi
 FINGERLOCK="$ROOT/.build/release/fingerlock"

@@ -19,8 +19,8 @@ export FP_DRIVERS_WHITELIST=virtual_device FP_VIRTUAL_DEVICE="$SOCKET"
 
 echo "building (release, static Swift stdlib)…"
 cc -O2 -Wall -o "$WORK/vfeed" "$ROOT/bench/vfeed.c"
-(cd "$ROOT" && swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1 &&
-    swift build -c release --static-swift-stdlib --product vault-bench >>"$WORK/build.log" 2>&1) || { cat "$WORK/build.log"; exit 2; }
+(cd "$ROOT" && FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib --product fingerlock >"$WORK/build.log" 2>&1 &&
+    FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib --product vault-bench >>"$WORK/build.log" 2>&1) || { cat "$WORK/build.log"; exit 2; }
 FINGERLOCK="$ROOT/.build/release/fingerlock"
 BENCH="$ROOT/.build/release/vault-bench"
 DATA_DIRS=()

@@ -71,7 +71,7 @@ cc -O2 -Wall -o "$WORK/vfeed" "$ROOT/bench/vfeed.c"
 cc -O2 -Wall -o "$WORK/verify-c" "$ROOT/bench/verify-c.c" $(pkg-config --cflags --libs libfprint-2)
 if [ "${BENCH_NO_BUILD:-0}" != 1 ]; then
     echo "building fingerlock and fingerlockd (release, static Swift stdlib, as make install ships them)…"
-    (cd "$ROOT" && nice -n 19 swift build -c release --static-swift-stdlib >"$WORK/build.log" 2>&1) || {
+    (cd "$ROOT" && nice -n 19 env FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib >"$WORK/build.log" 2>&1) || {
         cat "$WORK/build.log"; exit 2; }
 fi
 FINGERLOCK="$ROOT/.build/release/fingerlock"

@@ -22,11 +22,11 @@ cc -O2 -Wall -o "$WORK/verify-c" "$ROOT/bench/verify-c.c" $(pkg-config --cflags 
 cc -O2 -Wall -o "$WORK/vfeed" "$ROOT/bench/vfeed.c"
 
 echo "building fingerlock (release, static Swift stdlib, as the README installs it)…"
-(cd "$ROOT" && swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fingerlock >"$WORK/build.log" 2>&1) || {
+(cd "$ROOT" && FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fingerlock >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"; exit 2; }
 FINGERLOCK="$ROOT/.build/release/fingerlock"
 # The reader layer alone (LibfprintContext + LibfprintReader, no CLI), built the same way.
-(cd "$ROOT" && swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fprint-probe >"$WORK/build.log" 2>&1) || {
+(cd "$ROOT" && FINGERLOCK_STATIC_LIBSTDCXX=1 swift build -c release --static-swift-stdlib ${SWIFT_BUILD_FLAGS:-} --product fprint-probe >"$WORK/build.log" 2>&1) || {
     cat "$WORK/build.log"; exit 2; }
 PROBE="$ROOT/.build/release/fprint-probe"
 

@@ -104,16 +104,9 @@ public final class ServiceClient {
         let _: VarlinkParameters.Empty = try call(.forgetVault, proof)
     }
 
-    /// One touch on the service's reader. Waits up to the client's timeout; `canceller` ends it
-    /// from another thread (the service then cancels the scan).
-    public func unlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
-        -> VarlinkParameters.UnlockWithTouchReply
-    {
-        try unlockWithTouchReply(until: sendUnlockWithTouch(parameters))
-    }
-
-    /// The first half of `unlockWithTouch`: the call written, which never waits (a small request on
-    /// a new connection, and no GetInfo first: it carries no secret). Returns the reply's deadline.
+    /// One touch on the service's reader, in two halves. The first writes the call, which does not
+    /// wait in practice: a small request on a new connection, and no GetInfo first (it carries no
+    /// secret). Returns the reply's deadline, the client's timeout from now.
     func sendUnlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
         -> ContinuousClock.Instant
     {
@@ -123,7 +116,8 @@ public final class ServiceClient {
         return deadline
     }
 
-    /// The second half: the reply, which comes after the scan (blocks until then, or `deadline`).
+    /// The second half: the reply, which comes after the scan (blocks until then, or `deadline`);
+    /// `canceller` ends the wait from another thread (the service then cancels the scan).
     func unlockWithTouchReply(until deadline: ContinuousClock.Instant) throws(ServiceClientError)
         -> VarlinkParameters.UnlockWithTouchReply
     {

@@ -14,7 +14,8 @@ extension SystemServiceClient {
         // the setting allows), whatever `timeout` asks: wait for that long.
         let longest = Duration.seconds(SecuritySetting.scanTimeout.range.upperBound)
         let request = VarlinkParameters.UnlockWithTouch(
-            vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout), reuse: reuse ? true : nil)
+            vault: Self.id(vault), finger: finger?.rawValue, timeoutSeconds: Self.seconds(timeout),
+            reuse: reuse ? true : nil)
         let reply = try await scanning(timeout: max(timeout, longest)) { client throws(ServiceClientError) in
             try client.sendUnlockWithTouch(request)
         } reply: { client, deadline throws(ServiceClientError) in

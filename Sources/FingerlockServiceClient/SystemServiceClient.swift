@@ -75,14 +75,17 @@ public struct SystemServiceClient: SystemService {
         }
     }
 
-    /// The same, with the call's `request` written here first, where it cannot wait (see
-    /// `ServiceClient.sendUnlockWithTouch`): the service starts on it while the thread that waits
-    /// for the `reply` is being made (about half a millisecond of a touch's path).
+    /// The same, with the call's `request` written here first: the service starts on it while the
+    /// thread that waits for the `reply` is being made (connect to request sent: 1.0 -> 0.44 ms).
+    /// Runs on the task, so only for a call whose write cannot wait: not one that carries secrets,
+    /// which asks GetInfo first (`ServiceClient.sendUnlockWithTouch`).
     func scanning<T: Sendable, Sent: Sendable>(
         timeout: Duration, request: (ServiceClient) throws(ServiceClientError) -> Sent,
         reply: @escaping @Sendable (ServiceClient, Sent) throws(ServiceClientError) -> T
     ) async throws -> T {
         let client = try connect(timeout: Self.callTimeout(timeout))
+        // A task already cancelled sends nothing the service would start on.
+        try Task.checkCancellation()
         let sent: Sent
         do {
             sent = try request(client)

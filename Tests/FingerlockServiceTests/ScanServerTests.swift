@@ -102,7 +102,7 @@ struct ScanServerTests {
         await setup.service.stop()
     }
 
-    @Test func hangingUpCancelsTheScanAtOnceAndTheNextInLineGetsTheReader() async throws {
+    @Test func hangingUpCancelsTheScanAndTheNextInLineGetsTheReader() async throws {
         let setup = try Setup(script: [.finger(.rightIndex), .hold, .finger(.rightIndex)])
         let latency = try await offPool {
             _ = try setup.enroll("right-index", on: try setup.service.client())

@@ -95,6 +95,48 @@ struct ServiceClientTests {
         }
     }
 
+    /// A touch asked by a task already cancelled (Ctrl-C as the command reaches the scan) connects
+    /// but sends nothing: the service never starts a scan for a client that is gone. The same call
+    /// from a live task does send its request, first of all.
+    @Test func aTouchFromACancelledTaskSendsNothing() async throws {
+        let directory = try TemporaryDirectory.make()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/socket"
+        let listener = try ListeningSocket.bind(path: path)
+        defer { listener.stopListening() }
+        let system = SystemServiceClient(socketPath: path, timeout: .seconds(2))
+        let touch = { @Sendable () async throws -> SystemTouch in
+            try await system.unlockWithTouch(vault: UUID(), finger: nil, timeout: .seconds(1), reuse: false)
+        }
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await touch()
+        }
+        await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
+        #expect(Self.firstBytes(acceptingOn: listener).isEmpty)
+
+        let live = Task { try await touch() }
+        #expect(String(decoding: Self.firstBytes(acceptingOn: listener), as: UTF8.self).contains("UnlockWithTouch"))
+        live.cancel()
+        _ = try? await live.value
+    }
+
+    /// What the client sent on the next connection before it closed it or fell silent for 2 s.
+    static func firstBytes(acceptingOn listener: ListeningSocket) -> [UInt8] {
+        let fd = accept(listener.descriptor, nil, nil)
+        defer { close(fd) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 2000) > 0 else { return received }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return received }
+            received += chunk[..<count]
+            if received.contains(0) { return received }
+        }
+    }
+
     /// An error reply is the error it names, also when its parameters are not what this client can
     /// read; a reply naming an error is never taken for a result.
     @Test func anErrorReplyIsItsErrorEvenWithParametersThatCannotBeRead() throws {
