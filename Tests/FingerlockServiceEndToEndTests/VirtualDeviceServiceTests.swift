@@ -48,22 +48,26 @@ struct VirtualDeviceServiceTests {
         return (process, output)
     }
 
-    /// Waits (off the cooperative pool) for a started command; its status and output.
-    func finish(_ started: (Process, String)) async throws -> (status: Int32, output: String) {
+    /// Waits (off the cooperative pool) for a started command; its status and output, and when it
+    /// was seen to end: read where it is seen, because getting back onto this test process's pool
+    /// can take seconds when other tests hold it (seen in CI: 4.7 s, for a client that had ended).
+    func finish(_ started: (Process, String)) async throws -> (status: Int32, output: String, ended: ContinuousClock.Instant) {
         let (process, output) = started
-        try await offPool {
+        let ended = try await offPool {
             let deadline = Date().addingTimeInterval(90)
             while process.isRunning && Date() < deadline { usleep(10_000) }
             if process.isRunning {
                 process.terminate()
                 while process.isRunning { usleep(10_000) }
             }
+            return ContinuousClock.now
         }
-        return (process.terminationStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+        return (process.terminationStatus, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "", ended)
     }
 
     func run(_ arguments: [String], stdin: String = "") async throws -> (status: Int32, output: String) {
-        try await finish(try start(arguments, stdin: stdin))
+        let finished = try await finish(try start(arguments, stdin: stdin))
+        return (finished.status, finished.output)
     }
 
     @Test func killingTheServiceMidScanExitsFourAndARestartedServiceOpensTheDeviceAgain() async throws {
@@ -102,12 +106,11 @@ struct VirtualDeviceServiceTests {
         try await device.send(.sleep(milliseconds: 0))
         let sent = ContinuousClock.now
         kill(interrupted.0.processIdentifier, SIGINT)
-        _ = try await finish(interrupted)
-        let clientLatency = ContinuousClock.now - sent
+        let clientLatency = try await finish(interrupted).ended - sent
         let next = try start(["verify"])
         try await device.queue(.scan(finger))
         let afterInterrupt = try await finish(next)
-        let deviceFree = ContinuousClock.now - sent
+        let deviceFree = afterInterrupt.ended - sent
         #expect(afterInterrupt.status == 0, "\(afterInterrupt.output) \(service.log)")
         #expect(clientLatency < .seconds(1), "the client took \(clientLatency) to end after SIGINT")
         let log = service.stderrPath
