@@ -113,17 +113,23 @@ struct ServiceClientTests {
             return try await touch()
         }
         await #expect(throws: CancellationError.self) { _ = try await cancelled.value }
-        #expect(Self.firstBytes(acceptingOn: listener).isEmpty)
+        // Accepted and read off the pool: the live touch below needs a pool thread to connect.
+        #expect(try await offPool { Self.firstBytes(acceptingOn: listener) } == [])
 
         let live = Task { try await touch() }
-        #expect(String(decoding: Self.firstBytes(acceptingOn: listener), as: UTF8.self).contains("UnlockWithTouch"))
+        let sent = try await offPool { Self.firstBytes(acceptingOn: listener) }
+        #expect(String(decoding: sent ?? [], as: UTF8.self).contains("UnlockWithTouch"), "\(String(describing: sent))")
         live.cancel()
         _ = try? await live.value
     }
 
-    /// What the client sent on the next connection before it closed it or fell silent for 2 s.
-    static func firstBytes(acceptingOn listener: ListeningSocket) -> [UInt8] {
+    /// What the client sent on the next connection before it closed it or fell silent for 2 s; nil
+    /// when nobody connected within 30 s (other tests may hold the pool the client connects from).
+    static func firstBytes(acceptingOn listener: ListeningSocket) -> [UInt8]? {
+        var waiting = pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&waiting, 1, 30_000) > 0 else { return nil }
         let fd = accept(listener.descriptor, nil, nil)
+        guard fd >= 0 else { return nil }
         defer { close(fd) }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
