@@ -110,10 +110,7 @@ public final class ServiceClient {
     func sendUnlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
         -> ContinuousClock.Instant
     {
-        let method = ServiceInterface.Method.unlockWithTouch
-        let deadline = ContinuousClock.now + timeout
-        try send(call: method.qualifiedName, parameters, more: false, until: deadline)
-        return deadline
+        try start(qualified: ServiceInterface.Method.unlockWithTouch.qualifiedName, parameters)
     }
 
     /// The second half: the reply, which comes after the scan (blocks until then, or `deadline`);
@@ -248,9 +245,16 @@ public final class ServiceClient {
     private func call<Parameters: Encodable, Result: Decodable>(qualified method: String, _ parameters: Parameters)
         throws(ServiceClientError) -> Result
     {
+        try receiveReply(to: method, until: start(qualified: method, parameters)).0
+    }
+
+    /// Writes a call that expects one reply; returns the reply's deadline (the timeout from now).
+    private func start<Parameters: Encodable>(qualified method: String, _ parameters: Parameters)
+        throws(ServiceClientError) -> ContinuousClock.Instant
+    {
         let deadline = ContinuousClock.now + timeout
         try send(call: method, parameters, more: false, until: deadline)
-        return try receiveReply(to: method, until: deadline).0
+        return deadline
     }
 
     private func send<Parameters: Encodable>(
