@@ -33,9 +33,19 @@ public enum FingerlockMain {
             return 0
         }
         // TAB after `notes show|edit|rm`: titles, only from a key already cached (see `NoteCompletion`).
-        if let typed = NoteCompletion.typed(in: hoisted) {
-            for title in await NoteCompletion.titles(startingWith: typed, dependencies: dependencies) { console.print(title) }
+        if let completion = NoteCompletion(hoisted, environment: dependencies.environment) {
+            for line in await completion.lines(dependencies: dependencies) { console.print(line) }
             return 0
+        }
+        // The completion scripts, made safe for titles and other words that are data (see `CompletionScript`).
+        if hoisted.count == 2, hoisted[0] == "--generate-completion-script" {
+            do {
+                console.out.write(try CompletionScript.generate(for: hoisted[1]))
+                return 0
+            } catch {
+                console.report(error, json: false)
+                return ExitStatus.usage.rawValue
+            }
         }
         // The hot path for scripts: the usual `verify` command lines skip ArgumentParser (see `VerifyRequest`).
         if let verify = VerifyRequest(fastParsing: hoisted) {

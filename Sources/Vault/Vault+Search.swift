@@ -91,14 +91,18 @@ struct SearchScope: Sendable {
     var snippetRadius: Int? = nil
 }
 
-/// The text around where a term first occurs in a body, on one line.
+/// The text around where a term first occurs in a body, from that line only, as `pass grep` shows
+/// the lines that match: the lines around it (a pass entry's first line is its password) never
+/// show.
 enum Snippet {
     static func around(_ terms: [String], in body: String, radius: Int) -> String? {
         let first = terms.compactMap { body.range(of: $0, options: .caseInsensitive) }.min { $0.lowerBound < $1.lowerBound }
         guard let first else { return nil }
-        let start = body.index(first.lowerBound, offsetBy: -radius, limitedBy: body.startIndex) ?? body.startIndex
-        let end = body.index(first.upperBound, offsetBy: radius, limitedBy: body.endIndex) ?? body.endIndex
-        let window = body[start..<end].split(whereSeparator: \.isNewline).joined(separator: " ")
-        return (start > body.startIndex ? "…" : "") + window + (end < body.endIndex ? "…" : "")
+        let line = body.lineRange(for: first)
+        var lineEnd = line.upperBound
+        while lineEnd > line.lowerBound, body[body.index(before: lineEnd)].isNewline { lineEnd = body.index(before: lineEnd) }
+        let start = body.index(first.lowerBound, offsetBy: -radius, limitedBy: line.lowerBound) ?? line.lowerBound
+        let end = body.index(first.upperBound, offsetBy: radius, limitedBy: lineEnd) ?? lineEnd
+        return (start > line.lowerBound ? "…" : "") + body[start..<min(end, lineEnd)] + (end < lineEnd ? "…" : "")
     }
 }

@@ -167,4 +167,21 @@ import Testing
         #expect(await fl.verify() == .authenticationFailed)
         await fl.stop()
     }
+
+    /// User mode keeps the key and the passcode's reuse marker in the user's keyring; system mode
+    /// keeps both in fingerlockd and leaves nothing there (no `…:passcode` marker either).
+    @Test(arguments: Custody.allCases)
+    func aPasscodeUnlockLeavesKeyringEntriesOnlyInUserMode(_ custody: Custody) async throws {
+        let fl = try await ParityInstallation(custody)
+        _ = try fl.keys.invalidateAll()
+        _ = try fl.reuseMarkers.invalidateAll()
+        #expect(await fl.passcodeUnlock(Self.passcode) == nil)
+        let keys = try fl.keys.invalidateAll()
+        let markers = try fl.reuseMarkers.invalidateAll()
+        switch custody {
+        case .user: #expect(keys == 1 && markers >= 1, "keys \(keys), markers \(markers)")
+        case .system: #expect(keys == 0 && markers == 0, "keys \(keys), markers \(markers)")
+        }
+        await fl.stop()
+    }
 }

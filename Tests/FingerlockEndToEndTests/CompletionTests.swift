@@ -99,7 +99,7 @@ import Testing
         func offered(_ command: String, _ typed: String) async throws -> [String] {
             // No touch scripted: a completion that reached for the reader would wait, then time out.
             let result = try await runner.run(
-                ["---completion", "notes", command, "--", "positional@0", "3", "0", "fingerlock", "notes", command, typed],
+                ["---completion", "notes", command, "--", "positional@0", "3", String(typed.count), "fingerlock", "notes", command, typed],
                 environment: ["FINGERLOCK_SIMULATED_TOUCHES": "timeout"], timeout: .seconds(10))
             #expect(result.status == 0)
             #expect(result.stderr.isEmpty, "\(result.stderr)")

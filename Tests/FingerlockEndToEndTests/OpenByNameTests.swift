@@ -2,8 +2,8 @@ import Foundation
 @testable import FingerlockCLI
 import Testing
 
-/// `notes show|edit|rm NAME`: an id start first, then the whole title, its start, then a fuzzy
-/// match (a part of the title, its letters in order, a typo), all after the one touch.
+/// `notes show|edit|rm NAME`: the whole title or an id start (`NoteName`), then the title's start,
+/// then a fuzzy match (a part of the title, its letters in order, a typo), all after the one touch.
 @Suite(.timeLimit(.minutes(3))) struct OpenByNameTests {
     /// One touch per run: a second one would find the script used up and time out.
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
@@ -48,15 +48,39 @@ import Testing
         #expect(whole.stdout == "1234\n")
     }
 
-    @Test func anIDStartComesBeforeATitle() async throws {
+    @Test func anEightCharacterIDComesBeforeATitleForReading() async throws {
         let (runner, ids) = try await vault()
         let gmail = try #require(ids["Gmail"])
-        // A note titled like another's id: the id wins.
+        // A note titled like another's id as `notes list` shows it: the id wins.
         let added = try await runner.run(["notes", "add", "--title", gmail], environment: touch, stdin: "decoy\n")
         #expect(added.status == 0)
         let shown = try await runner.run(["notes", "show", gmail, "--body"], environment: touch)
         #expect(shown.status == 0, "\(shown.stderr)")
         #expect(shown.stdout == "hunter2\nuser: me\n")
+    }
+
+    /// The attack: a note titled `4eff` (say, through an import) and another whose id starts `4eff`.
+    /// Reading opens the titled one; nothing that changes or deletes acts on either.
+    @Test func aTitleLikeAnotherNotesIDStartNeverReachesTheOtherNote() async throws {
+        let (runner, ids) = try await vault()
+        let bank = try #require(ids["Bank of Foo"])
+        let start = String(bank.prefix(4))
+        let added = try await runner.run(["notes", "add", "--title", start], environment: touch, stdin: "decoy\n")
+        try #require(added.status == 0, "\(added.stderr)")
+        let shown = try await runner.run(["notes", "show", start, "--body"], environment: touch)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout == "decoy\n")
+        for command in [["notes", "rm", "--purge", "--yes"], ["notes", "rm", "--yes"], ["notes", "edit"]] {
+            let result = try await runner.run(command + [start], environment: touch, stdin: "replaced\n")
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("is the title of "), "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("\(bank) (Bank of Foo)"), "\(command): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        let bankBody = try await runner.run(["notes", "show", bank, "--body"], environment: touch)
+        #expect(bankBody.stdout == "1234\n")
+        let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
+        #expect(try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any]).count == 6)
     }
 
     @Test func severalTitlesAreListedAndNoneIsOneLine() async throws {
@@ -87,7 +111,7 @@ import Testing
         // Deleting with nobody to see which note a loose match picked is refused, and nothing goes.
         let loose = try await runner.run(["notes", "rm", "--yes", "emwk"], environment: touch)
         #expect(loose.status == 64)
-        #expect(loose.stderr.contains("matches only by letters of a title: with --yes, name the note by its id, title"), "\(loose.stderr)")
+        #expect(loose.stderr.contains("matches only by letters of a title: --yes acts on a whole title or at least 8 characters of an id."), "\(loose.stderr)")
         let removed = try await runner.run(["notes", "rm", "--yes", "EMAIL/WORK"], environment: touch)
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(removed.stdout == "Deleted \(ids["email/work"] ?? "?"): email/work (in the trash)\n")

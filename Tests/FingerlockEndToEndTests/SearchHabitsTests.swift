@@ -12,7 +12,7 @@ import Testing
         try await runner.setPasscode()
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         for (title, body) in [
-            ("fruit salad", "kiwi and mango\n"), ("kiwi jam", "sugar\n"), ("door", "line one\nthe door code is 4711 ok\n"),
+            ("fruit salad", "kiwi and mango\n"), ("kiwi jam", "sugar\n"), ("door", "hunter2\nthe door code is 4711 ok\n"),
             ("long", String(repeating: "a", count: 50) + "NEEDLE" + String(repeating: "b", count: 50)),
         ] {
             let added = try await runner.run(["notes", "add", "--title", title], environment: touch, stdin: body)
@@ -44,7 +44,9 @@ import Testing
     @Test func aBodyHitShowsASnippetOnItsLine() async throws {
         let door = try await runner.run(["notes", "search", "4711"], environment: touch)
         #expect(door.status == 0)
-        #expect(door.stdout.hasSuffix("  door  — line one the door code is 4711 ok\n"), "\(door.stdout.debugDescription)")
+        // Only the line that matched, as `pass grep` shows it: never the password on the line above.
+        #expect(door.stdout.hasSuffix("  door  — the door code is 4711 ok\n"), "\(door.stdout.debugDescription)")
+        #expect(!door.stdout.contains("hunter2"))
         let long = try await runner.run(["notes", "search", "needle"], environment: touch)
         let snippet = "…" + String(repeating: "a", count: 30) + "NEEDLE" + String(repeating: "b", count: 30) + "…"
         #expect(long.stdout.hasSuffix("  long  — \(snippet)\n"), "\(long.stdout.debugDescription)")

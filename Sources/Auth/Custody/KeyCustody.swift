@@ -32,6 +32,11 @@ protocol KeyCustody: Sendable {
     /// touch can release it.
     func keep(_ vault: Vault) throws
 
+    /// The passcode itself (not the recovery key, not a touch) opened `vault` now: where that proof
+    /// waits for `reuse-window` (user mode: a marker in the user's keyring that `enroll` reads; the
+    /// service asks for its own proof, so system mode leaves nothing in the user's keyring).
+    func passcodeProven(_ vault: Vault)
+
     /// A rekey committed: the old key goes, the new one is kept.
     func rekeyed(_ vault: Vault) throws
 

@@ -14,6 +14,10 @@ extension LocalCustody {
 
     /// Caches the key in the keyring for the vault's cache-expiry and starts the reuse window;
     /// without a keyring, says why once.
+    func passcodeProven(_ vault: Vault) {
+        environment.startPasscodeWindow(vault)
+    }
+
     func keep(_ vault: Vault) throws {
         let cache = dependencies.keyCache
         if let reason = cache.unavailableReason() {

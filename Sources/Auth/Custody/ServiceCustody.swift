@@ -59,6 +59,10 @@ struct ServiceCustody: KeyCustody {
         environment.forgetUserKeyringEntries(of: vault)
     }
 
+    /// Nothing: fingerlockd checks the passcode itself where it wants proof, and system mode leaves
+    /// nothing in the user's keyring.
+    func passcodeProven(_ vault: Vault) {}
+
     /// The old key opens nothing any more: the service forgets any key it holds (best effort), then
     /// learns the vault's settings, proven with the new key.
     func rekeyed(_ vault: Vault) throws {

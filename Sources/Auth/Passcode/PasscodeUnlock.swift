@@ -28,7 +28,7 @@ struct PasscodeUnlock: Sendable {
             vault.close()
             throw error
         }
-        environment.startPasscodeWindow(vault)
+        environment.custody(of: vault).passcodeProven(vault)
         return vault
     }
 

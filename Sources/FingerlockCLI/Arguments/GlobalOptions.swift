@@ -10,7 +10,7 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp(
             "Which reader: auto, simulated, DRIVER or DRIVER:DEVICE-ID (env FINGERLOCK_READER).",
             valueName: "reader"),
-        completion: .custom { _, _, _ in ReaderChoice.completions() })
+        completion: .custom { _, _, prefix in ReaderChoice.completions().filter { $0.hasPrefix(ShellWord.dequoted(prefix)) } })
     var reader: String?
 
     @Option(

@@ -6,32 +6,70 @@ import Vault
 /// key is already cached in the kernel keyring (user mode). A TAB never prompts, never asks for a
 /// touch, never counts an attempt and writes nothing; without a cached key it offers nothing.
 ///
-/// The shell asks through ArgumentParser's `---completion notes show -- positional@0 …` call, which
-/// is answered here before parsing: the vault is opened asynchronously, as every unlock is.
-enum NoteCompletion {
+/// The shell asks through ArgumentParser's `---completion notes show -- positional@0 INDEX CURSOR
+/// WORDS…` call, which is answered here before parsing: the vault is opened asynchronously, as every
+/// unlock is. Titles are data from anywhere (an import, a shared export): the scripts the binary
+/// writes take each line it prints as one literal word (`CompletionScript`), and what is printed here
+/// is already filtered, so no shell ever reads a title as code.
+struct NoteCompletion: Equatable {
     static let commands: Set<String> = ["show", "edit", "rm"]
 
-    /// The word being completed for a note argument, or nil for any other request.
-    static func typed(in arguments: [String]) -> String? {
+    /// What the word being completed means, its quotes removed (`ShellWord`).
+    var typed: String
+    /// Whether `--` came before the word: only then is a title that starts with `-` offered, as
+    /// anywhere else it would be parsed as an option.
+    var afterOptionsEnd: Bool
+    /// The shell asking (ArgumentParser's scripts say so in `SAP_SHELL`), for its escaping.
+    var shell: String?
+
+    /// The request for a note argument in `arguments`, or nil for any other request.
+    init?(_ arguments: [String], environment: [String: String] = [:]) {
         guard arguments.first == "---completion", let dash = arguments.firstIndex(of: "--"), dash == 3,
-            arguments[1] == "notes", commands.contains(arguments[2]), arguments.count > dash + 1, arguments[dash + 1] == "positional@0"
+            arguments[1] == "notes", Self.commands.contains(arguments[2]), arguments.count > dash + 1,
+            arguments[dash + 1] == "positional@0"
         else { return nil }
-        // After the argument's name: the word index, the cursor's offset, then the words themselves.
-        return arguments.count > dash + 4 ? arguments[arguments.count - 1] : ""
+        // After the argument's name: the word's index, the cursor's offset in it, then the words.
+        let words = arguments.count > dash + 4 ? Array(arguments[(dash + 4)...]) : []
+        let index = arguments.count > dash + 2 ? Int(arguments[dash + 2]) ?? words.count - 1 : words.count - 1
+        var current = words.indices.contains(index) ? words[index] : ""
+        if arguments.count > dash + 3 {
+            if let cursor = Int(arguments[dash + 3]) {
+                // bash and zsh: the cursor's offset in the word.
+                if cursor >= 0, cursor < current.count { current = String(current.prefix(cursor)) }
+            } else {
+                // fish: the word itself up to the cursor, as typed (its word list is unescaped).
+                current = arguments[dash + 3]
+            }
+        }
+        typed = ShellWord.dequoted(current)
+        afterOptionsEnd = words.prefix(max(0, min(index, words.count))).contains("--")
+        shell = environment["SAP_SHELL"]
     }
 
-    /// The titles to offer, sorted; none on any problem (a completion never prints an error).
-    static func titles(startingWith typed: String, dependencies: CLIDependencies) async -> [String] {
+    /// The lines to print for `titles`: those that start with what was typed (ignoring case), sorted,
+    /// one per line. Left out: a title no shell can take as one word (a line break, a control
+    /// character) and, before `--`, one that starts with `-`. zsh's `_describe` reads `value:description`,
+    /// so a colon (and so a backslash) in a title is escaped for it.
+    func lines(for titles: some Sequence<String>) -> [String] {
+        let wanted = typed.lowercased()
+        let offered = Set(titles).filter { title in
+            !title.isEmpty && title.lowercased().hasPrefix(wanted) && TerminalSafeText.line(title) == title
+                && title.unicodeScalars.allSatisfy { $0 != "\t" }
+                && (afterOptionsEnd || !title.hasPrefix("-"))
+        }.sorted()
+        guard shell == "zsh" else { return offered }
+        // ArgumentParser's zsh script drops the last line it reads (its own replies end with " ").
+        return offered.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:") } + [" "]
+    }
+
+    /// The lines to offer; none on any problem (a completion never prints an error).
+    func lines(dependencies: CLIDependencies) async -> [String] {
         do {
             let session = try await AuthSession(
                 global: GlobalSettings(reader: nil, dataDir: nil), passcodeDescriptor: nil, dependencies: dependencies, needsReader: false)
             guard let vault = try VaultStatusReport(session.environment).notesIfCached() else { return [] }
             defer { vault.close() }
-            let wanted = typed.lowercased()
-            // A title a shell could not take as one word (a line break, a control character) is left out.
-            return Set(try vault.list().map(\.title)).filter { title in
-                !title.isEmpty && title.lowercased().hasPrefix(wanted) && TerminalSafeText.line(title) == title
-            }.sorted()
+            return lines(for: try vault.list().map(\.title))
         } catch {
             return []
         }

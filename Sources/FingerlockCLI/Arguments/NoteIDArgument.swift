@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import Vault
 
-/// A note named on the command line: by its id or a unique start of it (first, as before titles
-/// were accepted), else by its title (see `NoteTitleMatch`: the whole title, its start, then a fuzzy
-/// match). Several notes that fit are listed (id and title), as git does for an ambiguous object
+/// A note named on the command line, by its id, the start of one, or its title (`NoteName` has the
+/// rules). Several notes that fit are listed (id and title), as git does for an ambiguous object
 /// name, on the one line every error gets. Resolved with the vault already open: naming a note by
 /// its title asks for no second touch.
 enum NoteIDArgument {
@@ -24,73 +23,43 @@ enum NoteIDArgument {
         }
     }
 
-    /// The note `name` means. Without `fuzzy`, only an id, a whole title or a title's start count
-    /// (`rm --yes`, where nobody sees which note a loose match picked before it is gone).
-    /// `notice` hears which title a fuzzy match took (a typo must not open another note unsaid).
-    static func resolve(_ name: String, in vault: Vault, fuzzy: Bool = true, notice: ((String) -> Void)? = nil) throws -> UUID {
-        if (try? Vault.checkNoteIDPrefix(name)) != nil {
-            let ids = try vault.noteIDs(matchingPrefix: name, limit: candidatesShown + 1)
-            if ids.count == 1 { return ids[0] }
-            if ids.count > 1 {
-                var shown: [(id: UUID, title: String)] = []
-                for id in ids.prefix(candidatesShown) {
-                    shown.append((id, try vault.note(id: id).title))
-                }
-                throw CLIError(.usage, ambiguityMessage(name, shown, more: ids.count > candidatesShown))
-            }
-        }
+    /// The note `name` means among the vault's notes (`NoteName`'s rules for `naming`).
+    /// `notice` hears which title a loose match took (a typo must not open another note unsaid).
+    static func resolve(
+        _ name: String, in vault: Vault, naming: NoteNaming = .reading, notice: ((String) -> Void)? = nil
+    ) throws -> UUID {
         // Titles are sealed in the headers: one pass over them, as `notes list` makes, no body opened.
-        let notes = try vault.list()
-        guard let match = NoteTitleMatch.find(name, in: notes.map(\.title)) else {
+        let notes = try vault.list().map { (id: $0.id, title: $0.title) }
+        let found: (id: UUID, loose: NoteTitleMatch.Rule?)
+        do {
+            found = try NoteName(name).resolve(among: notes, naming: naming)
+        } catch {
             // Removed a moment ago is the likeliest reason a known note is not found.
-            if let trashed = try? resolveTrashed(name, in: vault, fuzzy: false) {
+            if error.status == .notFound, let trashed = try? resolveTrashed(name, in: vault, naming: .unattended("")) {
                 let short = String(trashed.uuidString.lowercased().prefix(8))
                 throw CLIError(
                     .notFound,
                     "\"\(TerminalSafeText.line(name))\" is in the trash: `fingerlock notes trash restore \(short)` brings it back.")
             }
-            throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it.")
+            throw error
         }
-        if !fuzzy && ![.exact, .prefix].contains(match.rule) {
-            throw CLIError(
-                .usage,
-                "\"\(TerminalSafeText.line(name))\" matches only by \(match.rule.rawValue): with --yes, name the note by its id, "
-                    + "title or the start of its title.")
+        if let rule = found.loose, let title = notes.first(where: { $0.id == found.id })?.title {
+            notice?("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(title))\" (\(rule.rawValue)).")
         }
-        if match.matches.count == 1 {
-            let note = notes[match.matches[0]]
-            if ![.exact, .prefix].contains(match.rule) {
-                notice?("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(note.title))\" (\(match.rule.rawValue)).")
-            }
-            return note.id
-        }
-        let shown = match.matches.prefix(candidatesShown).map { (id: notes[$0].id, title: notes[$0].title) }
-        throw CLIError(
-            .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule))
+        return found.id
     }
 
-    /// The note in the trash `name` means, by the same rules as `resolve` among the trashed notes
-    /// (`notes trash restore github`). Restoring loses nothing, so a fuzzy match is taken unless told.
-    static func resolveTrashed(_ name: String, in vault: Vault, fuzzy: Bool = true) throws -> UUID {
-        let trashed = try vault.trash()
-        if (try? Vault.checkNoteIDPrefix(name)) != nil {
-            let lowered = name.lowercased()
-            let ids = trashed.filter { $0.id.uuidString.lowercased().hasPrefix(lowered) }
-            if ids.count == 1 { return ids[0].id }
-            if ids.count > 1 {
-                let shown = ids.prefix(candidatesShown).map { (id: $0.id, title: $0.title) }
-                throw CLIError(.usage, ambiguityMessage(name, Array(shown), more: ids.count > candidatesShown) + " (in the trash)")
-            }
-        }
-        guard let match = NoteTitleMatch.find(name, in: trashed.map(\.title)), fuzzy || [.exact, .prefix].contains(match.rule)
-        else {
+    /// The note in the trash `name` means, by the same rules among the trashed notes (`notes trash
+    /// restore github`). Restoring loses nothing, so a loose match is taken unless told.
+    static func resolveTrashed(_ name: String, in vault: Vault, naming: NoteNaming = .reading) throws -> UUID {
+        let trashed = try vault.trash().map { (id: $0.id, title: $0.title) }
+        do {
+            return try NoteName(name).resolve(among: trashed, naming: naming).id
+        } catch {
+            guard error.status == .notFound else { throw CLIError(error.status, error.message + " (in the trash)") }
             throw CLIError(
                 .notFound, "No note in the trash has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it (see `fingerlock notes trash`).")
         }
-        if match.matches.count == 1 { return trashed[match.matches[0]].id }
-        let shown = match.matches.prefix(candidatesShown).map { (id: trashed[$0].id, title: trashed[$0].title) }
-        throw CLIError(
-            .usage, ambiguityMessage(name, Array(shown), more: match.matches.count > candidatesShown, by: match.rule) + " (in the trash)")
     }
 
     /// `"3f" matches 2 notes: 3f2a1b2c (door), 3f9e0011 (bank); type more of the id.` Each id is

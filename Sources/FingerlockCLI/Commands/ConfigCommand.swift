@@ -80,7 +80,9 @@ struct ConfigCommand: ParsableCommand {
         @Argument(help: ConfigCommand.keyHelp, completion: ConfigCommand.keyCompletion) var key: String
         @Argument(
             help: ArgumentHelp("A duration (8h, 30m, 45s) or a number of tries.", valueName: "value"),
-            completion: .custom { words, index, _ in ConfigCommand.valueCompletions(words, index) })
+            completion: .custom { words, index, prefix in
+                ConfigCommand.valueCompletions(words, index).filter { $0.hasPrefix(ShellWord.dequoted(prefix)) }
+            })
         var value: String
 
         func validate() throws {

@@ -331,7 +331,11 @@ struct NotesCommand: ParsableCommand {
             }
             let vault = try await NotesCommand.unlock(global, passcode, dependencies)
             defer { vault.close() }
-            let noteID = try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") }
+            // Without the editor nobody sees the note before it changes: only a whole title or an 8-character id.
+            let naming: NoteNaming = needsEditor ? .changing : .unattended("an edit without the editor")
+            let noteID = try NoteIDArgument.resolve(id, in: vault, naming: naming) {
+                dependencies.console.err.write("fingerlock: " + $0 + "\n")
+            }
             var editing: (from: Note, to: (title: String, body: String))?
             // Tags changed on the editor's `Tags:` line, else nil (tags changed meanwhile elsewhere stay).
             var editedTags: [String]?

@@ -33,7 +33,7 @@ struct NotesHistoryCommand: FingerlockCommand {
         let console = dependencies.console
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
-        let noteID = try NoteIDArgument.resolve(id, in: vault)
+        let noteID = try NoteIDArgument.resolve(id, in: vault, naming: restore == nil ? .reading : .changing)
         if let number = show {
             let note = try vault.revision(number, of: noteID)
             if json { return try console.printJSON(note) }

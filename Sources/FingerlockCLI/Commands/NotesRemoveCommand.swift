@@ -32,8 +32,9 @@ extension NotesCommand {
             defer { vault.close() }
             var notes: [NoteSummary] = []
             for id in ids {
-                // A note found only by a fuzzy title match is not deleted unseen (--yes).
-                let noteID = try NoteIDArgument.resolve(id, in: vault, fuzzy: !yes)
+                // Unseen (--yes) or for good (--purge): only a whole title or an id of 8 characters.
+                let naming: NoteNaming = purge ? .unattended("--purge") : yes ? .unattended("--yes") : .changing
+                let noteID = try NoteIDArgument.resolve(id, in: vault, naming: naming)
                 if !notes.contains(where: { $0.id == noteID }) { notes.append(try vault.note(id: noteID).summary) }
             }
             if !yes {

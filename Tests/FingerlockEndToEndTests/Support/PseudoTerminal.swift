@@ -5,17 +5,20 @@ import Testing
 import Glibc
 #endif
 
-/// Runs the built binary with a pseudo-terminal as its controlling terminal, so prompts on
+/// Runs the built binary (or another program) with a pseudo-terminal as its controlling terminal, so prompts on
 /// `/dev/tty` can be read and answered (and Ctrl-C sent) as a person at a keyboard would.
 final class PseudoTerminalSession {
     let process = Process()
     private let master: Int32
     /// The terminal's path, to inspect its modes after the program is gone.
     let slavePath: String
-    private var transcript = ""
+    /// Every byte read, decoded whole (a read may end inside a character).
+    private var received: [UInt8] = []
+    private var transcript: String { String(decoding: received, as: UTF8.self) }
 
     /// - Parameter rows: the window's height (a new pseudo-terminal has none: 0 rows, 0 columns).
-    init(arguments: [String], environment: [String: String], rows: UInt16? = nil) throws {
+    /// - Parameter program: what runs there: the built binary unless told (a shell, say).
+    init(program: String = BinaryRunner.binaryPath, arguments: [String], environment: [String: String], rows: UInt16? = nil) throws {
         // posix_openpt and friends are hidden from Swift's Glibc module; these are the ioctls they use.
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: CInt = 0
@@ -36,7 +39,7 @@ final class PseudoTerminalSession {
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         // `setsid --ctty` makes the pty (our stdin) the child's controlling terminal.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-        process.arguments = ["--ctty", "--wait", BinaryRunner.binaryPath] + arguments
+        process.arguments = ["--ctty", "--wait", program] + arguments
         process.environment = environment
         process.standardInput = handle
         process.standardOutput = handle
@@ -64,9 +67,10 @@ final class PseudoTerminalSession {
     ) async -> Bool {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         func seen() -> Bool {
-            guard let marker else { return transcript.contains(text) }
-            guard let range = transcript.range(of: marker, options: .backwards) else { return false }
-            return transcript[range.upperBound...].contains(text)
+            let all = transcript
+            guard let marker else { return all.contains(text) }
+            guard let range = all.range(of: marker, options: .backwards) else { return false }
+            return all[range.upperBound...].contains(text)
         }
         while !seen() {
             guard ContinuousClock.now < deadline, await readSome() else {
@@ -137,7 +141,7 @@ final class PseudoTerminalSession {
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = read(master, &buffer, buffer.count)
         guard count > 0 else { return false }
-        transcript += String(decoding: buffer[0..<count], as: UTF8.self)
+        received += buffer[0..<count]
         return true
     }
 }

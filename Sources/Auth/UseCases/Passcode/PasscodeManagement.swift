@@ -42,7 +42,7 @@ public struct PasscodeManagement: Sendable {
         do {
             try AuthError.mapped { try environment.passcodeLedger.succeeded() }
             try environment.cacheKey(of: created)
-            environment.startPasscodeWindow(created)
+            environment.custody(of: created).passcodeProven(created)
         } catch {
             created.close()
             throw error

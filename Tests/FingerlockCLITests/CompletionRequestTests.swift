@@ -1,0 +1,58 @@
+@testable import FingerlockCLI
+import Testing
+
+/// What the binary answers a shell's TAB with, in-process (the shells themselves run in
+/// `ShellCompletionSafetyTests`): the word as the shell passes it, the titles it may offer, and the
+/// scripts that read them.
+@Suite struct CompletionRequestTests {
+    @Test("a typed word means what the shell would make of it", arguments: [
+        (#"zz\$H"#, "zz$H"), ("'bank of", "bank of"), (#""a \"b\" \$c"#, #"a "b" $c"#), (#"$'tab\there'"#, "tab\there"),
+        ("plain", "plain"), (#"back\\slash"#, #"back\slash"#), ("$HOME", "$HOME"), ("`x`", "`x`"),
+    ])
+    func aTypedWordIsDequotedNeverExpanded(_ typed: String, _ meant: String) {
+        #expect(ShellWord.dequoted(typed) == meant)
+    }
+
+    @Test func eachShellsRequestGivesTheWordBeforeTheCursor() throws {
+        // bash and zsh: the word's index, the cursor's offset in it, then the words.
+        let bash = try #require(NoteCompletion(
+            ["---completion", "notes", "show", "--", "positional@0", "3", "4", "fingerlock", "notes", "show", #"zz\$Hx"#]))
+        #expect(bash.typed == "zz$")
+        #expect(!bash.afterOptionsEnd)
+        // fish: the word's index, the word up to the cursor as typed, then the words unescaped.
+        let fish = try #require(NoteCompletion(
+            ["---completion", "notes", "rm", "--", "positional@0", "4", #"t\ w"#, "fingerlock", "notes", "rm", "--", "t w"],
+            environment: ["SAP_SHELL": "fish"]))
+        #expect(fish.typed == "t w")
+        #expect(fish.afterOptionsEnd)
+        #expect(NoteCompletion(["---completion", "notes", "search", "--", "positional@0", "3", "0", "fingerlock"]) == nil)
+        #expect(NoteCompletion(["---completion", "notes", "show", "--", "--reader", "3", "0", "fingerlock"]) == nil)
+    }
+
+    @Test func titlesAreFilteredAndNoneCanBeAnOptionOrBreakALine() throws {
+        let titles = ["Gmail", "gitlab", "-rf", "--help", "two\nlines", "tab\there", "bell\u{07}", "wifi", "Gmail"]
+        let plain = try #require(NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "g"]))
+        #expect(plain.lines(for: titles) == ["Gmail", "gitlab"])
+        let dash = try #require(NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "-"]))
+        #expect(dash.lines(for: titles).isEmpty)
+        let afterEnd = try #require(NoteCompletion(
+            ["---completion", "notes", "show", "--", "positional@0", "4", "1", "fingerlock", "notes", "show", "--", "-"]))
+        #expect(afterEnd.lines(for: titles) == ["--help", "-rf"])
+    }
+
+    @Test func zshGetsItsColonsAndBackslashesEscapedAndItsClosingLine() throws {
+        let zsh = try #require(NoteCompletion(
+            ["---completion", "notes", "edit", "--", "positional@0", "3", "0", "fingerlock", "notes", "edit", ""], environment: ["SAP_SHELL": "zsh"]))
+        #expect(zsh.lines(for: ["work:vpn", #"a\b"#]) == [#"a\\b"#, #"work\:vpn"#, " "])
+    }
+
+    @Test func noScriptHandsABinaryWordToCompgenOrLeavesABangUnquoted() throws {
+        let bash = try CompletionScript.generate(for: "bash")
+        #expect(!bash.contains(#"-W "$(__fingerlock_custom_complete"#))
+        #expect(bash.contains("\(CompletionScript.literalFunction) __fingerlock_custom_complete ---completion notes show -- positional@0"))
+        #expect(bash.contains("printf -v quoted '%q'"))
+        let zsh = try CompletionScript.generate(for: "zsh")
+        #expect(zsh.contains("__fingerlock_custom_complete() {\n    setopt localoptions banghist\n"))
+        #expect(throws: CLIError.self) { try CompletionScript.generate(for: "tcsh") }
+    }
+}

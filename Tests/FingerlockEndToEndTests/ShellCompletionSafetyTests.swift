@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Note titles are data: at TAB, bash, zsh and fish (Debian's, each running the script the binary
+/// writes, interactively in a pseudo-terminal) put a title on the command line as one word that
+/// means exactly the title, and nothing in a title runs. Each title starts with letters of its own,
+/// so that typing them and TAB completes that title alone; the line is then run through
+/// `printf` to see the words the shell made of it.
+@Suite(.timeLimit(.minutes(4))) struct ShellCompletionSafetyTests {
+    /// Where a title that ran would leave its mark.
+    static func titles(marks: String) -> [String] {
+        [
+            "t01$(touch \(marks)/dollar-paren)", "t02`touch \(marks)/backquote`", "t03$HOME", "t04;touch \(marks)/semicolon",
+            "t05|touch \(marks)/pipe", "t06*", "t07'single\"double", "t08\\back\\slash", "t09:colon:here", "t10 Münchner Straße 🍰",
+            "t11  two  spaces", "t12$'\\x41'", "t13&touch \(marks)/ampersand", "t14>\(marks)/redirect", "t15{a,b}~!#",
+        ]
+    }
+
+    /// The shells, as each starts for a person with no configuration, and the line that loads the script.
+    static let shells: [(name: String, program: String, arguments: [String], setUp: @Sendable (String) -> String)] = [
+        ("bash", "/bin/bash", ["--norc", "--noprofile", "-i"], { "source '\($0)'; PS1='$ '" }),
+        ("zsh", "/usr/bin/zsh", ["-f", "-i"], { "autoload -U compinit; compinit -u -D; source '\($0)'; PS1='$ '" }),
+        ("fish", "/usr/bin/fish", ["--no-config", "-i"], { "source '\($0)'; function fish_prompt; echo '$ '; end" }),
+    ]
+
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func aCompletedTitleIsTheTitleAndNothingInItRuns(_ shellName: String) async throws {
+        let shell = try #require(Self.shells.first { $0.name == shellName })
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+        let marks = runner.home + "/marks"
+        try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        let titles = Self.titles(marks: marks) + ["-rf"]
+        for title in titles {
+            let added = try await runner.run(
+                ["notes", "add", "--title=\(title)"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "body\n")
+            try #require(added.status == 0, "\(title): \(added.stderr)")
+        }
+
+        // The script as the package installs it, and `fingerlock` on the PATH as a person has it.
+        let script = runner.home + "/fingerlock.\(shell.name)"
+        let generated = try await runner.run(["--generate-completion-script", shell.name])
+        try #require(generated.status == 0)
+        try generated.stdout.write(toFile: script, atomically: false, encoding: .utf8)
+        let bin = runner.home + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: bin + "/fingerlock", withDestinationPath: BinaryRunner.binaryPath)
+        let environment = runner.environment.merging([
+            "PATH": "\(bin):/usr/bin:/bin", "TERM": "xterm", "FINGERLOCK_SIMULATED_TOUCHES": "timeout",
+            "XDG_CONFIG_HOME": runner.home + "/config", "XDG_DATA_HOME": runner.home + "/share",
+        ]) { $1 }
+        let session = try PseudoTerminalSession(program: shell.program, arguments: shell.arguments, environment: environment)
+        session.send(shell.setUp(script) + "\n")
+        session.send("printf '%s-%s\\n' READY NOW\n")
+        await session.expect("READY-NOW")
+
+        /// Types `typed`, TAB, then runs the line through printf; the words the shell made of it.
+        func completed(_ typed: String, mark: String) async -> [String] {
+            session.send("fingerlock notes show \(typed)\t")
+            // The completion runs the binary: let it answer before the line is run.
+            try? await Task.sleep(for: .seconds(2))
+            // Ctrl-A, printf before the words (each after a record separator), Ctrl-E, a closing mark.
+            session.send("\u{01}printf '\\x1e%s' \u{05}; printf '|%s-%s\\n' END \(mark)\n")
+            guard await session.expect("|END-\(mark)", timeout: .seconds(20)) else { return [] }
+            let output = session.output
+            guard let end = output.range(of: "|END-\(mark)", options: .backwards),
+                let start = output[..<end.lowerBound].range(of: "\u{1E}fingerlock", options: .backwards)
+            else { return [] }
+            return output[start.lowerBound..<end.lowerBound].split(separator: "\u{1E}", omittingEmptySubsequences: false)
+                .dropFirst().map(String.init)
+        }
+
+        for (index, title) in Self.titles(marks: marks).enumerated() {
+            let words = await completed(String(title.prefix(3)), mark: "T\(index)")
+            #expect(words == ["fingerlock", "notes", "show", title], "\(shell.name): \(title.debugDescription) became \(words)")
+        }
+        // A title that starts with `-` would be an option there: it is offered only after `--`.
+        let option = await completed("-r", mark: "OPTION")
+        #expect(!option.contains("-rf"), "\(shell.name): \(option)")
+        let afterEnd = await completed("-- -r", mark: "END")
+        #expect(afterEnd == ["fingerlock", "notes", "show", "--", "-rf"], "\(shell.name): \(afterEnd)")
+
+        let left = try FileManager.default.contentsOfDirectory(atPath: marks)
+        #expect(left.isEmpty, "\(shell.name) ran a title: \(left)")
+        session.send("exit\n")
+        _ = await session.waitForExit(timeout: .seconds(10))
+    }
+}
