@@ -41,6 +41,8 @@ make --no-print-directory install DESTDIR="$root" PREFIX=/usr \
 install -d -m 0755 "$root/usr/share/doc/$package" "$root/usr/share/fingerlock"
 install -m 0644 udev/70-fingerlock-system.rules "$root/usr/share/fingerlock/70-fingerlock-system.rules"
 install -m 0755 scripts/demo.sh "$root/usr/share/fingerlock/demo.sh"
+# What the postinst points to where systemd does not run (it creates the service user otherwise).
+install -m 0644 docs/system-mode-without-systemd.md "$root/usr/share/doc/$package/system-mode-without-systemd.md"
 
 # Debug symbols apart, found by build id (/usr/lib/debug/.build-id/xx/rest.debug), as Debian's
 # dh_strip does; the binaries keep a debuglink to them.
@@ -119,7 +121,8 @@ Description: private notes unlocked with a USB fingerprint reader
 EOF
 
 # Maintainer scripts: reload udev and create the service user only where that can work (a running
-# udevd, a booted systemd); in a container or chroot they do nothing and say nothing.
+# udevd, a booted systemd). Without systemd the service user is not made behind the admin's back:
+# the script says, once, how to make it (system mode is optional; user mode needs no user).
 cat > "$root/DEBIAN/postinst" <<'EOF'
 #!/bin/sh
 set -e
@@ -127,6 +130,11 @@ if [ "$1" = "configure" ]; then
     if [ -d /run/systemd/system ]; then
         systemd-sysusers fingerlockd.conf || true
         systemctl daemon-reload || true
+    elif ! getent passwd fingerlockd >/dev/null 2>&1; then
+        echo "fingerlock: system mode (optional) needs the fingerlockd system user, which systemd-sysusers makes where systemd runs. Here, as root:"
+        echo "  useradd --system --home-dir /var/lib/fingerlockd --shell /usr/sbin/nologin fingerlockd"
+        echo "  usermod -aG tss fingerlockd   # only for a passcode bound to the TPM (tss opens /dev/tpmrm0)"
+        echo "The rest: /usr/share/doc/fingerlock/system-mode-without-systemd.md"
     fi
     if command -v udevadm >/dev/null 2>&1 && udevadm control --ping >/dev/null 2>&1; then
         udevadm control --reload || true

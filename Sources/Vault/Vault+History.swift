@@ -25,6 +25,21 @@ extension Vault {
         }
     }
 
+    /// Every earlier revision kept, by note: what a restore brings back or drops (no header or
+    /// body is opened; a restore has checked the whole backup first).
+    public func keptRevisionNumbers() throws(VaultError) -> [UUID: Set<UInt64>] {
+        try read { db, _, _ in
+            var numbers: [UUID: Set<UInt64>] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, revision FROM note_revisions") {
+                guard let id = row.text(0).flatMap(UUID.init(uuidString:)) else {
+                    throw VaultError(.corrupt, "A kept revision has no valid note id.")
+                }
+                numbers[id, default: []].insert(try Self.revision(row[1], part: "revision of note \(id.storageKey)"))
+            }
+            return numbers
+        }
+    }
+
     /// Revision `number` of note `id` in full, as it was saved. `.notFound` when it is not kept
     /// (pruned, never one, or the current revision: read that with `note(id:)`).
     public func revision(_ number: UInt64, of noteID: UUID) throws(VaultError) -> Note {

@@ -36,4 +36,19 @@ import Vault
         let evil = RestorePlanText.titles([note("x\u{1B}[2J\ny")])
         #expect(!evil.contains("\u{1B}") && !evil.contains("\n"))
     }
+
+    @Test("the trash and the earlier revisions are compared by id, and counted by note")
+    func trashAndRevisions() {
+        let (kept, back, gone) = (note("kept"), note("back"), note("gone"))
+        var changes = NoteSetChanges(from: [], to: [])
+        changes.compareTrash(from: [kept, gone], to: [kept, back])
+        #expect(changes.trashAppear == [back])
+        #expect(changes.trashDisappear == [gone])
+        changes.compareRevisions(
+            from: [kept.id: [1, 2], gone.id: [1]], to: [kept.id: [1, 2, 3, 4], back.id: [2]], headers: [kept, back, gone])
+        #expect(changes.revisionsAppear == [.init(note: back, count: 1), .init(note: kept, count: 2)])
+        #expect(changes.revisionsDisappear == [.init(note: gone, count: 1)])
+        #expect(RestorePlanText.revisions(changes.revisionsAppear) == "3 (1 of \"back\" and 2 of \"kept\")")
+        #expect(!changes.isEmpty)
+    }
 }

@@ -9,15 +9,17 @@ import Glibc
 
 /// The built binary against real readers: libfprint's recordings of a goodixmoc and a synaptics reader
 /// (``LibfprintRecording``), replayed by umockdev under the real libfprint, rewritten to carry the user
-/// id fingerlock gives its prints. Skipped where the recordings are not at hand.
-@Suite(
-    .timeLimit(.minutes(3)),
-    .enabled(if: LibfprintRecording.available(GoodixmocDriver.name, SynapticsDriver.name), "libfprint's recordings are not at hand"))
+/// id fingerlock gives its prints. Never skipped: without the recordings (`shared/` beside the
+/// checkout, or `FINGERLOCK_LIBFPRINT_RECORDINGS`) each test fails and says where they belong.
+@Suite(.timeLimit(.minutes(3)))
 final class RealReaderReplayTests: Sendable {
     /// Where the rewritten replays go.
     let folder: URL
 
     init() throws {
+        try #require(
+            LibfprintRecording.available(GoodixmocDriver.name, SynapticsDriver.name),
+            "libfprint's recordings of goodixmoc and synaptics are not in \(LibfprintRecording.directory.path)")
         folder = URL(fileURLWithPath: "/tmp/fl-replay-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }

@@ -20,18 +20,31 @@ import Testing
         let gone = try await add("one", title: "Gone later")
         let changed = try await add("two", title: "Changed later")
         for index in 0..<7 { _ = try await add("x", title: "Old \(index)") }
+        // The trash and the earlier revisions are named too.
+        let trashedThen = try await add("t", title: "Trashed then")
+        #expect(try await runner.run(["notes", "rm", trashedThen, "--yes"], environment: touch).status == 0)
+        let edited = try await add("first", title: "Edited before")
+        #expect(try await runner.run(["notes", "edit", edited], environment: touch, stdin: "second").status == 0)
         let backup = runner.dataDirectory + "-plan.fbak"
         #expect(try await runner.run(["backup", backup], environment: touch).status == 0)
         #expect(try await runner.run(["notes", "rm", gone, "--purge", "--yes"], environment: touch).status == 0)
         #expect(try await runner.run(["notes", "edit", changed, "--title", "Now \u{1B}[2J"], environment: touch).status == 0)
         _ = try await add("new", title: "Added later")
+        #expect(try await runner.run(["notes", "trash", "empty", "--yes"], environment: touch).status == 0)
+        #expect(try await runner.run(["notes", "history", edited, "--restore", "1"], environment: touch).status == 0)
+        let trashedNow = try await add("t", title: "Trashed now")
+        #expect(try await runner.run(["notes", "rm", trashedNow, "--yes"], environment: touch).status == 0)
 
         // Without --yes and no terminal it stops after the plan: nothing is restored.
         let plan = try await runner.run(["restore", backup, "--passcode-stdin"], stdin: passcode)
         #expect(plan.status == 64)
         #expect(plan.stdout.contains("  Notes that come back: \"Gone later\".\n"))
         #expect(plan.stdout.contains("  Notes that go away: \"Added later\".\n"))
-        #expect(plan.stdout.contains("  Notes that go back to the backup's version: \"Changed later\".\n"))
+        #expect(plan.stdout.contains("  Notes that go back to the backup's version: \"Edited before\" and \"Changed later\".\n"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("  Notes in the trash that come back to it: \"Trashed then\".\n"), "\(plan.stdout)")
+        #expect(plan.stdout.contains("  Notes in the trash now that go away for good: \"Trashed now\".\n"), "\(plan.stdout)")
+        // `changed` got a revision after the backup (its title edit); `edited` got one more (the restore of revision 1).
+        #expect(plan.stdout.contains("  Earlier revisions that go away for good: 2 (1 of \"Changed later\" and 1 of \"Edited before\").\n"), "\(plan.stdout)")
 
         // Many notes are capped with "and N more".
         for index in 0..<7 {
@@ -39,7 +52,7 @@ import Testing
             #expect(try await runner.run(["notes", "edit", id, "--title", "Renamed \(index)"], environment: touch).status == 0)
         }
         let capped = try await runner.run(["restore", backup, "--passcode-stdin"], stdin: passcode)
-        #expect(capped.stdout.contains(" and 3 more.\n"), "\(capped.stdout)")
+        #expect(capped.stdout.contains(" and 4 more.\n"), "\(capped.stdout)")
     }
 
     func idOf(_ title: String) async throws -> String {

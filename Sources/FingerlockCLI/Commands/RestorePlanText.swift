@@ -34,6 +34,16 @@ enum RestorePlanText {
             if !notes.appear.isEmpty { lines.append("  Notes that come back: " + titles(notes.appear) + ".") }
             if !notes.disappear.isEmpty { lines.append("  Notes that go away: " + titles(notes.disappear) + ".") }
             if !notes.change.isEmpty { lines.append("  Notes that go back to the backup's version: " + titles(notes.change) + ".") }
+            if !notes.trashAppear.isEmpty { lines.append("  Notes in the trash that come back to it: " + titles(notes.trashAppear) + ".") }
+            if !notes.trashDisappear.isEmpty {
+                lines.append("  Notes in the trash now that go away for good: " + titles(notes.trashDisappear) + ".")
+            }
+            if !notes.revisionsAppear.isEmpty {
+                lines.append("  Earlier revisions that come back: " + revisions(notes.revisionsAppear) + ".")
+            }
+            if !notes.revisionsDisappear.isEmpty {
+                lines.append("  Earlier revisions that go away for good: " + revisions(notes.revisionsDisappear) + ".")
+            }
         }
         return lines
     }
@@ -51,6 +61,16 @@ enum RestorePlanText {
         if rest > 0 { return named.joined(separator: ", ") + " and \(rest) more" }
         if named.count <= 1 { return named.joined() }
         return named.dropLast().joined(separator: ", ") + " and " + named.last!
+    }
+
+    /// `3 of "bank" and 1 of "door"`: revisions counted by note, named as `titles` names notes.
+    static func revisions(_ counts: [NoteSetChanges.Revisions]) -> String {
+        let total = counts.reduce(0) { $0 + $1.count }
+        let named = counts.prefix(titlesShown).map { "\($0.count) of \(titles([$0.note]))" }
+        let rest = counts.count - named.count
+        let list = rest > 0 ? named.joined(separator: ", ") + " and \(rest) more notes" : (
+            named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!)
+        return "\(total) (\(list))"
     }
 
     private static func describe(_ secret: RestorePlan.Secret, _ what: String) -> String {

@@ -48,6 +48,9 @@ public struct TrashedNote: Codable, Sendable, Hashable, Identifiable {
     public var modified: Date
     public var deleted: Date
 
+    /// Its header, as a live note's.
+    public var summary: NoteSummary { NoteSummary(id: id, title: title, tags: tags, created: created, modified: modified) }
+
     public init(_ summary: NoteSummary, deleted: Date) {
         id = summary.id
         title = summary.title

@@ -152,7 +152,16 @@ public struct VaultRestore: Sendable {
                 fingersGone: fingersNow.subtracting(fingersThen).sorted(), settingChanges: changes,
                 modeNow: try current?.mode, modeAfter: modeAfter,
                 serviceProblem: custodyAfter.problemAfterRestore(of: backup))
-            if let current { plan.noteChanges = NoteSetChanges(from: try current.list(), to: try backup.list()) }
+            if let current {
+                let (notesNow, notesThen) = (try current.list(), try backup.list())
+                let (trashNow, trashThen) = (try current.trash().map(\.summary), try backup.trash().map(\.summary))
+                var changes = NoteSetChanges(from: notesNow, to: notesThen)
+                changes.compareTrash(from: trashNow, to: trashThen)
+                changes.compareRevisions(
+                    from: try current.keptRevisionNumbers(), to: try backup.keptRevisionNumbers(),
+                    headers: notesThen + trashThen + notesNow + trashNow)
+                plan.noteChanges = changes
+            }
             return plan
         }
     }
