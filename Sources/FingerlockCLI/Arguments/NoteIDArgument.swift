@@ -14,7 +14,7 @@ enum NoteIDArgument {
     /// Makes the shell ask the binary, which answers before parsing (`NoteCompletion`); never run.
     static var completion: CompletionKind { .custom { _, _, _ in [] } }
     /// The argument's help, the same for every command that takes a note.
-    static let help = "The note's id (or a unique start of it), its title, the start of its title, or a fuzzy match."
+    static let help = "The note's title or id (or a unique start of the id), else the start of its title or a fuzzy match."
 
     /// Refuses what cannot name a note before anything asks for a touch or the passcode.
     static func validate(_ name: String) throws {
