@@ -78,7 +78,8 @@ release:
 # (which wait on child processes) would then starve quick ones past their time limits.
 TEST_WIDTH ?= 3
 test: deps
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	@start=$$(date +%s); $(SWIFT) build --build-tests $(DEBUG_FLAGS) \
+		&& echo "make test: the debug build with its tests took $$(( $$(date +%s) - start )) s"
 	@bash scripts/test.sh $(TEST_WIDTH)
 
 # fingerlock_<version>_<arch>.deb (+ -dbgsym .ddeb, + a tarball of the same files) in .build/deb,
@@ -98,8 +99,10 @@ man: release manual-tool
 	"$(GENERATE_MANUAL)" "$(BIN)" $(if $(MANDATE),--date $(MANDATE)) --output-directory - > "$(MANPAGE).tmp"
 	@mv "$(MANPAGE).tmp" "$(MANPAGE)"
 
+# With the release's own flags and environment (FINGERLOCK_STATIC_LIBSTDCXX changes the manifest's
+# flags): the same manifest as `make release`, so SwiftPM plans nothing anew and builds only the tool.
 manual-tool:
-	$(SWIFT) build -c $(CONFIG) --static-swift-stdlib --product generate-manual
+	FINGERLOCK_STATIC_LIBSTDCXX=1 $(SWIFT) build -c $(CONFIG) --static-swift-stdlib --product generate-manual
 
 # bash, zsh and fish completions, from the release binary (swift-argument-parser writes them).
 completions: release

@@ -69,7 +69,6 @@ let package = Package(
         // in but does not export (`AESGCMOpenerTests` fails loudly if they move or change).
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -96,7 +95,6 @@ let package = Package(
         // Private files done right: 0700/0600, atomic durable writes, flock.
         .target(
             name: "SafeFiles",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")],
             swiftSettings: upcoming
         ),
         .target(
@@ -149,7 +147,7 @@ let package = Package(
         .target(
             name: "FingerlockServiceClient",
             dependencies: [
-                "FingerlockProtocol", "Auth", "AuthCore", "Vault", "Fingerprint",
+                "FingerlockProtocol", "Auth", "AuthCore", "Vault", "Fingerprint", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

@@ -12,14 +12,21 @@ TESTS=.build/debug/fingerlockPackageTests.xctest
 SECOND='LibfprintTests'
 
 [ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'make test' (or 'swift build --build-tests -Xcc -O2') first." >&2; exit 1; }
+# Per-test timings of both runs (Swift Testing's xunit files), for the slowest-tests list below.
+RESULTS=.build/test-results
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/main.xml "$RESULTS"/second.xml
 log=$(mktemp "${TMPDIR:-/tmp}/fingerlock-second-tests.XXXXXX")
-"$TESTS" --testing-library swift-testing --filter "$SECOND" >"$log" 2>&1 &
+started=$SECONDS
+"$TESTS" --testing-library swift-testing --filter "$SECOND" --xunit-output "$RESULTS/second.xml" >"$log" 2>&1 &
 second=$!
 trap 'kill "$second" 2>/dev/null; rm -f "$log"' EXIT
 trap 'exit 130' INT TERM
 
-"$TESTS" --testing-library swift-testing --experimental-maximum-parallelization-width "$WIDTH" --skip "$SECOND"
+"$TESTS" --testing-library swift-testing --experimental-maximum-parallelization-width "$WIDTH" --skip "$SECOND" \
+    --xunit-output "$RESULTS/main.xml"
 main_status=$?
+main_seconds=$((SECONDS - started))
 wait "$second"
 second_status=$?
 
@@ -27,5 +34,8 @@ echo
 echo "── libfprint's virtual devices (run in a second process) ──"
 cat "$log"
 echo
-echo "Main run: exit $main_status. Second run: exit $second_status."
+echo "── the slowest tests (both runs; $RESULTS/*.xml has every test's time) ──"
+python3 scripts/slowest-tests.py -n 20 "$RESULTS"/main.xml "$RESULTS"/second.xml || true
+echo
+echo "Main run: exit $main_status, $main_seconds s. Second run: exit $second_status. Both: $((SECONDS - started)) s."
 [ "$main_status" -eq 0 ] && [ "$second_status" -eq 0 ]
