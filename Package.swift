@@ -250,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "FingerlockCLITests",
             dependencies: [
-                "FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles",
+                "FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault", "FingerlockServiceClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming

@@ -4,13 +4,14 @@ import Testing
 
 /// `notes show|edit|rm NAME`: the whole title or an id start (`NoteName`), then the title's start,
 /// then a fuzzy match (a part of the title, its letters in order, a typo), all after the one touch.
+/// In process (`InProcessCLI`); a person at a terminal opening a note by name is end to end.
 @Suite(.timeLimit(.minutes(3))) struct OpenByNameTests {
     /// One touch per run: a second one would find the script used up and time out.
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     /// A vault with notes like a password store's; returns each title's id.
-    func vault() async throws -> (BinaryRunner, [String: String]) {
-        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    func vault() async throws -> (InProcessCLI, [String: String]) {
+        let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
         try await runner.setPasscode()
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         var ids: [String: String] = [:]
@@ -118,17 +119,6 @@ import Testing
         let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
         let titles = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]).map { $0["title"] as? String }
         #expect(Set(titles.compactMap { $0 }) == ["Gmail", "Bank of Foo", "Banking app", "home wifi"])
-    }
-
-    @Test func aPersonTypesTheTouchOnceAndTheNoteOpensByName() async throws {
-        let (runner, _) = try await vault()
-        let session = try PseudoTerminalSession(
-            arguments: ["notes", "show", "gmail", "--line", "1"], environment: runner.environment.merging(["TERM": "dumb"]) { $1 })
-        await session.expect("type a finger name, or Enter for the passcode")
-        session.send("right-thumb\n")
-        #expect(await session.waitForExit() == 0)
-        #expect(session.output.contains("hunter2"))
-        #expect(session.output.components(separatedBy: "type a finger name").count == 2, "\(session.output)")
     }
 
     @Test func theLineIsPrintedWithoutClipAndOutOfRangeIsOneLine() async throws {
