@@ -91,9 +91,9 @@ struct SystemModeTPMTests {
 
     /// Issue 38 (H4): the TPM's counter is the machine's, and fingerlockd lets no user spend another's
     /// part of it. On swtpm's factory defaults (3 failures, one forgotten per 1000 s), Bob's wrong
-    /// passcodes — two clients at once, then more, then after a restart of the service — leave the
-    /// TPM one failure of his, and Alice's right passcode opens every time; Bob is told, in one line,
-    /// how long until the TPM forgets his (exit 3, locked_out).
+    /// passcodes — two clients at once, then more, as a subordinate uid of his, then after a restart
+    /// of the service — leave the TPM one failure of his, and Alice's right passcode opens every time;
+    /// Bob is told, in one line, how long until the TPM forgets his (exit 3, locked_out).
     @Test func anotherUsersWrongPasscodesNeverMakeYourRightOneFail() throws {
         try RealUsersTests.ensureUsers()
         let setup = try SystemModeRealUsersTests.Setup()
@@ -139,6 +139,41 @@ struct SystemModeTPMTests {
             #expect(refused.stderr.contains("try again in about 17 min"), "\(refused)")
             #expect(refused.stderr.trimmingCharacters(in: .newlines).contains("\n") == false, "\(refused)")
         }
+        #expect(try tpm.lockoutCounter() == 1)
+
+        // Bob once more, as one of his subordinate uids with a vault of its own: it counts as Bob.
+        let range = try #require(SubordinateUIDFloodTests.subordinateRange(of: bob), "no /etc/subuid range for \(bob)")
+        let subordinate = range.first + 7
+        let client = setup.base + "/raw_client.py"
+        try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
+        chmod(client, 0o644)
+        func call(_ method: String, _ parameters: [String: Any]) throws -> [String: Any] {
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: parameters), as: UTF8.self)
+            let ran = try runCommandSeparately(
+                "/usr/bin/setpriv",
+                ["--reuid=\(subordinate)", "--regid=\(subordinate)", "--clear-groups", "/usr/bin/python3", client,
+                    setup.socket, "io.fingerlock.Service." + method, json], timeout: 30)
+            return try #require(try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [String: Any], "\(ran)")
+        }
+        let vault = UUID().uuidString.lowercased()
+        let associatedData = Data("fingerlock slot table v1".utf8).base64EncodedString()
+        _ = try call("RegisterVault", ["vault": vault])
+        let sealed = try call(
+            "SealPasscodeSlot",
+            [
+                "vault": vault, "stretched": Data(repeating: 1, count: 32).base64EncodedString(),
+                "key": Data(repeating: 2, count: 32).base64EncodedString(), "associatedData": associatedData,
+                "tpm": ["pcr7": false],
+            ])
+        let slot = try #require((sealed["parameters"] as? [String: Any])?["sealedSlot"] as? String, "\(sealed)")
+        let guess = try call(
+            "UnlockWithPasscode",
+            [
+                "vault": vault, "stretched": Data(repeating: 3, count: 32).base64EncodedString(), "sealedSlot": slot,
+                "associatedData": associatedData, "cacheSeconds": 0,
+            ])
+        #expect(guess["error"] as? String == "io.fingerlock.Service.TPMRefused", "\(guess)")
+        #expect((guess["parameters"] as? [String: Any])?["problem"] as? String == "shareSpent", "\(guess)")
         #expect(try tpm.lockoutCounter() == 1)
 
         // Alice's right passcode opens.
