@@ -5,8 +5,9 @@ public import FoundationEssentials
 /// user's bound vault raises it, and at its limit the TPM refuses everyone's right passcode (and the
 /// disk's unlock at boot). So:
 ///
-/// - fingerlockd's callers together never take the counter past `pool` (half the TPM's limit, the
-///   last failure always left out): the rest is the machine's other users' (`machineReserve`);
+/// - fingerlockd's callers together never take the counter past `pool` (half the TPM's limit,
+///   rounded up, and never its last failure): the rest is the machine's other users'
+///   (`machineReserve`);
 /// - one account (a login with its subordinate uids) never has more than `share` failures standing
 ///   (a quarter of the pool, at least one, and while the pool holds two or more, at most all but
 ///   one of it): whatever it does — many vaults, many clients at once, vaults reset or forgotten —
