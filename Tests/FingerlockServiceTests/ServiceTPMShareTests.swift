@@ -129,6 +129,27 @@ struct ServiceTPMShareTests {
         #expect(try swtpm.lockoutCounter() == 1)
     }
 
+    @Test func aRefusalBeforeAnyAuthorizationChargesNothing() throws {
+        defer { swtpm.stop() }
+        let harness = try harness()
+        let core = harness.core
+        let vault = ClientVault()
+        _ = try core.registerVault(.init(vault: vault.id), peer: alice)
+        let slot = try core.sealPasscodeSlot(
+            .init(
+                vault: vault.id, stretched: vault.stretched.base64EncodedString(), key: vault.key.base64EncodedString(),
+                associatedData: vault.associatedData.base64EncodedString(), tpm: .init(pcr7: true)), peer: alice
+        ).sealedSlot
+        // Another program's failure on the counter, so a charge left behind would still stand.
+        try swtpm.failAnAuthorization()
+        try swtpm.extendPCR7()
+        for _ in 1...2 {
+            let refused = refusal { _ = try vault.unlock(core, slot: slot, as: alice) }
+            #expect(refused?.parameters["problem"] == .string("policyMismatch"), "\(String(describing: refused))")
+        }
+        #expect(try swtpm.lockoutCounter() == 1)
+    }
+
     @Test func aTPMThatForgetsByItselfGivesTheShareBackAfterItsInterval() throws {
         defer { swtpm.stop() }
         try swtpm.setDictionaryParameters(maximumTries: 3, interval: 2, recovery: 2)
