@@ -177,9 +177,10 @@ extension ServiceCore {
             } catch let refusal as TPMShareRefusal {
                 ledger.notJudged(attempt)
                 logger.notice(
-                    "TPM not asked: the caller's share of its failures is spent",
+                    "TPM not asked: the caller's share of its failures, or the callers' part, is spent",
                     metadata: [
-                        "uid": "\(owner.uid)", "vault": "\(owner.vault)", "standing": "\(refusal.standing)",
+                        "uid": "\(owner.uid)", "vault": "\(owner.vault)", "reason": "\(refusal.reason)",
+                        "standing": "\(refusal.standing)",
                         "secondsLeft": "\(refusal.secondsLeft.map(String.init) ?? "never")",
                     ])
                 throw Self.shareRefused(refusal)
