@@ -286,7 +286,10 @@ public enum ServiceInterface {
 
         # The slot is bound to the TPM and the TPM did not release its secret: `problem` is "lockout"
         # (the TPM refuses every DA-protected object for about `secondsLeft`), "nearLockout" (one more
-        # failure would lock the TPM, so the service did not ask it), "unreachable", "foreignObject"
+        # failure would lock the TPM, so the service did not ask it), "shareSpent" (the caller, with its
+        # subordinate uids, has its share of the TPM's failures standing, or all callers together the
+        # part the service may spend: the service did not ask it; `secondsLeft` 0 when the TPM never
+        # forgets a failure by itself), "unreachable", "foreignObject"
         # (another TPM sealed it, or this one was cleared), "policyMismatch" (PCR 7 changed), "malformed"
         # or "failed"; `message` says it for a person.
         error TPMRefused (problem: string, message: string, secondsLeft: int)

@@ -156,25 +156,40 @@ extension ServiceCore {
         // old copy from before a passcode change, is a wrong passcode (and counted as one).
         let proven = binding?.proves(sealed, associatedData: associatedData, secret: secret)
         // A slot bound to the TPM: the TPM releases its secret for the right passcode only, counting
-        // a wrong one itself (after this service counted it, and never when one more failure would
-        // lock the TPM). A refusal that judged nothing does not count here either.
+        // a wrong one itself (after this service counted it, never when one more failure would lock
+        // the TPM, and only within the caller's share of the TPM's failures: see `boundSlotKey`).
+        // A refusal that judged nothing does not count here either.
         var inner = sealed
         var slotKey = stretched
         if proven != nil, TPMBoundSlot.isBound(sealed) {
             do {
                 let bound = try TPMBoundSlot(decoding: sealed)
                 guard let vault = UUID(uuidString: owner.vault) else { throw VarlinkError.invalidParameter("vault") }
-                slotKey = try bound.slotKey(stretched: stretched, vault: vault, tpm: dependencies.tpm)
+                slotKey = try boundSlotKey(bound, stretched: stretched, vault: vault, owner: owner)
                 inner = bound.inner
-            } catch let error as TPMError where error.code != .authorizationFailed {
+            } catch let error as TPMError where error.code == .authorizationFailed {
+                // The TPM counted a wrong passcode: a wrong passcode here too (below).
+                slotKey = SymmetricKey(size: .bits256)
+            } catch let error as TPMError {
                 ledger.notJudged(attempt)
                 logger.notice("TPM refused", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "why": "\(error.message)"])
                 throw Self.tpmRefused(error)
+            } catch let refusal as TPMShareRefusal {
+                ledger.notJudged(attempt)
+                logger.notice(
+                    "TPM not asked: the caller's share of its failures, or the callers' part, is spent",
+                    metadata: [
+                        "uid": "\(owner.uid)", "vault": "\(owner.vault)", "reason": "\(refusal.reason)",
+                        "standing": "\(refusal.standing)",
+                        "secondsLeft": "\(refusal.secondsLeft.map(String.init) ?? "never")",
+                    ])
+                throw Self.shareRefused(refusal)
             } catch let error as VarlinkError {
                 throw error
             } catch {
-                // The TPM counted a wrong passcode: a wrong passcode here too (below).
-                slotKey = SymmetricKey(size: .bits256)
+                // The ledger of TPM failures could not be used: nothing was asked, nothing judged.
+                ledger.notJudged(attempt)
+                throw try state { throw error }
             }
         }
         let kek = SystemPasscodeSlot.keyEncryptionKey(stretched: slotKey, secret: secret, vault: owner.vault)

@@ -22,12 +22,14 @@ public struct ServiceDependencies: Sendable {
     public var accounts: any UIDAccounts
     /// The TPM a vault's passcode slot may be bound to (asked only for bound slots).
     public var tpm: any TrustedPlatformModule
+    /// The TPM failures each account has standing: its share of the machine's one counter.
+    public var tpmFailures: any TPMFailureStore
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
         now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(),
-        tpm: any TrustedPlatformModule = ESAPIModule()
+        tpm: any TrustedPlatformModule = ESAPIModule(), tpmFailures: any TPMFailureStore
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -38,12 +40,14 @@ public struct ServiceDependencies: Sendable {
         self.logger = logger
         self.accounts = accounts
         self.tpm = tpm
+        self.tpmFailures = tpmFailures
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
-    /// and sealed templates beside them, an in-memory key cache on the same clock whose keys are in
-    /// locked memory (logged once when the system refuses to lock it). The vaults are bounded by
-    /// `vaultLimits`, counted per account as `accounts` say (`fingerlockd` hands in the system's).
+    /// and sealed templates beside them, the TPM failures' ledger at its root, an in-memory key
+    /// cache on the same clock whose keys are in locked memory (logged once when the system refuses
+    /// to lock it). The vaults are bounded by `vaultLimits`, counted per account as `accounts` say
+    /// (`fingerlockd` hands in the system's).
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits(),
@@ -56,6 +60,6 @@ public struct ServiceDependencies: Sendable {
             keyCache: InMemoryKeyCache(
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
-            now: now, logger: logger, accounts: accounts, tpm: tpm)
+            now: now, logger: logger, accounts: accounts, tpm: tpm, tpmFailures: FileTPMFailureStore(layout: layout))
     }
 }

@@ -1,6 +1,7 @@
 import FingerlockServiceTestSupport
 import FingerlockTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -86,5 +87,109 @@ struct SystemModeTPMTests {
         let reset = try run(["passcode", "reset", "--passcode-fd", "3"], [recoveryKey, "after the reset", "after the reset"])
         #expect(reset.status == 0, "\(reset)")
         #expect(try run(["unlock", "--passcode-fd", "3"], ["after the reset"]).status == 0)
+    }
+
+    /// Issue 38 (H4): the TPM's counter is the machine's, and fingerlockd lets no user spend another's
+    /// part of it. On swtpm's factory defaults (3 failures, one forgotten per 1000 s), Bob's wrong
+    /// passcodes — two clients at once, then more, as a subordinate uid of his, then after a restart
+    /// of the service — leave the TPM one failure of his, and Alice's right passcode opens every time;
+    /// Bob is told, in one line, how long until the TPM forgets his (exit 3, locked_out).
+    @Test func anotherUsersWrongPasscodesNeverMakeYourRightOneFail() throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try SystemModeRealUsersTests.Setup()
+        defer { try? FileManager.default.removeItem(atPath: setup.base) }
+        let tpm = try SoftwareTPM()
+        defer { tpm.stop() }
+        tpm.openToEveryone()
+        let state = setup.base + "/run/state"
+        let environment = ["FINGERLOCK_TPM_TCTI": tpm.tcti]
+        var service = try DaemonProcess(
+            socket: setup.socket, stateDirectory: state, binary: setup.daemon, asUser: RealUsersTests.serviceUser,
+            environment: environment)
+        defer { _ = service.terminate() }
+        let noTPM = ["FINGERLOCK_TPM_TCTI": "device:/dev/tpmrm-absent"]
+        @Sendable func run(_ user: String, _ arguments: [String], _ passcodes: [String] = []) throws -> CommandOutput {
+            let options = ["--reader", "simulated", "--data-dir", setup.base + "/\(user)/data", "--socket", setup.socket]
+            return try setup.fingerlockSeparately(as: user, options + arguments, passcodes: passcodes, environment: noTPM)
+        }
+        let alice = RealUsersTests.alice
+        let bob = RealUsersTests.bob
+        for user in [alice, bob] {
+            let set = try run(user, ["passcode", "set", "--passcode-fd", "3"], [Self.passcode, Self.passcode])
+            try #require(set.status == 0, "\(set)")
+            try #require(try run(user, ["system", "enable", "--passcode-fd", "3"], [Self.passcode]).status == 0)
+            let bound = try run(user, ["tpm", "enable", "--passcode-fd", "3"], [Self.passcode])
+            try #require(bound.status == 0, "\(bound)")
+            _ = try run(user, ["lock"])
+        }
+        try #require(try tpm.lockoutCounter() == 0)
+
+        // Bob, two clients at once, then two more tries: the TPM is asked once.
+        let together = Mutex<[CommandOutput]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            if let ran = try? run(bob, ["unlock", "--passcode-fd", "3"], ["not the passcode"]) {
+                together.withLock { $0.append(ran) }
+            }
+        }
+        let first = together.withLock { $0 }
+        #expect(first.map(\.status).sorted() == [1, 3], "\(first)")
+        for _ in 1...2 {
+            let refused = try run(bob, ["unlock", "--passcode-fd", "3"], ["not the passcode"])
+            #expect(refused.status == 3, "\(refused)")
+            #expect(refused.stderr.contains("try again in about 17 min"), "\(refused)")
+            #expect(refused.stderr.trimmingCharacters(in: .newlines).contains("\n") == false, "\(refused)")
+        }
+        #expect(try tpm.lockoutCounter() == 1)
+
+        // Bob once more, as one of his subordinate uids with a vault of its own: it counts as Bob.
+        let range = try #require(SubordinateUIDFloodTests.subordinateRange(of: bob), "no /etc/subuid range for \(bob)")
+        let subordinate = range.first + 7
+        let client = setup.base + "/raw_client.py"
+        try FileManager.default.copyItem(atPath: fixtures + "/raw_client.py", toPath: client)
+        chmod(client, 0o644)
+        func call(_ method: String, _ parameters: [String: Any]) throws -> [String: Any] {
+            let json = String(decoding: try JSONSerialization.data(withJSONObject: parameters), as: UTF8.self)
+            let ran = try runCommandSeparately(
+                "/usr/bin/setpriv",
+                ["--reuid=\(subordinate)", "--regid=\(subordinate)", "--clear-groups", "/usr/bin/python3", client,
+                    setup.socket, "io.fingerlock.Service." + method, json], timeout: 30)
+            return try #require(try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [String: Any], "\(ran)")
+        }
+        let vault = UUID().uuidString.lowercased()
+        let associatedData = Data("fingerlock slot table v1".utf8).base64EncodedString()
+        _ = try call("RegisterVault", ["vault": vault])
+        let sealed = try call(
+            "SealPasscodeSlot",
+            [
+                "vault": vault, "stretched": Data(repeating: 1, count: 32).base64EncodedString(),
+                "key": Data(repeating: 2, count: 32).base64EncodedString(), "associatedData": associatedData,
+                "tpm": ["pcr7": false],
+            ])
+        let slot = try #require((sealed["parameters"] as? [String: Any])?["sealedSlot"] as? String, "\(sealed)")
+        let guess = try call(
+            "UnlockWithPasscode",
+            [
+                "vault": vault, "stretched": Data(repeating: 3, count: 32).base64EncodedString(), "sealedSlot": slot,
+                "associatedData": associatedData, "cacheSeconds": 0,
+            ])
+        #expect(guess["error"] as? String == "io.fingerlock.Service.TPMRefused", "\(guess)")
+        #expect((guess["parameters"] as? [String: Any])?["problem"] as? String == "shareSpent", "\(guess)")
+        #expect(try tpm.lockoutCounter() == 1)
+
+        // Alice's right passcode opens.
+        let opened = try run(alice, ["unlock", "--passcode-fd", "3"], [Self.passcode])
+        #expect(opened.status == 0, "\(opened)")
+        _ = try run(alice, ["lock"])
+
+        // A restarted service still knows whose failure the TPM counts.
+        _ = service.terminate()
+        service = try DaemonProcess(
+            socket: setup.socket, stateDirectory: state, binary: setup.daemon, asUser: RealUsersTests.serviceUser,
+            environment: environment)
+        let again = try run(bob, ["unlock", "--passcode-fd", "3"], ["not the passcode"])
+        #expect(again.status == 3, "\(again)")
+        #expect(try tpm.lockoutCounter() == 1)
+        let reopened = try run(alice, ["unlock", "--passcode-fd", "3"], [Self.passcode])
+        #expect(reopened.status == 0, "\(reopened)")
     }
 }

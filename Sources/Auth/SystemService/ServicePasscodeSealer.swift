@@ -70,7 +70,9 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
                 "Too many wrong passcodes (\(failed), counted by fingerlockd): "
                     + "try again in \(describe(left)).")
         case .tpmRefused(let problem, let message, _):
-            let delayed = ["lockout", "nearLockout", "busy"].contains(problem)
+            // "shareSpent": the service did not ask the TPM, the caller's share of its failures being
+            // spent; a delay like the TPM's own.
+            let delayed = ["lockout", "nearLockout", "shareSpent", "busy"].contains(problem)
             return PasscodeSealerError(
                 delayed ? .delayed : .unavailable,
                 (delayed ? "" : "This vault's passcode is bound to the TPM fingerlockd uses. ") + message + " "
