@@ -2,9 +2,9 @@ import Foundation
 @testable import FingerlockCLI
 import Testing
 
-/// `fingerlock status [--json]` through the built binary: no touch, no passcode, no secret.
+/// `fingerlock status [--json]` in process: no touch, no passcode, no secret.
 @Suite(.timeLimit(.minutes(3))) struct StatusTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     static let keys: Set<String> = [
         "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",
         "failedPasscodes", "passcodeDelaySecondsLeft", "fingers", "kind", "mode", "keyCacheUnavailable",
@@ -74,7 +74,7 @@ import Testing
     @Test func failedTouchesLockoutAndTheReuseWindow() async throws {
         try await runner.setPasscode()
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
-        let passcode = "\(BinaryRunner.passcode)\n"
+        let passcode = "\(InProcessCLI.passcode)\n"
         #expect(try await runner.run(["config", "set", "reuse-window", "5m", "--passcode-stdin"], stdin: passcode).status == 0)
         #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: passcode).status == 0)
         var status = try await statusJSON()

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// Output for scripts through the built binary: `notes show --body` and `--json`, `config get
+/// Output for scripts (in process): `notes show --body` and `--json`, `config get
 /// --json`, `verify --json`, lower-case ids in every output, and `notes search` exiting 1 on no hit.
 @Suite(.timeLimit(.minutes(3))) struct ScriptingOutputTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     init() async throws {
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func configGetJSONGivesValuesAsConfigSetTakesThem() async throws {
-        #expect(try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 0)
+        #expect(try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n").status == 0)
         let all = try await runner.run(["config", "get", "--json"])
         #expect(all.status == 0, "\(all.stderr)")
         let settings = try object(all.stdout)

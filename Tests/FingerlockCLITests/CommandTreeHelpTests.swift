@@ -31,9 +31,9 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Every command's help is its own, however it is asked for, through the built binary.
+/// Every command's help is its own, however it is asked for (in process).
 @Suite(.timeLimit(.minutes(3))) struct CommandTreeHelpTests {
-    let runner = BinaryRunner()
+    let runner = InProcessCLI()
 
     @Test func theTreeIsWalked() {
         // A walk that found nothing would make every other test here pass vacuously.

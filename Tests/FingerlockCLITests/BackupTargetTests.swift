@@ -5,11 +5,11 @@ import Testing
 import Glibc
 #endif
 
-/// `fingerlock backup FILE` through the binary: an existing file is kept unless `--force`, only
+/// `fingerlock backup FILE` in process: an existing file is kept unless `--force`, only
 /// regular files are replaced, and a destination that cannot work is refused before any touch or
 /// passcode is asked for.
 @Suite(.timeLimit(.minutes(3))) struct BackupTargetTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     @Test func anExistingFileNeedsForce() async throws {
@@ -56,7 +56,7 @@ import Glibc
 
     @Test func aFailedWriteNamesTheFileAskedForNeverATemporaryOne() async throws {
         try await runner.setPasscode()
-        let result = try await runner.run(["backup", "/proc/self/b.fl", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let result = try await runner.run(["backup", "/proc/self/b.fl", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
         #expect(result.status == 6)
         #expect(result.stderr.hasPrefix("fingerlock: Cannot write /proc/self/b.fl: "))
         #expect(!result.stderr.contains(".tmp-"))

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// `config set` durations through the built binary: refused before any passcode is asked, on one
+/// `config set` durations (in process): refused before any passcode is asked, on one
 /// line, and never a crash.
 @Suite(.timeLimit(.minutes(3))) struct DurationConfigTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test(arguments: [
         ("2562047788015216h", "too long"), ("1h1h", "at most once each, in that order"), ("30m1h", "in that order"),
@@ -22,9 +22,9 @@ import Testing
 
     @Test func aGoodDurationIsStoredAndReadBack() async throws {
         try await runner.setPasscode()
-        let set = try await runner.run(["config", "set", "cache-expiry", "1h30m", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let set = try await runner.run(["config", "set", "cache-expiry", "1h30m", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
         #expect(set.status == 0, "\(set.stderr)")
-        let get = try await runner.run(["config", "get", "cache-expiry", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let get = try await runner.run(["config", "get", "cache-expiry", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
         #expect(get.stdout == "1h30m\n")
     }
 }

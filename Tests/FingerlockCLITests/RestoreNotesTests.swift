@@ -4,9 +4,9 @@ import Testing
 /// What `restore` says about notes before it asks, and `restore --note`, which takes one note out
 /// of a backup and changes nothing else.
 @Suite(.timeLimit(.minutes(3))) struct RestoreNotesTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
-    let passcode = "\(BinaryRunner.passcode)\n"
+    let passcode = "\(InProcessCLI.passcode)\n"
 
     func add(_ body: String, title: String) async throws -> String {
         let result = try await runner.run(["notes", "add", "--title", title], environment: touch, stdin: body)
