@@ -5,7 +5,7 @@ import Testing
 /// `notes search` as grep and pass users expect it: several words ANDed, a snippet of where the
 /// body matched, days as people say them, `-n1`.
 @Suite(.timeLimit(.minutes(3))) struct SearchHabitsTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     init() async throws {
@@ -56,20 +56,6 @@ import Testing
         #expect(!title.stdout.contains("—"))
         let json = try await runner.run(["notes", "search", "4711", "--json"], environment: touch)
         #expect(!json.stdout.contains("door code") && !json.stdout.contains("—"))
-    }
-
-    @Test func theSnippetIsHighlightedOnATerminalOnly() async throws {
-        let environment = runner.environment.merging(touch) { $1 }
-        let colour = try PseudoTerminalSession(
-            arguments: ["notes", "search", "needle"], environment: environment.merging(["TERM": "xterm", "PAGER": "cat"]) { $1 })
-        #expect(await colour.waitForExit() == 0)
-        #expect(colour.output.contains("\u{1B}[1;31mNEEDLE\u{1B}[0m"), "\(colour.output.debugDescription)")
-        let plain = try PseudoTerminalSession(
-            arguments: ["notes", "search", "needle"],
-            environment: environment.merging(["TERM": "xterm", "PAGER": "cat", "NO_COLOR": "1"]) { $1 })
-        #expect(await plain.waitForExit() == 0)
-        #expect(plain.output.contains("aaaNEEDLEbbb"))
-        #expect(!plain.output.contains("\u{1B}["))
     }
 
     @Test func daysAsPeopleSayThemAndNOne() async throws {
