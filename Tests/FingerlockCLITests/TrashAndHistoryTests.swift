@@ -4,7 +4,7 @@ import Testing
 /// `notes rm` to the trash, `notes trash` (list, restore, empty), `notes history` (list, --show,
 /// --restore), through the built binary.
 @Suite(.timeLimit(.minutes(3))) struct TrashAndHistoryTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     func setUp() async throws {
@@ -124,9 +124,9 @@ import Testing
         #expect(try await runner.run(["notes", "history", id, "--restore", "0"], environment: touch).status == 64)
         #expect(try await runner.run(["notes", "history", id, "--show", "1", "--restore", "1"], environment: touch).status == 64)
         // The limit is a sealed setting.
-        let limit = try await runner.run(["config", "set", "history-limit", "1", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        let limit = try await runner.run(["config", "set", "history-limit", "1", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
         #expect(limit.status == 0, "\(limit.stderr)")
-        #expect(try await runner.run(["config", "set", "history-limit", "101", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status != 0)
+        #expect(try await runner.run(["config", "set", "history-limit", "101", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n").status != 0)
         #expect(try await runner.run(["notes", "edit", id, "--title", "Five"], environment: touch).status == 0)
         let pruning = try #require(try await json(["notes", "history", id]) as? [String: Any])
         #expect((pruning["revisions"] as? [[String: Any]])?.map { $0["number"] as? Int } == [4])
