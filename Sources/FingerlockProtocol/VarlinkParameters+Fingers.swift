@@ -76,11 +76,17 @@ extension VarlinkParameters {
         public var completed: Int
         public var total: Int
         public var retry: String
-        public init(event: ServiceInterface.EnrollStageEvent, completed: Int, total: Int, retry: String) {
+        /// With `waiting`: what the other user's request that holds the reader does.
+        public var busyWith: ServiceInterface.ReaderHolder?
+        public init(
+            event: ServiceInterface.EnrollStageEvent, completed: Int, total: Int, retry: String,
+            busyWith: ServiceInterface.ReaderHolder? = nil
+        ) {
             self.event = event
             self.completed = completed
             self.total = total
             self.retry = retry
+            self.busyWith = busyWith
         }
     }
 

@@ -67,10 +67,14 @@ extension ServiceCore {
         if parameters.reuse == true, let key = try reusedKey(owner, told) {
             return .init(key: key, finger: "", reader: "", reused: true, policyKnown: told != nil)
         }
+        // Only the user at the reader's seat: a touch there is theirs, not a caller's elsewhere.
+        try await requireSeat(peer, for: "UnlockWithTouch")
         let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity, lost: LostPrints?)
         do {
-            scan = try await scans.run(for: owner.uid, waitingAtMost: timeout) {
+            scan = try await scans.run(for: owner.uid, .scan, waitingAtMost: timeout) {
+                // The seat may have changed hands while this one waited.
+                try await requireSeat(peer, for: "UnlockWithTouch")
                 // Touches that ran while this one waited may have locked the vault out.
                 try checkTouchCanUnlock(owner, ledger)
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's

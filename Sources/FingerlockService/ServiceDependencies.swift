@@ -22,12 +22,14 @@ public struct ServiceDependencies: Sendable {
     public var accounts: any UIDAccounts
     /// The TPM a vault's passcode slot may be bound to (asked only for bound slots).
     public var tpm: any TrustedPlatformModule
+    /// Who may have the reader scan: the user active and local at its seat (`fingerlockd` asks logind).
+    public var seat: any SeatAccess
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
         now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(),
-        tpm: any TrustedPlatformModule = ESAPIModule()
+        tpm: any TrustedPlatformModule = ESAPIModule(), seat: any SeatAccess
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -38,6 +40,7 @@ public struct ServiceDependencies: Sendable {
         self.logger = logger
         self.accounts = accounts
         self.tpm = tpm
+        self.seat = seat
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
@@ -47,7 +50,7 @@ public struct ServiceDependencies: Sendable {
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits(),
-        tpm: any TrustedPlatformModule = ESAPIModule()
+        tpm: any TrustedPlatformModule = ESAPIModule(), seat: any SeatAccess
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
@@ -56,6 +59,6 @@ public struct ServiceDependencies: Sendable {
             keyCache: InMemoryKeyCache(
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
-            now: now, logger: logger, accounts: accounts, tpm: tpm)
+            now: now, logger: logger, accounts: accounts, tpm: tpm, seat: seat)
     }
 }

@@ -80,6 +80,12 @@ extension AuthError {
             return from(error)
         case .wrongReaderKind(let reader, let kind):
             return wrongReaderKind(reader, vaultKind: kind)
+        case .notAtSeat(let evidence, let unverifiable):
+            // The same line as a remote session the CLI sees for itself, with fingerlockd's evidence.
+            let message =
+                unverifiable
+                ? "fingerlockd does not scan: \(evidence)." : RemoteSessionDetector.sentence(evidence)
+            return AuthError(.biometryNotAvailable, message, unavailability: .remoteSession)
         case .readerMismatch(let reader, let serviceReader):
             let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
             return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")

@@ -34,6 +34,10 @@ struct EnrollProgressText {
             return lines
         case .progress(.retry(let reason)):
             return ["  \(reason.hint)"]
+        case .progress(.waitingForOtherUser(let request)):
+            return [
+                "The reader is busy with another user's \(request.rawValue): do not touch it yet; this enrollment waits its turn."
+            ]
         case .progress(.enrolled):
             guard let lastStage, lastStage.completed < lastStage.total else { return [] }
             return ["  The reader had enough after \(lastStage.completed) of up to \(lastStage.total) touches."]

@@ -28,6 +28,14 @@ public enum EnrollEvent: Sendable, Equatable {
     case retry(RetryReason)
     /// Enrollment finished; this is the print to keep.
     case enrolled(EnrolledPrint)
+    /// Not from a reader: fingerlockd's reader is held by another user's request, which a touch now
+    /// would go to; this enrollment waits its turn.
+    case waitingForOtherUser(OtherUsersRequest)
+
+    /// What another user's request that holds a shared reader is doing.
+    public enum OtherUsersRequest: String, Sendable, Equatable {
+        case enrollment, scan
+    }
 
     /// The stream a reader's `enroll` returns: `enroll` runs in a task of its own, reports progress
     /// through the continuation, and its print ends the stream as `.enrolled`; an error ends it with
