@@ -17,14 +17,19 @@ extension ServiceCore {
                 let reply: Data
                 switch method {
                 case .unlockWithTouch:
+                    let parameters = try call.parameters(VarlinkParameters.UnlockWithTouch.self)
                     reply = VarlinkReply.encode(
-                        try await unlockWithTouch(call.parameters(VarlinkParameters.UnlockWithTouch.self), peer: peer))
+                        try await whileAtSeat(peer, for: "UnlockWithTouch") { [self] in
+                            try await unlockWithTouch(parameters, peer: peer)
+                        })
                 case .enrollFinger:
                     guard call.more else { throw VarlinkError(name: "org.varlink.service.ExpectedMore") }
                     let parameters = try call.parameters(VarlinkParameters.EnrollFinger.self)
                     reply = VarlinkReply.encode(
-                        try await enrollFinger(parameters, peer: peer) { stage in
-                            emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
+                        try await whileAtSeat(peer, for: "EnrollFinger") { [self] in
+                            try await enrollFinger(parameters, peer: peer) { stage in
+                                emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
+                            }
                         })
                 case .forgetFinger:
                     try await forgetFinger(call.parameters(VarlinkParameters.ForgetFinger.self), peer: peer)
