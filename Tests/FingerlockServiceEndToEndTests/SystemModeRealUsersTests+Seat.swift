@@ -161,3 +161,42 @@ extension SystemModeRealUsersTests {
         #expect(allowed.status == 0, "\(allowed.output) \(allowing.log)")
     }
 }
+
+extension SystemModeRealUsersTests {
+    /// Where two users may both scan (no logind, `--allow-scans-without-logind`), an enrollment
+    /// that waits behind another user's scan says so instead of taking touches silently.
+    @Test func anEnrollmentWaitingBehindAnotherUsersScanSaysSo() async throws {
+        try RealUsersTests.ensureUsers()
+        let setup = try Setup()
+        // Alice's two enrollment touches, her touch that holds the reader for her vault's scan
+        // timeout, then Bob's two.
+        let service = try setup.startService(touches: "right-index,right-index,hold,left-thumb,left-thumb")
+        defer {
+            service.terminate()
+            try? FileManager.default.removeItem(atPath: setup.base)
+        }
+        let alice = RealUsersTests.alice
+        let bob = RealUsersTests.bob
+        _ = try Self.systemVault(setup, alice, session: nil)
+        let enrolled = try Self.run(setup, alice, session: nil, ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
+        try #require(enrolled.status == 0, "\(enrolled.output) \(service.log)")
+        let configured = try Self.run(
+            setup, alice, session: nil, ["config", "set", "scan-timeout", "8s", "--passcode-fd", "3"], [Self.passcode])
+        try #require(configured.status == 0, "\(configured.output)")
+        let unlocked = try Self.run(setup, alice, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
+        try #require(unlocked.status == 0, "\(unlocked.output)")
+        _ = try Self.systemVault(setup, bob, session: nil)
+
+        // Alice's verify holds the reader; Bob's enrollment comes while it does.
+        let alicesVerify = Task.detached { try Self.run(setup, alice, session: nil, ["verify"]) }
+        try await Task.sleep(for: .seconds(2))
+        let bobs = try Self.run(setup, bob, session: nil, ["enroll", "left-thumb", "--passcode-fd", "3"], [Self.passcode])
+        #expect(bobs.status == 0, "\(bobs.output) \(service.log)")
+        #expect(
+            bobs.output.contains(
+                "The reader is busy with another user's scan: do not touch it yet; this enrollment waits its turn."),
+            "\(bobs.output)")
+        let verify = try await alicesVerify.value
+        #expect(verify.status != 0, "\(verify.output)")
+    }
+}
