@@ -37,7 +37,7 @@ extension ServiceCore {
             print = try await scans.run(for: owner.uid, .enrollment, waitingAtMost: timeout, waiting: waiting) {
                 () async throws -> EnrolledPrint in
                 // The seat may have changed hands while this one waited.
-                try await requireSeat(peer, for: "EnrollFinger")
+                try await takeReader(peer, for: "EnrollFinger")
                 // An on-chip reader refuses a second copy of a print: the old one goes first.
                 if let old, reader.info.hasStorage { try? await reader.deleteStoredPrint(old) }
                 for try await event in reader.enroll(finger, username: label, timeout: timeout) {

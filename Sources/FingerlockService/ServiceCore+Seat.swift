@@ -31,6 +31,13 @@ extension ServiceCore {
         }
     }
 
+    /// A request's turn at the reader has come: its caller must still be the user at the seat (the
+    /// seat may have changed hands while it waited); logged, so the log shows whose scan holds it.
+    func takeReader(_ peer: PeerCredentials, for method: String) async throws(VarlinkError) {
+        try await requireSeat(peer, for: method)
+        logger.info("reader taken", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "method": "\(method)"])
+    }
+
     /// Throws `NotAtSeat` unless the peer is the user active and local at the reader's seat.
     func requireSeat(_ peer: PeerCredentials, for method: String) async throws(VarlinkError) {
         guard case .refused(let refusal) = await dependencies.seat.mayScan(uid: peer.uid, pid: peer.pid) else { return }

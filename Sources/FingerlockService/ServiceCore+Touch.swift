@@ -79,7 +79,7 @@ extension ServiceCore {
         do {
             scan = try await scans.run(for: owner.uid, .scan, waitingAtMost: timeout) {
                 // The seat may have changed hands while this one waited.
-                try await requireSeat(peer, for: "UnlockWithTouch")
+                try await takeReader(peer, for: "UnlockWithTouch")
                 // Touches that ran while this one waited may have locked the vault out.
                 try checkTouchCanUnlock(owner, ledger)
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's

@@ -181,15 +181,21 @@ extension SystemModeRealUsersTests {
         let enrolled = try Self.run(setup, alice, session: nil, ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
         try #require(enrolled.status == 0, "\(enrolled.output) \(service.log)")
         let configured = try Self.run(
-            setup, alice, session: nil, ["config", "set", "scan-timeout", "8s", "--passcode-fd", "3"], [Self.passcode])
+            setup, alice, session: nil, ["config", "set", "scan-timeout", "20s", "--passcode-fd", "3"], [Self.passcode])
         try #require(configured.status == 0, "\(configured.output)")
         let unlocked = try Self.run(setup, alice, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
         try #require(unlocked.status == 0, "\(unlocked.output)")
         _ = try Self.systemVault(setup, bob, session: nil)
 
-        // Alice's verify holds the reader; Bob's enrollment comes while it does.
+        // Alice's verify holds the reader (for 20 s); Bob's enrollment comes while it does.
         let alicesVerify = Task.detached { try Self.run(setup, alice, session: nil, ["verify"]) }
-        try await Task.sleep(for: .seconds(2))
+        let taken = "uid=\(RealUsersTests.uid(alice)) [FingerlockService] reader taken"
+        var holding = false
+        for _ in 0..<300 where !holding {
+            holding = service.log.contains("method=UnlockWithTouch pid=") && service.log.contains(taken)
+            if !holding { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(holding, "\(service.log)")
         let bobs = try Self.run(setup, bob, session: nil, ["enroll", "left-thumb", "--passcode-fd", "3"], [Self.passcode])
         #expect(bobs.status == 0, "\(bobs.output) \(service.log)")
         #expect(

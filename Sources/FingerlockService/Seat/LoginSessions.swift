@@ -22,8 +22,8 @@ enum LoginQueryError: Error, Sendable, Equatable {
 }
 
 /// What the seat rule asks logind (org.freedesktop.login1), behind a protocol so the rule's tests
-/// can answer in process.
-protocol LoginSessions: Sendable {
+/// can answer in process. One value answers one verdict's questions.
+protocol LoginSessions {
     /// The session active on `seat`; nil when none is.
     func activeSession(seat: String) throws(LoginQueryError) -> LoginSession?
     /// The session the process `pid` belongs to; nil when it belongs to none (a process of the

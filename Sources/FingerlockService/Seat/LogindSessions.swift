@@ -1,12 +1,20 @@
-/// ``LoginSessions`` asked of systemd-logind over the system bus, each question on a new private
-/// connection (a few milliseconds; one set of questions per scan). Blocking: call it off Swift's
-/// cooperative pool.
-struct LogindSessions: LoginSessions {
+/// ``LoginSessions`` asked of systemd-logind over the system bus, on one private connection opened
+/// at the first question (a few milliseconds; one verdict's questions each time). Blocking: use it
+/// off Swift's cooperative pool, on one thread, and let it go after the verdict.
+final class LogindSessions: LoginSessions {
     static let service = "org.freedesktop.login1"
     static let manager = "/org/freedesktop/login1"
+    private var connection: SystemBusConnection?
+
+    private func bus() throws(LoginQueryError) -> SystemBusConnection {
+        if let connection { return connection }
+        let opened = try SystemBusConnection()
+        connection = opened
+        return opened
+    }
 
     func activeSession(seat: String) throws(LoginQueryError) -> LoginSession? {
-        let bus = try SystemBusConnection()
+        let bus = try bus()
         let seatPath = Self.manager + "/seat/" + Self.escaped(seat)
         let reference = try property(bus, seatPath, "org.freedesktop.login1.Seat", "ActiveSession")
         // (so): the session's id and path; ("", "/") when none is active.
@@ -18,7 +26,7 @@ struct LogindSessions: LoginSessions {
     }
 
     func session(ofProcess pid: Int32) throws(LoginQueryError) -> LoginSession? {
-        let bus = try SystemBusConnection()
+        let bus = try bus()
         let reply: BusVariant
         do {
             reply = try bus.call(
