@@ -223,7 +223,10 @@ public enum ServiceInterface {
         # With `reuse` true, within the reuse window of the last passcode unlock or matching touch the
         # key is released without a scan (`reused` true, `finger` and `reader` empty). `policyKnown`
         # says whether SetVaultPolicy was called for the vault. Closing the connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool)
+        # Called with "more", while another user's request holds the reader as this one arrives, a reply
+        # with `busyWith` ("enrollment" or "scan") and empty `key`, `finger` and `reader` continues: a
+        # touch now would go to that request. The last reply is the touch's.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool, busyWith: ?string)
 
         # The key, within the vault's reuse window of the last passcode unlock or matching touch; never
         # scans. Outside it (or with no window) it fails with ScanRequired, which carries the vault's

@@ -21,7 +21,7 @@ extension SystemServiceClient {
                 // A reason this client does not know is still a retry; the reason only words the hint.
                 case .retry: progress(.retry(RetryReason(rawValue: stage.retry) ?? .general))
                 case .waiting:
-                    let request = EnrollEvent.OtherUsersRequest(rawValue: (stage.busyWith ?? .scan).rawValue) ?? .scan
+                    let request = OtherUsersRequest(rawValue: (stage.busyWith ?? .scan).rawValue) ?? .scan
                     progress(.waitingForOtherUser(request))
                 }
             }

@@ -163,14 +163,15 @@ extension SystemModeRealUsersTests {
 }
 
 extension SystemModeRealUsersTests {
-    /// Where two users may both scan (no logind, `--allow-scans-without-logind`), an enrollment
-    /// that waits behind another user's scan says so instead of taking touches silently.
-    @Test func anEnrollmentWaitingBehindAnotherUsersScanSaysSo() async throws {
+    /// Where two users may both scan (no logind, `--allow-scans-without-logind`), an enrollment or
+    /// a touch that waits behind another user's scan says so instead of taking touches silently.
+    @Test func anEnrollmentOrATouchWaitingBehindAnotherUsersScanSaysSo() async throws {
         try RealUsersTests.ensureUsers()
         let setup = try Setup()
-        // Alice's two enrollment touches, her touch that holds the reader for her vault's scan
-        // timeout, then Bob's two.
-        let service = try setup.startService(touches: "right-index,right-index,hold,left-thumb,left-thumb")
+        // Alice's two enrollment touches; her touch that holds the reader for her vault's scan
+        // timeout, then Bob's two enrollment touches; her second holding touch, then Bob's touch.
+        let service = try setup.startService(
+            touches: "right-index,right-index,hold,left-thumb,left-thumb,hold,left-thumb")
         defer {
             service.terminate()
             try? FileManager.default.removeItem(atPath: setup.base)
@@ -181,28 +182,44 @@ extension SystemModeRealUsersTests {
         let enrolled = try Self.run(setup, alice, session: nil, ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
         try #require(enrolled.status == 0, "\(enrolled.output) \(service.log)")
         let configured = try Self.run(
-            setup, alice, session: nil, ["config", "set", "scan-timeout", "20s", "--passcode-fd", "3"], [Self.passcode])
+            setup, alice, session: nil, ["config", "set", "scan-timeout", "12s", "--passcode-fd", "3"], [Self.passcode])
         try #require(configured.status == 0, "\(configured.output)")
         let unlocked = try Self.run(setup, alice, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
         try #require(unlocked.status == 0, "\(unlocked.output)")
         _ = try Self.systemVault(setup, bob, session: nil)
 
-        // Alice's verify holds the reader (for 20 s); Bob's enrollment comes while it does.
-        let alicesVerify = Task.detached { try Self.run(setup, alice, session: nil, ["verify"]) }
-        let taken = "uid=\(RealUsersTests.uid(alice)) [FingerlockService] reader taken"
-        var holding = false
-        for _ in 0..<300 where !holding {
-            holding = service.log.contains("method=UnlockWithTouch pid=") && service.log.contains(taken)
-            if !holding { try await Task.sleep(for: .milliseconds(50)) }
+        /// Alice's `verify`, once its scan holds the reader (for 12 s): the service logs it.
+        func alicesHoldingVerify(_ number: Int) async throws -> Task<(status: Int32, output: String), any Error> {
+            let verify = Task.detached { try Self.run(setup, alice, session: nil, ["verify"]) }
+            var holding = false
+            for _ in 0..<300 where !holding {
+                holding = service.log.components(separatedBy: "method=UnlockWithTouch pid=").count > number
+                if !holding { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            try #require(holding, "\(service.log)")
+            return verify
         }
-        try #require(holding, "\(service.log)")
-        let bobs = try Self.run(setup, bob, session: nil, ["enroll", "left-thumb", "--passcode-fd", "3"], [Self.passcode])
-        #expect(bobs.status == 0, "\(bobs.output) \(service.log)")
+
+        // Bob's enrollment comes while Alice's first verify holds the reader.
+        let first = try await alicesHoldingVerify(1)
+        let bobsEnroll = try Self.run(setup, bob, session: nil, ["enroll", "left-thumb", "--passcode-fd", "3"], [Self.passcode])
+        #expect(bobsEnroll.status == 0, "\(bobsEnroll.output) \(service.log)")
         #expect(
-            bobs.output.contains(
+            bobsEnroll.output.contains(
                 "The reader is busy with another user's scan: do not touch it yet; this enrollment waits its turn."),
-            "\(bobs.output)")
-        let verify = try await alicesVerify.value
-        #expect(verify.status != 0, "\(verify.output)")
+            "\(bobsEnroll.output)")
+        #expect(try await first.value.status != 0)
+
+        // Bob's touch comes while her second verify holds it.
+        let bobsUnlock = try Self.run(setup, bob, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
+        try #require(bobsUnlock.status == 0, "\(bobsUnlock.output)")
+        let second = try await alicesHoldingVerify(2)
+        let bobsVerify = try Self.run(setup, bob, session: nil, ["verify"])
+        #expect(bobsVerify.status == 0 && bobsVerify.output.contains("left-thumb"), "\(bobsVerify.output) \(service.log)")
+        #expect(
+            bobsVerify.output.contains(
+                "The reader is busy with another user's scan: do not touch it yet; your touch waits its turn."),
+            "\(bobsVerify.output)")
+        #expect(try await second.value.status != 0)
     }
 }

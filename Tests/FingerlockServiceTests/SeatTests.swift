@@ -216,4 +216,22 @@ struct ServiceSeatTests {
         let first = stages.withLock { $0.first }
         #expect(first == .init(event: .waiting, completed: 0, total: 0, retry: "", busyWith: holder))
     }
+
+    @Test func aWaitingTouchIsToldThatAnotherUsersScanHoldsTheReader() async throws {
+        // Alice's and Bob's enrollments; Alice's touch holds the reader for 2 s; Bob's touch after.
+        let fixture = try TouchFixture(
+            script: Array(repeating: .finger(.rightIndex), count: 4) + [.hold, .finger(.rightIndex)])
+        _ = try await fixture.enroll(.rightIndex)
+        try await fixture.bobsVault()
+        try fixture.unlockWithPasscode(cacheSeconds: 600)
+        async let alices = fixture.touchOutcome(timeout: 2)
+        #expect(await InProcessServer.eventually { fixture.touches.remainingCount == 1 })
+        let told = Mutex<[ServiceInterface.ReaderHolder]>([])
+        let bobs = try await fixture.core.unlockWithTouch(
+            .init(vault: fixture.vault.id, finger: nil, timeoutSeconds: 10), peer: bob
+        ) { holder in told.withLock { $0.append(holder) } }
+        #expect(await alices == "ScanTimedOut")
+        #expect(bobs.finger == Finger.rightIndex.rawValue)
+        #expect(told.withLock { $0 } == [.scan])
+    }
 }

@@ -1,5 +1,5 @@
 import AuthCore
-import Fingerprint
+public import Fingerprint
 import Foundation
 import Vault
 
@@ -128,6 +128,11 @@ extension AuthError {
         AuthError(
             .passcodeDelay,
             "Too many wrong passcodes (\(delay.failures)): try again in \(PasscodeDelays.describe(delay.left)).")
+    }
+    /// The line a request waiting behind another user's at fingerlockd's reader shows (`waiting`:
+    /// "your touch", "this enrollment").
+    public static func readerBusy(with request: OtherUsersRequest, waiting: String) -> String {
+        "The reader is busy with another user's \(request.rawValue): do not touch it yet; \(waiting) waits its turn."
     }
     static let noTerminal = "There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N."
 

@@ -35,9 +35,7 @@ struct EnrollProgressText {
         case .progress(.retry(let reason)):
             return ["  \(reason.hint)"]
         case .progress(.waitingForOtherUser(let request)):
-            return [
-                "The reader is busy with another user's \(request.rawValue): do not touch it yet; this enrollment waits its turn."
-            ]
+            return [AuthError.readerBusy(with: request, waiting: "this enrollment")]
         case .progress(.enrolled):
             guard let lastStage, lastStage.completed < lastStage.total else { return [] }
             return ["  The reader had enough after \(lastStage.completed) of up to \(lastStage.total) touches."]
