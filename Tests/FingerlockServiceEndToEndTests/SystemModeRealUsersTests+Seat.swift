@@ -182,13 +182,18 @@ extension SystemModeRealUsersTests {
         let enrolled = try Self.run(setup, alice, session: nil, ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
         try #require(enrolled.status == 0, "\(enrolled.output) \(service.log)")
         let configured = try Self.run(
-            setup, alice, session: nil, ["config", "set", "scan-timeout", "12s", "--passcode-fd", "3"], [Self.passcode])
+            setup, alice, session: nil, ["config", "set", "scan-timeout", "30s", "--passcode-fd", "3"], [Self.passcode])
         try #require(configured.status == 0, "\(configured.output)")
         let unlocked = try Self.run(setup, alice, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
         try #require(unlocked.status == 0, "\(unlocked.output)")
         _ = try Self.systemVault(setup, bob, session: nil)
+        // Bob waits for the reader as long as his own scan timeout: longer than Alice's scans hold it,
+        // which is long enough for his command to start and prove his passcode on a loaded machine.
+        let bobsTimeout = try Self.run(
+            setup, bob, session: nil, ["config", "set", "scan-timeout", "60s", "--passcode-fd", "3"], [Self.passcode])
+        try #require(bobsTimeout.status == 0, "\(bobsTimeout.output)")
 
-        /// Alice's `verify`, once its scan holds the reader (for 12 s): the service logs it.
+        /// Alice's `verify`, once its scan holds the reader (for 30 s): the service logs it.
         func alicesHoldingVerify(_ number: Int) async throws -> Task<(status: Int32, output: String), any Error> {
             let verify = Task.detached { try Self.run(setup, alice, session: nil, ["verify"]) }
             var holding = false
