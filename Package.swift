@@ -88,6 +88,12 @@ let package = Package(
             name: "CTSS2",
             providers: [.apt(["libtss2-dev"])]
         ),
+        // GIO's D-Bus client, opened at run time as libfprint is: fingerlockd asks logind who sits at
+        // the reader's seat (issue 38).
+        .systemLibrary(
+            name: "CGio",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
         // Declarations of BoringSSL's AEAD context functions, which swift-crypto links in but does
         // not export: one AES-GCM context per key for scans (see `AESGCMOpener`). No library of its own.
         .systemLibrary(name: "CBoringSSLShim"),
@@ -183,7 +189,7 @@ let package = Package(
             dependencies: [
                 // AuthCore, not Auth: the service hosts the rules and never opens a vault, so it links
                 // neither GRDB/SQLite nor libkeyutils.
-                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles", "TrustedPlatform",
+                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles", "TrustedPlatform", "CGio",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

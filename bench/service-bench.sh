@@ -82,7 +82,11 @@ scans() { local n=$1 out=(); while [ "$n" -gt 0 ]; do out+=("SCAN $SCAN_ID"); n=
 
 # --- the service, as make install runs it (here by hand): its own reader, its own state -------------
 mkdir -m 700 "$WORK/state"
-"$FINGERLOCKD" --socket "$WORK/socket" --state-dir "$WORK/state" --reader virtual_device 2>"$WORK/service.log" &
+# fingerlockd scans only for the user at the reader's seat, as logind says (issue 38), and the bench
+# runs as root: it is given no system bus and told to scan without logind, so the seat check costs a
+# failed connect here (with logind, a round trip of a few calls before each scan, not measured).
+DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/no-bus "$FINGERLOCKD" --socket "$WORK/socket" --state-dir "$WORK/state" \
+    --reader virtual_device --allow-scans-without-logind 2>"$WORK/service.log" &
 SERVICE_PID=$!
 for _ in $(seq 100); do [ -S "$WORK/socket" ] && break; sleep 0.05; done
 [ -S "$WORK/socket" ] || { cat "$WORK/service.log"; exit 2; }

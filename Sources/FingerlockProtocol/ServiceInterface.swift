@@ -84,6 +84,7 @@ public enum ServiceInterface {
         case wrongReaderKind = "WrongReaderKind"
         case scanRequired = "ScanRequired"
         case tpmRefused = "TPMRefused"
+        case notAtSeat = "NotAtSeat"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
     }
@@ -199,13 +200,16 @@ public enum ServiceInterface {
         )
 
         # One step of an enrollment: `event` is "opened" (the reader waits for the first of `total`
-        # touches), "stage" (`completed` of `total` done) or "retry" (the touch did not count;
-        # `retry` is short, center, remove or general).
+        # touches), "stage" (`completed` of `total` done), "retry" (the touch did not count;
+        # `retry` is short, center, remove or general) or "waiting" (another user's request holds the
+        # reader, `busyWith` "enrollment" or "scan": a touch now goes to it, not to this enrollment,
+        # which waits its turn).
         type EnrollStage (
           event: string,
           completed: int,
           total: int,
-          retry: string
+          retry: string,
+          busyWith: ?string
         )
 
         # One touch on the service's reader, matched against this vault's templates kept by the
@@ -219,7 +223,10 @@ public enum ServiceInterface {
         # With `reuse` true, within the reuse window of the last passcode unlock or matching touch the
         # key is released without a scan (`reused` true, `finger` and `reader` empty). `policyKnown`
         # says whether SetVaultPolicy was called for the vault. Closing the connection cancels the scan.
-        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool)
+        # Called with "more", while another user's request holds the reader as this one arrives, a reply
+        # with `busyWith` ("enrollment" or "scan") and empty `key`, `finger` and `reader` continues: a
+        # touch now would go to that request. The last reply is the touch's.
+        method UnlockWithTouch(vault: string, finger: ?string, timeoutSeconds: int, reuse: ?bool) -> (key: string, finger: string, reader: string, reused: ?bool, policyKnown: ?bool, busyWith: ?string)
 
         # The key, within the vault's reuse window of the last passcode unlock or matching touch; never
         # scans. Outside it (or with no window) it fails with ScanRequired, which carries the vault's
@@ -321,6 +328,14 @@ public enum ServiceInterface {
         # The service's reader cannot scan: `problem` is noReader, busy, unplugged, noPermission
         # or deviceError; `message` says it for a person.
         error ReaderUnavailable (problem: string, message: string)
+
+        # The caller may not scan (EnrollFinger, UnlockWithTouch): the service scans only for the user
+        # whose session is active and local at the reader's seat, as logind says, and a caller's process
+        # that belongs to a session must belong to that one. `problem` is "remote" (the caller's session
+        # is a remote login), "notActive" (no session, another user's, or another session of the caller's
+        # is active at the seat) or "unknown" (logind could not be asked); `message` says it for a person.
+        # Asked before the request waits for the reader and again when its turn comes; nothing is counted.
+        error NotAtSeat (problem: string, message: string)
 
         # ImportFinger: the template was made on `reader`, the service's reader is `serviceReader`
         # (empty when it has none).

@@ -24,12 +24,19 @@ extension VarlinkParameters {
         /// Whether the vault's owner told the service its settings (SetVaultPolicy): false asks the
         /// client, which holds the key now, to tell them.
         public var policyKnown: Bool?
-        public init(key: String, finger: String, reader: String, reused: Bool? = nil, policyKnown: Bool? = nil) {
+        /// A reply that continues (the call was made with "more"): another user's request holds the
+        /// reader, and this touch waits its turn; `key`, `finger` and `reader` are empty.
+        public var busyWith: ServiceInterface.ReaderHolder?
+        public init(
+            key: String, finger: String, reader: String, reused: Bool? = nil, policyKnown: Bool? = nil,
+            busyWith: ServiceInterface.ReaderHolder? = nil
+        ) {
             self.key = key
             self.finger = finger
             self.reader = reader
             self.reused = reused
             self.policyKnown = policyKnown
+            self.busyWith = busyWith
         }
     }
 
@@ -76,11 +83,17 @@ extension VarlinkParameters {
         public var completed: Int
         public var total: Int
         public var retry: String
-        public init(event: ServiceInterface.EnrollStageEvent, completed: Int, total: Int, retry: String) {
+        /// With `waiting`: what the other user's request that holds the reader does.
+        public var busyWith: ServiceInterface.ReaderHolder?
+        public init(
+            event: ServiceInterface.EnrollStageEvent, completed: Int, total: Int, retry: String,
+            busyWith: ServiceInterface.ReaderHolder? = nil
+        ) {
             self.event = event
             self.completed = completed
             self.total = total
             self.retry = retry
+            self.busyWith = busyWith
         }
     }
 

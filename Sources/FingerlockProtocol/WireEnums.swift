@@ -14,5 +14,22 @@ extension ServiceInterface {
         case stage
         /// The touch did not count; `retry` says why.
         case retry
+        /// Another user's request holds the reader (`busyWith`): this enrollment waits its turn.
+        case waiting
+    }
+
+    /// `EnrollStage.busyWith`: what another user's request that holds the reader is doing.
+    public enum ReaderHolder: String, Codable, Sendable, CaseIterable {
+        case enrollment, scan
+    }
+
+    /// `NotAtSeat.problem`: why the caller may not scan.
+    public enum SeatProblem: String, Codable, Sendable, CaseIterable {
+        /// The caller's own logind session is a remote login.
+        case remote
+        /// No session, another user's, or another session of the caller's is active at the reader's seat.
+        case notActive
+        /// logind could not be asked (or is absent and the service was not told to scan without it).
+        case unknown
     }
 }

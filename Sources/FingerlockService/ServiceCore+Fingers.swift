@@ -22,13 +22,22 @@ extension ServiceCore {
         // the wrong kind for the vault.
         let reader = try await currentReader(timeout: timeout)
         try checkReaderKind(reader, told ?? .defaults)
+        // Only the user at the reader's seat enrolls: nobody else's touches become their template.
+        // Before the passcode, which is then not counted.
+        try await requireSeat(peer, for: "EnrollFinger")
         _ = try checkPasscode(parameters.proof, peer: peer)
         let old = try state { try dependencies.templates.prints(owner, secret: secret) }
             .first { $0.finger == finger && $0.reader == reader.identity }
         let label = PrintLabel.username(user: "uid\(owner.uid)", storeID: UUID(uuidString: owner.vault)!)
         let print: EnrolledPrint
         do {
-            print = try await scans.run(for: owner.uid, waitingAtMost: timeout) { () async throws -> EnrolledPrint in
+            let waiting: (ServiceInterface.ReaderHolder) -> Void = { holder in
+                _ = emit(.init(event: .waiting, completed: 0, total: 0, retry: "", busyWith: holder))
+            }
+            print = try await scans.run(for: owner.uid, .enrollment, waitingAtMost: timeout, waiting: waiting) {
+                () async throws -> EnrolledPrint in
+                // The seat may have changed hands while this one waited.
+                try await takeReader(peer, for: "EnrollFinger")
                 // An on-chip reader refuses a second copy of a print: the old one goes first.
                 if let old, reader.info.hasStorage { try? await reader.deleteStoredPrint(old) }
                 for try await event in reader.enroll(finger, username: label, timeout: timeout) {
@@ -39,6 +48,8 @@ extension ServiceCore {
                         stage = .init(event: .stage, completed: completed, total: total, retry: "")
                     case .retry(let reason): stage = .init(event: .retry, completed: 0, total: 0, retry: reason.rawValue)
                     case .enrolled(let print): return print
+                    // Only the service itself says so (above), never a reader.
+                    case .waitingForOtherUser: continue
                     }
                     // Leaving the loop ends the stream, which cancels the enrollment.
                     guard emit(stage) else { throw CancellationError() }

@@ -17,14 +17,26 @@ extension ServiceCore {
                 let reply: Data
                 switch method {
                 case .unlockWithTouch:
+                    let parameters = try call.parameters(VarlinkParameters.UnlockWithTouch.self)
+                    let more = call.more
                     reply = VarlinkReply.encode(
-                        try await unlockWithTouch(call.parameters(VarlinkParameters.UnlockWithTouch.self), peer: peer))
+                        try await whileAtSeat(peer, for: "UnlockWithTouch") { [self] in
+                            try await unlockWithTouch(parameters, peer: peer) { holder in
+                                // Only a client that asked for more replies is told.
+                                guard more else { return }
+                                let waiting = VarlinkParameters.UnlockWithTouchReply(
+                                    key: "", finger: "", reader: "", busyWith: holder)
+                                _ = emit(VarlinkReply.encode(waiting, continues: true))
+                            }
+                        })
                 case .enrollFinger:
                     guard call.more else { throw VarlinkError(name: "org.varlink.service.ExpectedMore") }
                     let parameters = try call.parameters(VarlinkParameters.EnrollFinger.self)
                     reply = VarlinkReply.encode(
-                        try await enrollFinger(parameters, peer: peer) { stage in
-                            emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
+                        try await whileAtSeat(peer, for: "EnrollFinger") { [self] in
+                            try await enrollFinger(parameters, peer: peer) { stage in
+                                emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
+                            }
                         })
                 case .forgetFinger:
                     try await forgetFinger(call.parameters(VarlinkParameters.ForgetFinger.self), peer: peer)
@@ -53,9 +65,11 @@ extension ServiceCore {
     }
 
     /// `UnlockWithTouch`. Throws `VarlinkError`s, or `CancellationError` when the scan was cancelled.
-    public func unlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch, peer: PeerCredentials) async throws
-        -> VarlinkParameters.UnlockWithTouchReply
-    {
+    /// `waiting` is told when another user's request holds the reader as this one arrives.
+    public func unlockWithTouch(
+        _ parameters: VarlinkParameters.UnlockWithTouch, peer: PeerCredentials,
+        waiting: @escaping @Sendable (ServiceInterface.ReaderHolder) -> Void = { _ in }
+    ) async throws -> VarlinkParameters.UnlockWithTouchReply {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
         let told = try toldPolicy(owner)
         let policy = told ?? .defaults
@@ -67,10 +81,14 @@ extension ServiceCore {
         if parameters.reuse == true, let key = try reusedKey(owner, told) {
             return .init(key: key, finger: "", reader: "", reused: true, policyKnown: told != nil)
         }
+        // Only the user at the reader's seat: a touch there is theirs, not a caller's elsewhere.
+        try await requireSeat(peer, for: "UnlockWithTouch")
         let count = TouchCount(ledger)
         let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity, lost: LostPrints?)
         do {
-            scan = try await scans.run(for: owner.uid, waitingAtMost: timeout) {
+            scan = try await scans.run(for: owner.uid, .scan, waitingAtMost: timeout, waiting: waiting) {
+                // The seat may have changed hands while this one waited.
+                try await takeReader(peer, for: "UnlockWithTouch")
                 // Touches that ran while this one waited may have locked the vault out.
                 try checkTouchCanUnlock(owner, ledger)
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's

@@ -24,12 +24,14 @@ public struct ServiceDependencies: Sendable {
     public var tpm: any TrustedPlatformModule
     /// The TPM failures each account has standing: its share of the machine's one counter.
     public var tpmFailures: any TPMFailureStore
+    /// Who may have the reader scan: the user active and local at its seat (`fingerlockd` asks logind).
+    public var seat: any SeatAccess
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
         now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(),
-        tpm: any TrustedPlatformModule = ESAPIModule(), tpmFailures: any TPMFailureStore
+        tpm: any TrustedPlatformModule = ESAPIModule(), tpmFailures: any TPMFailureStore, seat: any SeatAccess
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -41,6 +43,7 @@ public struct ServiceDependencies: Sendable {
         self.accounts = accounts
         self.tpm = tpm
         self.tpmFailures = tpmFailures
+        self.seat = seat
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
@@ -51,7 +54,7 @@ public struct ServiceDependencies: Sendable {
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits(),
-        tpm: any TrustedPlatformModule = ESAPIModule()
+        tpm: any TrustedPlatformModule = ESAPIModule(), seat: any SeatAccess
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
@@ -60,6 +63,7 @@ public struct ServiceDependencies: Sendable {
             keyCache: InMemoryKeyCache(
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
-            now: now, logger: logger, accounts: accounts, tpm: tpm, tpmFailures: FileTPMFailureStore(layout: layout))
+            now: now, logger: logger, accounts: accounts, tpm: tpm, tpmFailures: FileTPMFailureStore(layout: layout),
+            seat: seat)
     }
 }

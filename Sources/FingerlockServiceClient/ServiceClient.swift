@@ -107,18 +107,28 @@ public final class ServiceClient {
     /// One touch on the service's reader, in two halves. The first writes the call, which does not
     /// wait in practice: a small request on a new connection, and no GetInfo first (it carries no
     /// secret). Returns the reply's deadline, the client's timeout from now.
+    /// With "more": the service then says when another user's request holds the reader.
     func sendUnlockWithTouch(_ parameters: VarlinkParameters.UnlockWithTouch) throws(ServiceClientError)
         -> ContinuousClock.Instant
     {
-        try start(qualified: ServiceInterface.Method.unlockWithTouch.qualifiedName, parameters)
+        try start(qualified: ServiceInterface.Method.unlockWithTouch.qualifiedName, parameters, more: true)
     }
 
     /// The second half: the reply, which comes after the scan (blocks until then, or `deadline`);
-    /// `canceller` ends the wait from another thread (the service then cancels the scan).
-    func unlockWithTouchReply(until deadline: ContinuousClock.Instant) throws(ServiceClientError)
-        -> VarlinkParameters.UnlockWithTouchReply
-    {
-        try receiveReply(to: ServiceInterface.Method.unlockWithTouch.qualifiedName, until: deadline).0
+    /// `canceller` ends the wait from another thread (the service then cancels the scan). A reply
+    /// that says another user's request holds the reader goes to `waiting`, and the wait goes on.
+    func unlockWithTouchReply(
+        until deadline: ContinuousClock.Instant, waiting: (ServiceInterface.ReaderHolder) -> Void = { _ in }
+    ) throws(ServiceClientError) -> VarlinkParameters.UnlockWithTouchReply {
+        while true {
+            let (reply, continues): (VarlinkParameters.UnlockWithTouchReply, Bool) = try receiveReply(
+                to: ServiceInterface.Method.unlockWithTouch.qualifiedName, until: deadline)
+            guard continues else { return reply }
+            guard let holder = reply.busyWith else {
+                throw .protocolViolation("a touch reply that continues says nothing of the reader")
+            }
+            waiting(holder)
+        }
     }
 
     public func setVaultPolicy(_ parameters: VarlinkParameters.SetVaultPolicy) throws(ServiceClientError)
@@ -249,11 +259,11 @@ public final class ServiceClient {
     }
 
     /// Writes a call that expects one reply; returns the reply's deadline (the timeout from now).
-    private func start<Parameters: Encodable>(qualified method: String, _ parameters: Parameters)
+    private func start<Parameters: Encodable>(qualified method: String, _ parameters: Parameters, more: Bool = false)
         throws(ServiceClientError) -> ContinuousClock.Instant
     {
         let deadline = ContinuousClock.now + timeout
-        try send(call: method, parameters, more: false, until: deadline)
+        try send(call: method, parameters, more: more, until: deadline)
         return deadline
     }
 

@@ -78,6 +78,9 @@ extension SystemServiceClient {
         case Name.scanRequired.qualifiedName:
             return SystemServiceError(
                 .scanNeeded(tries: failure.int("maxTries"), scanTimeoutSeconds: failure.int("scanTimeoutSeconds")))
+        case Name.notAtSeat.qualifiedName:
+            guard let problem = value("problem", ServiceInterface.SeatProblem.self) else { return unknown("problem") }
+            return SystemServiceError(.notAtSeat(evidence: string("message"), unverifiable: problem == .unknown))
         case Name.readerUnavailable.qualifiedName:
             guard let problem = value("problem", ServiceInterface.ReaderProblem.self) else { return unknown("problem") }
             let code: FingerprintError.Code =

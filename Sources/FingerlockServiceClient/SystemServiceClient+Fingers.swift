@@ -20,6 +20,9 @@ extension SystemServiceClient {
                 case .stage: progress(.stage(completed: stage.completed, total: stage.total))
                 // A reason this client does not know is still a retry; the reason only words the hint.
                 case .retry: progress(.retry(RetryReason(rawValue: stage.retry) ?? .general))
+                case .waiting:
+                    let request = OtherUsersRequest(rawValue: (stage.busyWith ?? .scan).rawValue) ?? .scan
+                    progress(.waitingForOtherUser(request))
                 }
             }
         }

@@ -9,7 +9,10 @@ import Vault
 /// Touches and the key fingerlockd keeps: release it after a matching touch or within the reuse
 /// window, the vault's settings as the service applies them, and `lock`.
 extension SystemServiceClient {
-    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
+    public func unlockWithTouch(
+        vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool,
+        waiting: @escaping @Sendable (OtherUsersRequest) -> Void
+    ) async throws -> SystemTouch {
         // The service scans for the vault's own scan timeout once it was told it (up to the longest
         // the setting allows), whatever `timeout` asks: wait for that long.
         let longest = Duration.seconds(SecuritySetting.scanTimeout.range.upperBound)
@@ -19,7 +22,9 @@ extension SystemServiceClient {
         let reply = try await scanning(timeout: max(timeout, longest)) { client throws(ServiceClientError) in
             try client.sendUnlockWithTouch(request)
         } reply: { client, deadline throws(ServiceClientError) in
-            try client.unlockWithTouchReply(until: deadline)
+            try client.unlockWithTouchReply(until: deadline) { holder in
+                waiting(OtherUsersRequest(rawValue: holder.rawValue) ?? .scan)
+            }
         }
         let reused = reply.reused == true
         guard var bytes = Data(base64Encoded: reply.key) else { throw Self.badTouchReply }

@@ -24,6 +24,9 @@ enum FingerlockdMain {
           --state-dir DIR   keep the per-vault secrets, counters and templates here (0700; default $STATE_DIRECTORY)
           --reader READER   the fingerprint reader to scan with (default $FINGERLOCK_READER, else auto); the
                             simulated one follows this process's FINGERLOCK_SIMULATED_TOUCHES/_STAGES
+          --allow-scans-without-logind
+                            where no system bus or no logind answers, scan for any caller (default: refuse
+                            every scan there; with logind, only the user active and local at seat0 scans)
           --version         print the version
         """
 
@@ -32,12 +35,14 @@ enum FingerlockdMain {
         let environment = ProcessInfo.processInfo.environment
         var stateDirectory = environment["STATE_DIRECTORY"]
         var readerText = environment["FINGERLOCK_READER"] ?? "auto"
+        var allowScansWithoutLogind = false
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
             case "--socket": socketPath = arguments.popFirst()
             case "--state-dir": stateDirectory = arguments.popFirst()
             case "--reader": readerText = arguments.popFirst() ?? ""
+            case "--allow-scans-without-logind": allowScansWithoutLogind = true
             case "--version":
                 print("fingerlockd \(version)")
                 return
@@ -111,8 +116,15 @@ enum FingerlockdMain {
             // Off whatever the unit's environment says: tpm2-tss's trace level logs session secrets.
             setenv("TSS2_LOG", "all+none", 1)
             let tpm = ESAPIModule(tcti: environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation)
+            // Who may scan: the user whose session is active and local at seat0, asked of logind on the
+            // system bus (DBUS_SYSTEM_BUS_ADDRESS, else the standard socket) before every scan.
+            let seat = LogindSeatAccess(seat: "seat0", allowWithoutLogind: allowScansWithoutLogind)
+            if allowScansWithoutLogind {
+                logger.notice("--allow-scans-without-logind: where logind is absent, any caller may scan")
+            }
             let dependencies = try ServiceDependencies.files(
-                stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm)
+                stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm,
+                seat: seat)
             let core = ServiceCore(dependencies: dependencies, version: version)
             let server = try VarlinkServer(listener: listener, core: core, logger: logger)
             logger.info("reader", metadata: ["selector": "\(selector)"])

@@ -110,7 +110,10 @@ final class FakeSystemFingers: SystemService {
         SystemVaultStatus(registered: true, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0)
     }
 
-    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
+    func unlockWithTouch(
+        vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool,
+        waiting: @escaping @Sendable (OtherUsersRequest) -> Void
+    ) async throws -> SystemTouch {
         calls.withLock { $0.append("touch \(timeout.components.seconds)s" + (reuse ? " reuse" : "")) }
         guard let next = touches.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
             throw SystemServiceError(.timedOut)

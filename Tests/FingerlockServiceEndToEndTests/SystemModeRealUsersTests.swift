@@ -53,12 +53,15 @@ struct SystemModeRealUsersTests {
 
         /// The service as the service user; with `touches`, on the simulated reader that its own
         /// environment scripts (two touches enroll a finger).
-        func startService(_ run: String = "run", touches: String? = nil) throws -> DaemonProcess {
+        /// `logind`: the bus of a ``LogindMock`` that decides who may scan (without it, anyone may).
+        func startService(_ run: String = "run", touches: String? = nil, logind: LogindMock? = nil) throws
+            -> DaemonProcess
+        {
             try DaemonProcess(
                 socket: base + "/\(run)/socket", stateDirectory: base + "/\(run)/state", binary: daemon,
                 asUser: RealUsersTests.serviceUser, extraArguments: touches == nil ? [] : ["--reader", "simulated"],
                 environment: touches.map { ["FINGERLOCK_SIMULATED_TOUCHES": $0, "FINGERLOCK_SIMULATED_STAGES": "2"] }
-                    ?? [:])
+                    ?? [:], logind: logind?.address)
         }
 
         /// `fingerlock ARGS` as `user`, with `passcodes` on fd 3 and `body` on stdin; status and

@@ -106,7 +106,7 @@ struct ServiceClientTests {
         defer { listener.stopListening() }
         let system = SystemServiceClient(socketPath: path, timeout: .seconds(2))
         let touch = { @Sendable () async throws -> SystemTouch in
-            try await system.unlockWithTouch(vault: UUID(), finger: nil, timeout: .seconds(1), reuse: false)
+            try await system.unlockWithTouch(vault: UUID(), finger: nil, timeout: .seconds(1), reuse: false) { _ in }
         }
         let cancelled = Task {
             withUnsafeCurrentTask { $0?.cancel() }

@@ -190,7 +190,8 @@ struct ServiceCoreTests {
         var logger = Logger(label: "fingerlockd-test")
         logger.logLevel = .critical
         let directory = try TemporaryDirectory.make()
-        let dependencies = try ServiceDependencies.files(stateDirectory: directory + "/state", logger: logger)
+        let dependencies = try ServiceDependencies.files(
+            stateDirectory: directory + "/state", logger: logger, seat: AnyCallerMayScan())
         let core = ServiceCore(dependencies: dependencies, version: "test")
         let vault = ClientVault()
         _ = try core.registerVault(.init(vault: vault.id), peer: alice)

@@ -41,8 +41,10 @@ extension ServiceCustody {
             let outcome: ScanOutcome<SystemTouch>
             do {
                 let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
-                outcome = try await interaction.scan(prompt: prompt) { [systemService] in
-                    try await systemService.unlockWithTouch(vault: storeID, finger: finger, timeout: timeout, reuse: reuse)
+                outcome = try await interaction.scan(prompt: prompt) { [systemService, interaction] in
+                    try await systemService.unlockWithTouch(vault: storeID, finger: finger, timeout: timeout, reuse: reuse) {
+                        interaction.notify(AuthError.readerBusy(with: $0, waiting: "your touch"))
+                    }
                 }
             } catch let error as SystemServiceError {
                 switch error.code {

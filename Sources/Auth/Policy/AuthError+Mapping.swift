@@ -1,5 +1,5 @@
 import AuthCore
-import Fingerprint
+public import Fingerprint
 import Foundation
 import Vault
 
@@ -80,6 +80,12 @@ extension AuthError {
             return from(error)
         case .wrongReaderKind(let reader, let kind):
             return wrongReaderKind(reader, vaultKind: kind)
+        case .notAtSeat(let evidence, let unverifiable):
+            // The same line as a remote session the CLI sees for itself, with fingerlockd's evidence.
+            let message =
+                unverifiable
+                ? "fingerlockd does not scan: \(evidence)." : RemoteSessionDetector.sentence(evidence)
+            return AuthError(.biometryNotAvailable, message, unavailability: .remoteSession)
         case .readerMismatch(let reader, let serviceReader):
             let theirs = serviceReader.isEmpty ? "fingerlockd has no reader" : "fingerlockd's reader is \(serviceReader)"
             return AuthError(.biometryNotAvailable, "It was enrolled on \(reader) and \(theirs).")
@@ -122,6 +128,11 @@ extension AuthError {
         AuthError(
             .passcodeDelay,
             "Too many wrong passcodes (\(delay.failures)): try again in \(PasscodeDelays.describe(delay.left)).")
+    }
+    /// The line a request waiting behind another user's at fingerlockd's reader shows (`waiting`:
+    /// "your touch", "this enrollment").
+    public static func readerBusy(with request: OtherUsersRequest, waiting: String) -> String {
+        "The reader is busy with another user's \(request.rawValue): do not touch it yet; \(waiting) waits its turn."
     }
     static let noTerminal = "There is no terminal to ask for it: use --passcode-stdin or --passcode-fd N."
 

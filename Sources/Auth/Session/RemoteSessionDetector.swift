@@ -26,9 +26,12 @@ public struct RemoteSessionDetector: Sendable {
 
     /// The one-line reason the fingerprint is skipped, or nil for a local session.
     public func reason() -> String? {
-        evidence().map {
-            "This is a remote (SSH) session (\($0)), so the fingerprint is not used: the person at the reader may not be the one typing."
-        }
+        evidence().map { Self.sentence("\($0)") }
+    }
+
+    /// The one line a remote session gets, the CLI's own evidence or fingerlockd's in parentheses.
+    public static func sentence(_ evidence: String) -> String {
+        "This is a remote (SSH) session (\(evidence)), so the fingerprint is not used: the person at the reader may not be the one typing."
     }
 
     /// What made the session remote, or nil for a local session.

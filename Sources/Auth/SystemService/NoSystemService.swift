@@ -22,7 +22,10 @@ public struct NoSystemService: SystemService {
     public func forgetVault(_ slot: SealedPasscodeSlot) throws { throw unavailable }
     public func status(vault: UUID) throws -> SystemVaultStatus { throw unavailable }
     public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse { throw unavailable }
-    public func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch {
+    public func unlockWithTouch(
+        vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool,
+        waiting: @escaping @Sendable (OtherUsersRequest) -> Void
+    ) async throws -> SystemTouch {
         throw unavailable
     }
     public func setPolicy(vault: UUID, key: SymmetricKey, policy: SystemVaultPolicy, counts: AttemptState?) throws {

@@ -35,7 +35,11 @@ public protocol SystemService: Sendable {
     /// One touch; the key the service held for `vault`, released because the finger matched (or,
     /// with `reuse`, because the vault's reuse window is still open: no scan then).
     /// Cancelling the task cancels the scan in the service.
-    func unlockWithTouch(vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool) async throws -> SystemTouch
+    /// `waiting` is told when another user's request holds the service's reader as this touch arrives.
+    func unlockWithTouch(
+        vault: UUID, finger: Finger?, timeout: Duration, reuse: Bool,
+        waiting: @escaping @Sendable (OtherUsersRequest) -> Void
+    ) async throws -> SystemTouch
     /// The key, when the vault's reuse window is open; never scans. Otherwise what a touch needs:
     /// the vault's tries and scan timeout as its owner told the service (nil: never told). So the
     /// touch prompt shows only when a touch is needed, as in user mode, in one round trip.

@@ -34,6 +34,10 @@ public struct SystemServiceError: Error, Sendable {
         case readerMismatch(reader: String, serviceReader: String)
         /// The service's reader `reader` is of the wrong kind for this `kind` of vault.
         case wrongReaderKind(reader: String, kind: VaultKind)
+        /// The service scans only for the user active and local at the reader's seat, and the caller
+        /// is not (a remote session, or another session is active there); `unverifiable`: the service
+        /// could not ask logind. `evidence` says it for a person.
+        case notAtSeat(evidence: String, unverifiable: Bool)
 
         /// The slot is bound to the service's TPM, which did not release its secret (or could not
         /// seal one): `problem` as the interface names it (`TPMRefused`), `secondsLeft` for a lockout.

@@ -34,6 +34,8 @@ struct EnrollProgressText {
             return lines
         case .progress(.retry(let reason)):
             return ["  \(reason.hint)"]
+        case .progress(.waitingForOtherUser(let request)):
+            return [AuthError.readerBusy(with: request, waiting: "this enrollment")]
         case .progress(.enrolled):
             guard let lastStage, lastStage.completed < lastStage.total else { return [] }
             return ["  The reader had enough after \(lastStage.completed) of up to \(lastStage.total) touches."]

@@ -1,3 +1,4 @@
+import FingerlockProtocol
 import Fingerprint
 import Synchronization
 
@@ -10,8 +11,11 @@ import Synchronization
 /// cancelled (its client went away), leaving the queue without holding anyone up.
 final class ScanQueue: Sendable {
     private struct State {
-        /// Whose scan has the reader; nil while it is free.
+        /// Whose scan has the reader, and what it does; nil while it is free.
         var holder: UInt32?
+        var holding: ServiceInterface.ReaderHolder = .scan
+        /// What each waiting scan does.
+        var purposes: [UInt64: ServiceInterface.ReaderHolder] = [:]
         var nextID: UInt64 = 0
         /// Each uid's waiting scans, in arrival order (no empty lists).
         var waiting: [UInt32: [UInt64]] = [:]
@@ -43,6 +47,7 @@ final class ScanQueue: Sendable {
         mutating func remove(_ id: UInt64, of uid: UInt32) -> Bool {
             guard var scans = waiting[uid], let index = scans.firstIndex(of: id) else { return false }
             scans.remove(at: index)
+            purposes[id] = nil
             if scans.isEmpty {
                 waiting[uid] = nil
                 turns.removeAll { $0 == uid }
@@ -56,11 +61,14 @@ final class ScanQueue: Sendable {
     private let state = Mutex(State())
 
     /// Runs `body` for `uid` once the reader is free and it is that uid's turn, waiting at most
-    /// `limit` for it.
-    func run<T: Sendable>(for uid: UInt32, waitingAtMost limit: Duration, _ body: () async throws -> T) async throws
-        -> T
-    {
-        try await acquire(for: uid, waitingAtMost: limit)
+    /// `limit` for it. `purpose` is what the scan does; when another user's request holds the reader
+    /// as this one arrives, `waiting` is told what that request does (so its client can say so
+    /// rather than take touches meant for the other one's).
+    func run<T: Sendable>(
+        for uid: UInt32, _ purpose: ServiceInterface.ReaderHolder = .scan, waitingAtMost limit: Duration,
+        waiting: (ServiceInterface.ReaderHolder) -> Void = { _ in }, _ body: () async throws -> T
+    ) async throws -> T {
+        try await acquire(for: uid, purpose, waitingAtMost: limit, waiting: waiting)
         defer { release() }
         try Task.checkCancellation()
         return try await body()
@@ -69,18 +77,24 @@ final class ScanQueue: Sendable {
     /// How many scans wait behind the running one (for tests).
     var waiting: Int { state.withLock { $0.waiting.values.reduce(0) { $0 + $1.count } } }
 
-    private func acquire(for uid: UInt32, waitingAtMost limit: Duration) async throws {
-        let id: UInt64? = state.withLock { state in
-            if state.holder == nil {
+    private func acquire(
+        for uid: UInt32, _ purpose: ServiceInterface.ReaderHolder, waitingAtMost limit: Duration,
+        waiting: (ServiceInterface.ReaderHolder) -> Void
+    ) async throws {
+        let (id, otherUsers): (UInt64?, ServiceInterface.ReaderHolder?) = state.withLock { state in
+            guard let holder = state.holder else {
                 state.holder = uid
-                return nil
+                state.holding = purpose
+                return (nil, nil)
             }
             state.nextID += 1
             if state.waiting[uid] == nil { state.turns.append(uid) }
             state.waiting[uid, default: []].append(state.nextID)
-            return state.nextID
+            state.purposes[state.nextID] = purpose
+            return (state.nextID, holder == uid ? nil : state.holding)
         }
         guard let id else { return }
+        if let otherUsers { waiting(otherUsers) }
         let timer = Task { [self] in
             try await Task.sleep(for: limit)
             abandon(
@@ -124,6 +138,7 @@ final class ScanQueue: Sendable {
                 return nil
             }
             state.holder = uid
+            state.holding = state.purposes.removeValue(forKey: next) ?? .scan
             guard let continuation = state.continuations.removeValue(forKey: next) else {
                 state.granted.insert(next)
                 return nil

@@ -28,6 +28,9 @@ public enum EnrollEvent: Sendable, Equatable {
     case retry(RetryReason)
     /// Enrollment finished; this is the print to keep.
     case enrolled(EnrolledPrint)
+    /// Not from a reader: fingerlockd's reader is held by another user's request, which a touch now
+    /// would go to; this enrollment waits its turn.
+    case waitingForOtherUser(OtherUsersRequest)
 
     /// The stream a reader's `enroll` returns: `enroll` runs in a task of its own, reports progress
     /// through the continuation, and its print ends the stream as `.enrolled`; an error ends it with
@@ -62,4 +65,10 @@ public enum ScanResult: Sendable, Equatable {
     /// no-match) and a print the chip lost (wiped by another program, a firmware update, a clear).
     /// Only the reader's list (``FingerprintReader/storedPrints(known:)``) tells them apart.
     case notInReaderStorage
+}
+
+/// What another user's request that holds a shared reader (fingerlockd's) is doing, while a request
+/// waits its turn: a touch made now would go to it.
+public enum OtherUsersRequest: String, Sendable, Equatable {
+    case enrollment, scan
 }

@@ -42,7 +42,8 @@ final class ParityInstallation: Sendable {
             var logger = Logger(label: "fingerlockd-parity")
             logger.logLevel = .critical
             let dependencies = try ServiceDependencies.files(
-                stateDirectory: directory + "/state", readers: .fixed(reader), now: clock.now, logger: logger)
+                stateDirectory: directory + "/state", readers: .fixed(reader), now: clock.now, logger: logger,
+                seat: AnyCallerMayScan())
             let server = try VarlinkServer(
                 listener: ListeningSocket.bind(path: socketPath), core: ServiceCore(dependencies: dependencies, version: "parity"),
                 logger: logger)

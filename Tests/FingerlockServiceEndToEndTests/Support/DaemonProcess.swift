@@ -30,17 +30,24 @@ final class DaemonProcess {
     /// `extraArguments` follow `--socket` and `--state-dir` (`--reader simulated`); `environment` is
     /// added to this process's (the service's own FINGERLOCK_SIMULATED_TOUCHES). `launcher` is a
     /// command that execs the rest (e.g. `prlimit --memlock=0:0 --`), so the process is still the
-    /// service's.
+    /// service's. `logind`: the address of a bus with logind on it (a ``LogindMock``), which then
+    /// decides who may scan; without it the service finds no bus (whatever the machine has) and is
+    /// told to scan for anyone there (`--allow-scans-without-logind`), as these tests are not about
+    /// the seat.
     init(
         socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil,
-        extraArguments: [String] = [], environment: [String: String] = [:], launcher: [String] = []
+        extraArguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
+        logind: String? = nil
     ) throws {
         socketPath = socket
         stderrPath =
             URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let arguments = ["--socket", socket, "--state-dir", stateDirectory] + extraArguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let arguments =
+            ["--socket", socket, "--state-dir", stateDirectory] + extraArguments
+            + (logind == nil ? ["--allow-scans-without-logind"] : [])
+        let bus = ["DBUS_SYSTEM_BUS_ADDRESS": logind ?? "unix:path=/nonexistent/fingerlock-tests-have-no-system-bus"]
+        process.environment = ProcessInfo.processInfo.environment.merging(bus) { $1 }.merging(environment) { $1 }
         if let user {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid", user, "--regid", user, "--init-groups", "--", binary] + arguments

@@ -20,7 +20,8 @@ struct ServiceHarness: Sendable {
 
     init(
         vaultLimits: VaultLimits = VaultLimits(), accounts: any UIDAccounts = SeparateUIDAccounts(),
-        readers: ServiceReaders = .none, tpm: any TrustedPlatformModule = ESAPIModule(), stateDirectory: String? = nil
+        readers: ServiceReaders = .none, tpm: any TrustedPlatformModule = ESAPIModule(), stateDirectory: String? = nil,
+        seat: any SeatAccess = AnyCallerMayScan()
     ) throws {
         directory = try TemporaryDirectory.make()
         removal = DirectoryRemoval(directory)
@@ -30,7 +31,7 @@ struct ServiceHarness: Sendable {
         logger.logLevel = .critical
         dependencies = try ServiceDependencies.files(
             stateDirectory: stateDirectory ?? directory + "/state", readers: readers, now: clock.now, logger: logger,
-            accounts: accounts, vaultLimits: vaultLimits, tpm: tpm)
+            accounts: accounts, vaultLimits: vaultLimits, tpm: tpm, seat: seat)
         core = ServiceCore(dependencies: dependencies, version: "test")
     }
 

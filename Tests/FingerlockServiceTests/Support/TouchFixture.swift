@@ -25,12 +25,13 @@ struct TouchFixture {
     init(
         stages: Int = 2, script: [SimulatedTouch],
         reader wrap: (SimulatedReader) -> any FingerprintReader = { $0 },
-        readers lookUp: (any FingerprintReader) -> ServiceReaders = { .fixed($0) }
+        readers lookUp: (any FingerprintReader) -> ServiceReaders = { .fixed($0) },
+        seat: any SeatAccess = AnyCallerMayScan()
     ) throws {
         let touches = ScriptedTouchSource(script)
         self.touches = touches
         let reader = SimulatedReader(touches: touches, enrollStages: stages, now: { Date() })
-        harness = try ServiceHarness(readers: lookUp(wrap(reader)))
+        harness = try ServiceHarness(readers: lookUp(wrap(reader)), seat: seat)
         _ = try harness.core.registerVault(.init(vault: vault.id), peer: Self.alice)
         slot = try vault.seal(harness.core, as: Self.alice)
     }

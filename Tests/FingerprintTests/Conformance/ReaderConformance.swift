@@ -62,7 +62,7 @@ enum ReaderConformance {
                 case .enrolled(let print):
                     await driver.operationEnded()
                     return (print, events)
-                case .stage, .opened:
+                case .stage, .opened, .waitingForOtherUser:
                     break
                 }
             }

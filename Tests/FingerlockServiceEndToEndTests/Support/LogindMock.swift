@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private system bus (its own dbus-daemon, any user may connect) with python-dbusmock's logind
+/// template on it, set up by `Fixtures/logind_seat.py`: the seat and sessions fingerlockd asks
+/// about. A client process belongs to the session its `FLK_LOGIND_SESSION` names (the mock's
+/// GetSessionByPID reads it; real logind reads the cgroup). Needs python3-dbusmock (.ci/install-deps).
+final class LogindMock {
+    let directory: String
+    var address: String { "unix:path=\(directory)/system_bus_socket" }
+    private let bus = Process()
+    private let mock = Process()
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// Starts both in `directory` (which the service user can traverse).
+    init(in directory: String) throws {
+        self.directory = directory
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(directory)/system_bus_socket</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*"/>
+                <allow receive_sender="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: directory + "/bus.conf", atomically: false, encoding: .utf8)
+        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        bus.arguments = ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"]
+        bus.standardOutput = FileHandle.nullDevice
+        bus.standardError = FileHandle.nullDevice
+        try bus.run()
+        var ready = false
+        for _ in 0..<500 where !ready {
+            ready = FileManager.default.fileExists(atPath: directory + "/system_bus_socket")
+            if !ready { usleep(10_000) }
+        }
+        guard ready else { throw Failure(description: "dbus-daemon did not listen in \(directory)") }
+        // The service user and the login users connect too.
+        chmod(directory + "/system_bus_socket", 0o666)
+        mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        mock.arguments = ["-m", "dbusmock", "--system", "--template", "logind"]
+        mock.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 }
+        mock.standardOutput = FileHandle.nullDevice
+        mock.standardError = FileHandle.nullDevice
+        try mock.run()
+        try configure(["setup"])
+    }
+
+    /// Adds a session of `user` on `seat` (`remote`: a login from the network), which becomes the
+    /// seat's active one.
+    func addSession(_ id: String, seat: String = "seat0", user: String, remote: Bool = false) throws {
+        try configure(["session", id, seat, "\(RealUsersTests.uid(user))", user, remote ? "remote" : "local"])
+    }
+
+    /// Makes session `id` the active one of `seat` (a user switch at the seat).
+    func activate(_ id: String, seat: String = "seat0") throws {
+        try configure(["activate", seat, id])
+    }
+
+    private func configure(_ arguments: [String]) throws {
+        let ran = try runCommandSeparately(
+            "/usr/bin/python3", [fixtures + "/logind_seat.py", address] + arguments, timeout: 30)
+        guard ran.status == 0 else {
+            throw Failure(description: "logind_seat.py \(arguments): \(ran.stdout) \(ran.stderr)")
+        }
+    }
+
+    /// SIGKILL: both start with the test runner's signal mask, which blocks SIGTERM.
+    func stop() {
+        for process in [mock, bus] where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            while process.isRunning { usleep(5_000) }
+        }
+    }
+
+    deinit { stop() }
+}
