@@ -40,6 +40,32 @@ import Testing
         #expect(afterEnd.lines(for: titles) == ["--help", "-rf"])
     }
 
+    /// bash: the text readline replaces, for `typed` (the word as typed) and `text` (its end after
+    /// the last word break or opened quote).
+    func bashLine(_ title: String, typed: String, text: String) throws -> String? {
+        let request = try #require(NoteCompletion(
+            ["---completion", "notes", "show", "--", "positional@0", "3", String(typed.count), "fingerlock", "notes", "show", typed],
+            environment: ["SAP_SHELL": "bash", "FINGERLOCK_COMPLETION_TEXT": text]))
+        return request.bashLine(title)
+    }
+
+    @Test func bashGetsEachTitleQuotedForTheQuoteLeftOpen() throws {
+        // A plain word: the whole title, every special character escaped (also its case).
+        let plain = try bashLine("T01$(touch x) ~!#;|&<>*?[a]{b,c}'\"\\=:", typed: "t0", text: "t0")
+        #expect(plain == ##"T01\$\(touch\ x\)\ \~\!\#\;\|\&\<\>\*\?\[a\]\{b,c\}\'\"\\\=\:"##, "\(plain ?? "nil")")
+        #expect(try bashLine("Münchner Straße", typed: "mü", text: "mü") == #"Münchner\ Straße"#)
+        // An opened single quote: the rest, its quotes as '\'', and the quote closed.
+        #expect(try bashLine("a5${F:=`id`}'x", typed: "'a5", text: "a5") == #"a5${F:=`id`}'\''x'"#)
+        // An opened double quote: `$`, backquotes, `"` and `\` escaped, `!` outside the quotes.
+        #expect(try bashLine("a$((b[`id`]))!\"\\", typed: "\"a", text: "a") == #"a\$((b[\`id\`]))"\!"\"\\""#)
+        // After a common start ended inside a reopened quote: what comes after it.
+        #expect(try bashLine("zz'x", typed: "'zz'\\''", text: "") == "x'")
+        // bash's $'…'.
+        #expect(try bashLine("q'\\", typed: "$'q", text: "q") == #"q\'\\'"#)
+        // A text that is not the end of the word: nothing rather than a wrong word.
+        #expect(try bashLine("zz", typed: "zz", text: "y") == nil)
+    }
+
     @Test func zshGetsItsColonsAndBackslashesEscapedAndItsClosingLine() throws {
         let zsh = try #require(NoteCompletion(
             ["---completion", "notes", "edit", "--", "positional@0", "3", "0", "fingerlock", "notes", "edit", ""], environment: ["SAP_SHELL": "zsh"]))
@@ -50,7 +76,8 @@ import Testing
         let bash = try CompletionScript.generate(for: "bash")
         #expect(!bash.contains(#"-W "$(__fingerlock_custom_complete"#))
         #expect(bash.contains("\(CompletionScript.literalFunction) __fingerlock_custom_complete ---completion notes show -- positional@0"))
-        #expect(bash.contains("printf -v quoted '%q'"))
+        #expect(bash.contains(#"compopt +o filenames"#))
+        #expect(bash.contains(#"done < <(FINGERLOCK_COMPLETION_TEXT="${cur}" "${@}")"#))
         let zsh = try CompletionScript.generate(for: "zsh")
         #expect(zsh.contains("__fingerlock_custom_complete() {\n    setopt localoptions banghist\n"))
         #expect(throws: CLIError.self) { try CompletionScript.generate(for: "tcsh") }

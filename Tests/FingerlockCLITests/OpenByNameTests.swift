@@ -84,6 +84,33 @@ import Testing
         #expect(try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any]).count == 6)
     }
 
+    /// `history --restore` changes a note with nobody asked, and `trash restore` brings one back:
+    /// neither takes a loose name, and a title that is another trashed note's id start names neither.
+    @Test func historyRestoreAndTrashRestoreTakeNoLooseName() async throws {
+        let (runner, ids) = try await vault()
+        let gmail = try #require(ids["Gmail"])
+        #expect(try await runner.run(["notes", "edit", "gmail", "--title", "Gmail"], environment: touch, stdin: "new pw\n").status == 0)
+        for name in ["gmial", "gma", String(gmail.prefix(4))] {
+            let loose = try await runner.run(["notes", "history", name, "--restore", "1"], environment: touch)
+            #expect(loose.status == 64, "\(name): \(loose.stderr)")
+            #expect(loose.stderr.contains("--restore acts on a whole title or at least 8 characters"), "\(loose.stderr)")
+        }
+        #expect(try await runner.run(["notes", "show", "gmail", "--line", "1"], environment: touch).stdout == "new pw\n")
+        #expect(try await runner.run(["notes", "history", "GMAIL", "--restore", "1"], environment: touch).status == 0)
+
+        // Both in the trash: a note titled like the start of the other's id.
+        let bank = try #require(ids["Bank of Foo"])
+        let decoy = try await runner.run(["notes", "add", "--title", String(bank.prefix(4))], environment: touch, stdin: "decoy\n")
+        try #require(decoy.status == 0)
+        let decoyID = String(decoy.stdout.split(separator: " ")[1].dropLast())
+        #expect(try await runner.run(["notes", "rm", bank, decoyID, "--yes"], environment: touch).status == 0)
+        let ambiguous = try await runner.run(["notes", "trash", "restore", String(bank.prefix(4))], environment: touch)
+        #expect(ambiguous.status == 64, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("(in the trash)"), "\(ambiguous.stderr)")
+        let trash = try await runner.run(["notes", "trash", "--json"], environment: touch)
+        #expect(try #require(JSONSerialization.jsonObject(with: Data(trash.stdout.utf8)) as? [Any]).count == 2)
+    }
+
     @Test func severalTitlesAreListedAndNoneIsOneLine() async throws {
         let (runner, ids) = try await vault()
         for command in [["notes", "show"], ["notes", "edit"], ["notes", "rm", "--yes"]] {

@@ -51,4 +51,16 @@ import Vault
         #expect(RestorePlanText.revisions(changes.revisionsAppear) == "3 (1 of \"back\" and 2 of \"kept\")")
         #expect(!changes.isEmpty)
     }
+
+    @Test("a note that moves between the notes and the trash is said once, where it ends up")
+    func movesBetweenNotesAndTrash() {
+        let (intoTrash, outOfTrash, lost) = (note("into trash"), note("out of trash"), note("lost"))
+        var changes = NoteSetChanges(from: [intoTrash], to: [outOfTrash])
+        changes.compareTrash(from: [outOfTrash, lost], to: [intoTrash])
+        #expect(changes.appear == [outOfTrash])
+        #expect(changes.disappear == [])
+        #expect(changes.toTrash == [intoTrash])
+        #expect(changes.trashAppear == [])
+        #expect(changes.trashDisappear == [lost])
+    }
 }

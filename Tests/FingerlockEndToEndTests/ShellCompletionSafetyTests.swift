@@ -6,13 +6,16 @@ import Testing
 /// means exactly the title, and nothing in a title runs. Each title starts with letters of its own,
 /// so that typing them and TAB completes that title alone; the line is then run through
 /// `printf` to see the words the shell made of it.
-@Suite(.timeLimit(.minutes(4))) struct ShellCompletionSafetyTests {
+@Suite(.timeLimit(.minutes(6))) struct ShellCompletionSafetyTests {
     /// Where a title that ran would leave its mark.
     static func titles(marks: String) -> [String] {
         [
             "t01$(touch \(marks)/dollar-paren)", "t02`touch \(marks)/backquote`", "t03$HOME", "t04;touch \(marks)/semicolon",
             "t05|touch \(marks)/pipe", "t06*", "t07'single\"double", "t08\\back\\slash", "t09:colon:here", "t10 Münchner Straße 🍰",
             "t11  two  spaces", "t12$'\\x41'", "t13&touch \(marks)/ampersand", "t14>\(marks)/redirect", "t15{a,b}~!#",
+            // Expansions that bash runs when it asks whether a word names a directory.
+            "t16${FLZ:=$(touch \(marks)/default)}", "t17$((a[$(touch \(marks)/arith)]))", "t18${x[`touch \(marks)/index`]}",
+            "t19~root/$HOME", "t20'\\''q!x",
         ]
     }
 
@@ -59,7 +62,7 @@ import Testing
         func completed(_ typed: String, mark: String) async -> [String] {
             session.send("fingerlock notes show \(typed)\t")
             // The completion runs the binary: let it answer before the line is run.
-            try? await Task.sleep(for: .seconds(2))
+            try? await Task.sleep(for: .milliseconds(1500))
             // Ctrl-A, printf before the words (each after a record separator), Ctrl-E, a closing mark.
             session.send("\u{01}printf '\\x1e%s' \u{05}; printf '|%s-%s\\n' END \(mark)\n")
             guard await session.expect("|END-\(mark)", timeout: .seconds(20)) else { return [] }
@@ -74,6 +77,14 @@ import Testing
         for (index, title) in Self.titles(marks: marks).enumerated() {
             let words = await completed(String(title.prefix(3)), mark: "T\(index)")
             #expect(words == ["fingerlock", "notes", "show", title], "\(shell.name): \(title.debugDescription) became \(words)")
+        }
+        // The same after a quote the user opened, of either kind.
+        for (index, title) in Self.titles(marks: marks).enumerated() where index % 2 == 0 || index >= 15 {
+            for quote in ["'", "\""] {
+                let words = await completed(quote + String(title.prefix(3)), mark: "Q\(index)\(quote == "'" ? "s" : "d")")
+                #expect(
+                    words == ["fingerlock", "notes", "show", title], "\(shell.name): \(quote)\(title.debugDescription) became \(words)")
+            }
         }
         // A title that starts with `-` would be an option there: it is offered only after `--`.
         let option = await completed("-r", mark: "OPTION")

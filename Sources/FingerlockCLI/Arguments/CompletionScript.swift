@@ -6,8 +6,9 @@ import Foundation
 /// read as literal lines instead of through `compgen -W "$(…)"`, which expands `$(…)`, backquotes
 /// and `$VAR` in every word it is given: a note titled `zz$(touch ~/PWNED)` would otherwise run in
 /// the user's shell at `fingerlock notes show z<TAB>`. The binary filters what it prints by what was
-/// typed (`NoteCompletion`, the `.custom` completions), so bash adds each line as one word, quoted
-/// with its own `printf %q`. zsh reads the lines with `(f)` and fish with its own command
+/// typed (`NoteCompletion`, the `.custom` completions) and, for bash, quotes it for the word as
+/// typed (an opened quote included), so bash adds each line as it is, with readline's filename
+/// handling off. zsh reads the lines with `(f)` and fish with its own command
 /// substitution, neither of which expands them; zsh's colons are escaped by the binary
 /// (`NoteCompletion.lines`), and its `!` by zsh once told to (`bangQuotingZsh`).
 enum CompletionScript {
@@ -46,25 +47,18 @@ enum CompletionScript {
                 lines[index] = "\(match.indent)\(literalFunction) \(match.call)"
             }
         }
-        // Each word goes in quoted by bash itself (`%q`), not by readline's filename quoting, which
-        // leaves `$` alone when the typed word has one (`zz$H` became `zz$HOME`, expanded at Enter).
-        // Where the user opened a quote, readline's quoting is the one that matches it, and inside
-        // quotes it quotes `$` too. Process substitution, not a here-string: bash before 5.1
-        // writes a here-string to a temporary file, and titles are not to touch a disk.
+        // The binary quotes each line for the word as typed (`NoteCompletion.bashLine`) and is told
+        // the text readline replaces; readline's own filename quoting stays off, since with it bash
+        // asks of every word whether it names a directory, which expands `${…}` and `$((…))` in it.
+        // Process substitution, not a here-string: bash before 5.1 writes a here-string to a
+        // temporary file, and titles are not to touch a disk.
         let function = """
             \(literalFunction)() {
-                local completion quoted opened=false
-                [[ "${COMP_WORDS[COMP_CWORD]}" == *[\\\"\\']* ]] && opened=true
-                "${opened}" || compopt +o filenames 2>/dev/null
+                local completion
+                compopt +o filenames 2>/dev/null
                 while IFS='' read -r completion; do
-                    [[ -n "${completion}" ]] || continue
-                    if "${opened}"; then
-                        COMPREPLY+=("${completion}")
-                    else
-                        printf -v quoted '%q' "${completion}"
-                        COMPREPLY+=("${quoted}")
-                    fi
-                done < <("${@}")
+                    [[ -n "${completion}" ]] && COMPREPLY+=("${completion}")
+                done < <(FINGERLOCK_COMPLETION_TEXT="${cur}" "${@}")
             }
 
             """

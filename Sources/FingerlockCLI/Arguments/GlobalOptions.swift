@@ -10,7 +10,12 @@ struct GlobalOptions: ParsableArguments {
         help: ArgumentHelp(
             "Which reader: auto, simulated, DRIVER or DRIVER:DEVICE-ID (env FINGERLOCK_READER).",
             valueName: "reader"),
-        completion: .custom { _, _, prefix in ReaderChoice.completions().filter { $0.hasPrefix(ShellWord.dequoted(prefix)) } })
+        completion: .custom { _, _, prefix in
+            // bash adds these as they are: only plain words (every driver name is one).
+            ReaderChoice.completions().filter { choice in
+                choice.hasPrefix(ShellWord.dequoted(prefix)) && choice.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_-".contains($0)) }
+            }
+        })
     var reader: String?
 
     @Option(

@@ -16,6 +16,12 @@ struct NoteCompletion: Equatable {
 
     /// What the word being completed means, its quotes removed (`ShellWord`).
     var typed: String
+    /// The word as typed, up to the cursor, and the quote it leaves open.
+    var raw: String
+    var openQuote: ShellWord.OpenQuote
+    /// bash: the text readline replaces with what is offered (the end of `raw` after a word break or
+    /// an opened quote), which the script passes in `FINGERLOCK_COMPLETION_TEXT`.
+    var readlineText: String?
     /// Whether `--` came before the word: only then is a title that starts with `-` offered, as
     /// anywhere else it would be parsed as an option.
     var afterOptionsEnd: Bool
@@ -41,7 +47,9 @@ struct NoteCompletion: Equatable {
                 current = arguments[dash + 3]
             }
         }
-        typed = ShellWord.dequoted(current)
+        raw = current
+        (typed, openQuote) = ShellWord.scan(current)
+        readlineText = environment["FINGERLOCK_COMPLETION_TEXT"]
         afterOptionsEnd = words.prefix(max(0, min(index, words.count))).contains("--")
         shell = environment["SAP_SHELL"]
     }
@@ -49,7 +57,8 @@ struct NoteCompletion: Equatable {
     /// The lines to print for `titles`: those that start with what was typed (ignoring case), sorted,
     /// one per line. Left out: a title no shell can take as one word (a line break, a control
     /// character) and, before `--`, one that starts with `-`. zsh's `_describe` reads `value:description`,
-    /// so a colon (and so a backslash) in a title is escaped for it.
+    /// so a colon (and so a backslash) in a title is escaped for it. bash gets each line quoted
+    /// (`bashLine`): its script adds them as they are, and readline never sees a title unquoted.
     func lines(for titles: some Sequence<String>) -> [String] {
         let wanted = typed.lowercased()
         let offered = Set(titles).filter { title in
@@ -57,9 +66,24 @@ struct NoteCompletion: Equatable {
                 && title.unicodeScalars.allSatisfy { $0 != "\t" }
                 && (afterOptionsEnd || !title.hasPrefix("-"))
         }.sorted()
+        if shell == "bash" { return offered.compactMap(bashLine) }
         guard shell == "zsh" else { return offered }
         // ArgumentParser's zsh script drops the last line it reads (its own replies end with " ").
         return offered.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:") } + [" "]
+    }
+
+    /// What readline puts in place of `readlineText` so that the word means `title`: the whole
+    /// title quoted where the user typed a plain word, else what was typed followed by the rest of
+    /// the title quoted for the quote left open, and that quote closed. nil where the word and the
+    /// text readline replaces do not fit together (nothing is offered rather than a wrong word).
+    func bashLine(_ title: String) -> String? {
+        guard let readlineText, raw.hasSuffix(readlineText) else { return nil }
+        if openQuote == .none && readlineText == raw { return ShellWord.bashQuoted(title, after: .none) }
+        // The start of the title that what was typed stands for (matched ignoring case).
+        var end = title.startIndex
+        while end < title.endIndex && title[..<end].lowercased() != typed.lowercased() { end = title.index(after: end) }
+        guard title[..<end].lowercased() == typed.lowercased() else { return nil }
+        return readlineText + ShellWord.bashQuoted(String(title[end...]), after: openQuote)
     }
 
     /// The lines to offer; none on any problem (a completion never prints an error).

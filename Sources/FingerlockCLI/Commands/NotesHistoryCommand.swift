@@ -33,7 +33,8 @@ struct NotesHistoryCommand: FingerlockCommand {
         let console = dependencies.console
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
-        let noteID = try NoteIDArgument.resolve(id, in: vault, naming: restore == nil ? .reading : .changing)
+        // --restore changes the note with nobody asked first: only a whole title or an 8-character id.
+        let noteID = try NoteIDArgument.resolve(id, in: vault, naming: restore == nil ? .reading : .unattended("--restore"))
         if let number = show {
             let note = try vault.revision(number, of: noteID)
             if json { return try console.printJSON(note) }

@@ -74,7 +74,8 @@ struct NotesTrashCommand: FingerlockCommand {
             }
         case .restore:
             var noteIDs: [UUID] = []
-            for id in ids { noteIDs.append(try NoteIDArgument.resolveTrashed(id, in: vault)) }
+            // A title that is also the start of another trashed note's id names neither.
+            for id in ids { noteIDs.append(try NoteIDArgument.resolveTrashed(id, in: vault, naming: .changing)) }
             let restored = try vault.restoreFromTrash(noteIDs)
             if json { return try console.printJSON(restored) }
             for note in restored {

@@ -34,6 +34,7 @@ enum RestorePlanText {
             if !notes.appear.isEmpty { lines.append("  Notes that come back: " + titles(notes.appear) + ".") }
             if !notes.disappear.isEmpty { lines.append("  Notes that go away: " + titles(notes.disappear) + ".") }
             if !notes.change.isEmpty { lines.append("  Notes that go back to the backup's version: " + titles(notes.change) + ".") }
+            if !notes.toTrash.isEmpty { lines.append("  Notes that go back to the trash: " + titles(notes.toTrash) + ".") }
             if !notes.trashAppear.isEmpty { lines.append("  Notes in the trash that come back to it: " + titles(notes.trashAppear) + ".") }
             if !notes.trashDisappear.isEmpty {
                 lines.append("  Notes in the trash now that go away for good: " + titles(notes.trashDisappear) + ".")

@@ -21,10 +21,12 @@ public struct NoteSetChanges: Sendable, Equatable {
     public var disappear: [NoteSummary] = []
     /// In both, with another title, tags or date in the backup (the backup's header).
     public var change: [NoteSummary] = []
-    /// In the backup's trash, not in the trash now (restorable again afterwards).
+    /// In the backup's trash, in neither the trash nor the notes now (restorable again afterwards).
     public var trashAppear: [NoteSummary] = []
-    /// In the trash now, not in the backup's: gone for good once the backup is back.
+    /// In the trash now, in neither the backup's trash nor its notes: gone for good once it is back.
     public var trashDisappear: [NoteSummary] = []
+    /// Notes now that are in the backup's trash: they go back to the trash (not in `disappear`).
+    public var toTrash: [NoteSummary] = []
     /// Earlier revisions kept in the backup and not now (`notes history` shows them again), and the
     /// reverse (gone for good), counted by the note they belong to (its header from either side).
     public var revisionsAppear: [Revisions] = []
@@ -45,12 +47,19 @@ public struct NoteSetChanges: Sendable, Equatable {
         disappear = now.filter { !restored.contains($0.id) }
     }
 
-    /// Adds what happens to the trash: compared by id, as notes are.
+    /// Adds what happens to the trash, compared by id as notes are; call it after `init(from:to:)`.
+    /// A note that moves between the notes and the trash is said once, where it ends up: a trashed
+    /// note that the backup has among its notes is in `appear`, a note that the backup has in its
+    /// trash is in `toTrash`.
     public mutating func compareTrash(from now: [NoteSummary], to after: [NoteSummary]) {
         let trashedNow = Set(now.map(\.id))
         let trashedAfter = Set(after.map(\.id))
-        trashAppear = after.filter { !trashedNow.contains($0.id) }
-        trashDisappear = now.filter { !trashedAfter.contains($0.id) }
+        let liveAfter = Set(appear.map(\.id)).union(change.map(\.id))
+        toTrash = disappear.filter { trashedAfter.contains($0.id) }
+        disappear.removeAll { trashedAfter.contains($0.id) }
+        let movedToTrash = Set(toTrash.map(\.id))
+        trashAppear = after.filter { !trashedNow.contains($0.id) && !movedToTrash.contains($0.id) }
+        trashDisappear = now.filter { !trashedAfter.contains($0.id) && !liveAfter.contains($0.id) }
     }
 
     /// Adds what happens to the earlier revisions (note id → revision numbers kept); `headers` names
@@ -73,7 +82,7 @@ public struct NoteSetChanges: Sendable, Equatable {
     }
 
     public var isEmpty: Bool {
-        appear.isEmpty && disappear.isEmpty && change.isEmpty && trashAppear.isEmpty && trashDisappear.isEmpty
+        appear.isEmpty && disappear.isEmpty && change.isEmpty && trashAppear.isEmpty && trashDisappear.isEmpty && toTrash.isEmpty
             && revisionsAppear.isEmpty && revisionsDisappear.isEmpty
     }
 }
