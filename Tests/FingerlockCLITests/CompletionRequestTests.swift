@@ -62,6 +62,12 @@ import Testing
         #expect(try bashLine("zz'x", typed: "'zz'\\''", text: "") == "x'")
         // bash's $'…'.
         #expect(try bashLine("q'\\", typed: "$'q", text: "q") == #"q\'\\'"#)
+        // What was typed inside the quote is written again, never kept: a typed `$`, a dangling `\\` or
+        // a `!` cannot join the title's next characters (the second attack's ways in).
+        #expect(try bashLine("c$(touch m)", typed: "\"c$", text: "c$") == #"c\$(touch m)""#)
+        #expect(try bashLine(#"zq\";touch m;#"#, typed: "\"zq\\", text: "zq\\") == #"zq\\\";touch m;#""#)
+        #expect(try bashLine(#"zs\';touch m;#"#, typed: "$'zs\\", text: "zs\\") == #"zs\\\';touch m;#'"#)
+        #expect(try bashLine("q!-1", typed: "\"q!-", text: "q!-") == #"q"\!"-1""#)
         // A text that is not the end of the word: nothing rather than a wrong word.
         #expect(try bashLine("zz", typed: "zz", text: "y") == nil)
     }

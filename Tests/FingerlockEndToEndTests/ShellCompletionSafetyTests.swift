@@ -86,6 +86,20 @@ import Testing
                     words == ["fingerlock", "notes", "show", title], "\(shell.name): \(quote)\(title.debugDescription) became \(words)")
             }
         }
+        // bash: what was typed inside an opened quote is written again, never kept as typed (a typed
+        // `$`, a dangling backslash, a `!` joined the title's next characters into code at Enter).
+        if shell.name == "bash" {
+            for (index, (typed, title)) in [
+                (#""t21c$"#, "t21c$(touch \(marks)/typed-dollar)"), (#""t22\"#, #"t22\";touch "# + marks + #"/dangling;#"#),
+                (#"$'t23\"#, #"t23\';touch "# + marks + #"/ansi;#"#), (#""t24!-"#, "t24!-1"),
+            ].enumerated() {
+                let added = try await runner.run(
+                    ["notes", "add", "--title=\(title)"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "body\n")
+                try #require(added.status == 0, "\(title): \(added.stderr)")
+                let words = await completed(typed, mark: "B\(index)")
+                #expect(words == ["fingerlock", "notes", "show", title], "bash: \(typed) for \(title.debugDescription) became \(words)")
+            }
+        }
         // A title that starts with `-` would be an option there: it is offered only after `--`.
         let option = await completed("-r", mark: "OPTION")
         #expect(!option.contains("-rf"), "\(shell.name): \(option)")

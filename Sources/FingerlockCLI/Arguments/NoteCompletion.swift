@@ -72,18 +72,22 @@ struct NoteCompletion: Equatable {
         return offered.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:") } + [" "]
     }
 
-    /// What readline puts in place of `readlineText` so that the word means `title`: the whole
-    /// title quoted where the user typed a plain word, else what was typed followed by the rest of
-    /// the title quoted for the quote left open, and that quote closed. nil where the word and the
-    /// text readline replaces do not fit together (nothing is offered rather than a wrong word).
+    /// What readline puts in place of `readlineText` so that the word means `title`. What was typed
+    /// there is never kept as typed: it is written again, with the rest of the title, quoted for the
+    /// quote open before it, and that quote closed (a `$`, `\\` or `!` typed inside an opened quote
+    /// would otherwise join the title's next characters into live code: `"c$` + `(touch x)`). nil
+    /// where the word and the text readline replaces do not fit together.
     func bashLine(_ title: String) -> String? {
         guard let readlineText, raw.hasSuffix(readlineText) else { return nil }
-        if openQuote == .none && readlineText == raw { return ShellWord.bashQuoted(title, after: .none) }
-        // The start of the title that what was typed stands for (matched ignoring case).
+        let before = String(raw.dropLast(readlineText.count))
+        if before.isEmpty { return ShellWord.bashQuoted(title, after: .none) }
+        // What the word means up to readline's text (an opened quote, a word before a break), and the
+        // start of the title that stands for it (matched ignoring case).
+        let (meaning, open) = ShellWord.scan(before)
         var end = title.startIndex
-        while end < title.endIndex && title[..<end].lowercased() != typed.lowercased() { end = title.index(after: end) }
-        guard title[..<end].lowercased() == typed.lowercased() else { return nil }
-        return readlineText + ShellWord.bashQuoted(String(title[end...]), after: openQuote)
+        while end < title.endIndex && title[..<end].lowercased() != meaning.lowercased() { end = title.index(after: end) }
+        guard title[..<end].lowercased() == meaning.lowercased() else { return nil }
+        return ShellWord.bashQuoted(String(title[end...]), after: open)
     }
 
     /// The lines to offer; none on any problem (a completion never prints an error).
