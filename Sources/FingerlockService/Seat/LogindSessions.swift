@@ -4,11 +4,14 @@
 final class LogindSessions: LoginSessions {
     static let service = "org.freedesktop.login1"
     static let manager = "/org/freedesktop/login1"
+    private let gio: Result<GioLibrary, LoginQueryError>
     private var connection: SystemBusConnection?
+
+    init(gio: Result<GioLibrary, LoginQueryError>) { self.gio = gio }
 
     private func bus() throws(LoginQueryError) -> SystemBusConnection {
         if let connection { return connection }
-        let opened = try SystemBusConnection()
+        let opened = try SystemBusConnection(gio: gio)
         connection = opened
         return opened
     }
@@ -92,19 +95,22 @@ final class LogindSessions: LoginSessions {
 /// of its own, never on Swift's cooperative pool (a D-Bus call blocks for up to 3 s).
 public struct LogindSeatAccess: SeatAccess {
     let rule: SeatRule
+    /// GIO, opened once here, at the service's start (the executable makes one of these).
+    let gio: Result<GioLibrary, LoginQueryError>
 
     /// `seat`: the reader's seat (seat0: the service does not read the reader's udev ID_SEAT).
     /// `allowWithoutLogind`: where no system bus or no logind answers, every caller may scan
     /// (`--allow-scans-without-logind`); otherwise every scan is refused there.
     public init(seat: String = "seat0", allowWithoutLogind: Bool) {
         rule = SeatRule(seat: seat, allowWithoutLogind: allowWithoutLogind)
+        gio = GioLibrary.open()
     }
 
     public func mayScan(uid: UInt32, pid: Int32) async -> SeatVerdict {
-        let rule = rule
+        let (rule, gio) = (rule, gio)
         return await withCheckedContinuation { continuation in
             DetachedThread.start {
-                continuation.resume(returning: rule.verdict(uid: uid, pid: pid, sessions: LogindSessions()))
+                continuation.resume(returning: rule.verdict(uid: uid, pid: pid, sessions: LogindSessions(gio: gio)))
             }
         }
     }

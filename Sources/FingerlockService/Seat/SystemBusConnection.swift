@@ -10,8 +10,8 @@ final class SystemBusConnection {
     /// How long one call waits for its answer.
     static let callTimeoutMilliseconds: Int32 = 3000
 
-    init() throws(LoginQueryError) {
-        let gio = try GioLibrary.require()
+    init(gio loaded: Result<GioLibrary, LoginQueryError>) throws(LoginQueryError) {
+        let gio = try GioLibrary.require(loaded)
         self.gio = gio
         var error: UnsafeMutablePointer<GError>?
         guard let address = gio.g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, nil, &error) else {
