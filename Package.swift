@@ -213,19 +213,26 @@ let package = Package(
         .executableTarget(name: "vault-bench", dependencies: ["Vault"], swiftSettings: upcoming),
 
         // Test-only helpers, declared as plain targets so several test targets can share them (a test
-        // target cannot depend on another). Neither imports a fingerlock module or Testing.
-        // The test clock every target's time-dependent tests move by hand.
+        // target cannot depend on another). Neither imports a fingerlock module.
+        // The test clock every target's time-dependent tests move by hand, and the `.timed` trait every
+        // top-level suite carries (each test's own duration, for the slowest-tests list).
         .target(name: "FingerlockTestSupport", path: "Tests/FingerlockTestSupport", swiftSettings: upcoming),
         // What fingerlockd's tests in process and end to end both use: a bare Varlink client, a
         // client vault's values, temporary directories.
         .target(name: "FingerlockServiceTestSupport", path: "Tests/FingerlockServiceTestSupport", swiftSettings: upcoming),
+        // The CLI run in the test process (`InProcessCLI`): the CLI tests' runner, and the end-to-end
+        // tests' vault fixture (a vault made at the test KDF cost that the built binary then opens).
+        .target(
+            name: "FingerlockCLITestSupport",
+            dependencies: ["FingerlockCLI", "Auth", "AuthCore", "Vault", "FingerlockServiceClient"],
+            path: "Tests/FingerlockCLITestSupport",
+            swiftSettings: upcoming
+        ),
 
-        .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles"], swiftSettings: upcoming),
+        .testTarget(name: "SafeFilesTests", dependencies: ["FingerlockTestSupport", "SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
-            // Auth and Vault for the tests of the policy on a real libfprint reader (shared storage), which
-            // must run under the serialized libfprint suite.
-            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "AuthCore", "Auth", "Vault"],
+            dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "FingerlockTestSupport"],
             resources: [],
             swiftSettings: upcoming
         ),
@@ -247,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: [
-                "AuthCore", "Auth", "Fingerprint", "Vault", "FingerlockTestSupport", "TrustedPlatform",
+                "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "Vault", "FingerlockTestSupport", "TrustedPlatform",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
@@ -257,7 +264,8 @@ let package = Package(
             name: "FingerlockCLITests",
             dependencies: [
                 "FingerlockCLI", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault", "FingerlockServiceClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "FingerlockTestSupport",
+                "FingerlockCLITestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming
         ),
@@ -268,7 +276,8 @@ let package = Package(
             name: "FingerlockEndToEndTests",
             dependencies: [
                 "FingerlockCLI", "fingerlock", "AuthCore", "Auth", "Fingerprint", "FingerprintTestSupport", "SafeFiles",
-                "Vault", "FingerlockTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vault", "FingerlockTestSupport", "FingerlockCLITestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming
         ),
@@ -309,6 +318,6 @@ let package = Package(
             swiftSettings: upcoming
         ),
         // udev rules generator, rules syntax and `make install`: Foundation only (runs python3 and make).
-        .testTarget(name: "UdevTests", swiftSettings: upcoming),
+        .testTarget(name: "UdevTests", dependencies: ["FingerlockTestSupport"], swiftSettings: upcoming),
     ]
 )

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make test` runs it: two processes of the one test binary, started together.
 #
-# The second process runs libfprint's own tests: serialized (the FP_VIRTUAL_* variables are
-# process-wide) and mostly waiting on the virtual devices, so inside the main run they were its last
+# The second process runs the tests on libfprint's virtual devices (libfprint's own and the policy's on
+# a shared chip): they take turns (the FP_VIRTUAL_* variables are process-wide) and are mostly waiting on the virtual devices, so inside the main run they were its last
 # minute or two with a core idle. With the real-users suites beside them as well, a libfprint test
 # was starved past its time limit in CI: they stay in the main run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WIDTH=${1:-3}
 TESTS=.build/debug/fingerlockPackageTests.xctest
-SECOND='LibfprintTests'
+SECOND='LibfprintTests|SharedChipPolicyTests'
 
 [ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'make test' (or 'swift build --build-tests -Xcc -O2') first." >&2; exit 1; }
-# Per-test timings of both runs (Swift Testing's xunit files), for the slowest-tests list below.
+# What both runs ran (Swift Testing's xunit files) and each test's own duration (the `.timed` trait
+# appends to FINGERLOCK_TEST_TIMINGS), for the slowest-tests list below.
 RESULTS=.build/test-results
 mkdir -p "$RESULTS"
-rm -f "$RESULTS"/main.xml "$RESULTS"/second.xml
+rm -f "$RESULTS"/main.xml "$RESULTS"/second.xml "$RESULTS"/timings.tsv
+export FINGERLOCK_TEST_TIMINGS=$PWD/$RESULTS/timings.tsv
 log=$(mktemp "${TMPDIR:-/tmp}/fingerlock-second-tests.XXXXXX")
 started=$SECONDS
 "$TESTS" --testing-library swift-testing --filter "$SECOND" --xunit-output "$RESULTS/second.xml" >"$log" 2>&1 &
@@ -34,11 +36,8 @@ echo
 echo "── libfprint's virtual devices (run in a second process) ──"
 cat "$log"
 echo
-# Swift Testing times a test from when the run schedules it: in the main run (a parallelization
-# width) that includes waiting for a slot, so only the serialized second run's times are durations.
-echo "── the slowest tests of the serialized second run ($RESULTS/main.xml holds the main run's times,"
-echo "   which count from when each test was scheduled, waiting for a slot included) ──"
-python3 scripts/slowest-tests.py -n 20 "$RESULTS"/second.xml || true
+echo "── the slowest tests of both runs, each by its own time ($RESULTS/timings.tsv) ──"
+python3 scripts/slowest-tests.py -n 20 "$RESULTS"/timings.tsv "$RESULTS"/main.xml "$RESULTS"/second.xml || true
 echo
 echo "Main run: exit $main_status, $main_seconds s. Second run: exit $second_status. Both: $((SECONDS - started)) s."
 [ "$main_status" -eq 0 ] && [ "$second_status" -eq 0 ]

@@ -1,8 +1,9 @@
 import AuthCore
 import Foundation
+import FingerlockTestSupport
 import Testing
 
-@Suite struct PasscodeDelayTests {
+@Suite(.timed) struct PasscodeDelayTests {
     @Test(arguments: [
         (0, 0), (1, 0), (4, 0), (5, 60), (6, 300), (7, 900), (8, 900), (9, 3600), (10, 3600), (50, 3600),
     ])
@@ -24,7 +25,7 @@ import Testing
     }
 }
 
-@Suite struct FileAttemptStoreTests {
+@Suite(.timed) struct FileAttemptStoreTests {
     let directory: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fl-attempts-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -4,7 +4,7 @@ import FingerlockTestSupport
 import Foundation
 import Testing
 
-@Suite struct InMemoryKeyCacheTests {
+@Suite(.timed) struct InMemoryKeyCacheTests {
     @Test func keysExpireOnTheInjectedClock() throws {
         let clock = TestClock()
         let cache = InMemoryKeyCache(now: clock.now)

@@ -1,10 +1,11 @@
 import AuthCore
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// When a reader's "not in my storage" is about prints it lost rather than a wrong finger.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct LostPrintsTests {
     static let reader = ReaderIdentity(driver: "synaptics", deviceID: "1-3")
     static let index = EnrolledPrint(finger: .rightIndex, reader: reader, template: Data([1]), enrolled: Date(timeIntervalSince1970: 0))

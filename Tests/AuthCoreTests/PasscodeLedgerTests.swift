@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The wrong-passcode rule both modes host: count first, delays, success, attempts nothing judged.
-@Suite struct PasscodeLedgerTests {
+@Suite(.timed) struct PasscodeLedgerTests {
     let scratch = ScratchDirectory()
     let clock = TestClock()
     var store: FileAttemptStore { FileAttemptStore(dataDirectory: scratch.path) }

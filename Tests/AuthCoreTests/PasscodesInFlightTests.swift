@@ -7,7 +7,7 @@ import Testing
 /// Attempts in flight (issue 27): one still being checked is no wrong passcode for an attempt made
 /// beside it, which waits for its result; one that ends without a result is a wrong one; a guesser
 /// running attempts side by side gets no more than the ladder gives one at a time.
-@Suite struct PasscodesInFlightTests {
+@Suite(.timed) struct PasscodesInFlightTests {
     let scratch = ScratchDirectory()
     let clock = TestClock()
     var store: FileAttemptStore { FileAttemptStore(dataDirectory: scratch.path) }

@@ -1,10 +1,11 @@
 import AuthCore
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The label fingerlock writes as a print's username, and how prints on a chip are told apart by it.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct PrintLabelTests {
     static let storeID = UUID(uuidString: "1A2B3C4D-0000-4000-8000-000000000001")!
     static let reader = ReaderIdentity(driver: "goodixmoc", deviceID: "1-2")

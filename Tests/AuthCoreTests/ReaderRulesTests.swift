@@ -1,10 +1,11 @@
 import AuthCore
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Which readers a vault accepts, and which prints a touch is matched against.
-@Suite struct ReaderRulesTests {
+@Suite(.timed) struct ReaderRulesTests {
     static let simulated = ReaderIdentity(driver: "simulated", deviceID: "0")
     static let virtual = ReaderIdentity(driver: "virtual_image", deviceID: "0")
     static let real = ReaderIdentity(driver: "goodixmoc", deviceID: "1-2")

@@ -5,7 +5,7 @@ import Testing
 
 /// The reuse-window rule both modes host (markers in the keyring in user mode, in the service's
 /// memory in system mode; here in memory on a clock the test moves).
-@Suite struct ReuseWindowTests {
+@Suite(.timed) struct ReuseWindowTests {
     let clock = TestClock()
     let markers: InMemoryKeyCache
     var window: ReuseWindow { ReuseWindow(markers: markers, now: clock.now) }

@@ -1,11 +1,12 @@
 import AuthCore
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The rule fingerlockd hosts over the TPM's shared dictionary-attack counter: no account spends
 /// another's part of it, the machine's other users keep theirs, and only the TPM's own recovery
 /// gives a share back.
-@Suite struct TPMFailureSharesTests {
+@Suite(.timed) struct TPMFailureSharesTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     func reading(_ failed: Int, of maximum: Int = 3, interval: Int = 1000) -> TPMCounterReading {

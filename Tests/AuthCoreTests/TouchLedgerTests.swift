@@ -1,9 +1,10 @@
 import AuthCore
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The failed-touch rule both modes host, on the real counter file.
-@Suite struct TouchLedgerTests {
+@Suite(.timed) struct TouchLedgerTests {
     let scratch = ScratchDirectory()
     var store: FileAttemptStore { FileAttemptStore(dataDirectory: scratch.path) }
 

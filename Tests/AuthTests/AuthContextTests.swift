@@ -87,7 +87,7 @@ struct Installation {
 
 /// Every (policy × situation) the design names, with the simulated reader, an in-memory key cache
 /// and a fake clock. Each asserts the outcome, the counters and what the user was told.
-@Suite(.timeLimit(.minutes(1))) struct AuthContextTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct AuthContextTests {
     let install = Installation()
 
     // MARK: biometrics-or-passcode

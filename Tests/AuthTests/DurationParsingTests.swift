@@ -1,9 +1,10 @@
 import AuthCore
 @testable import Auth
+import FingerlockTestSupport
 import Testing
 
 /// `config set` durations: strict, overflow-proof, and still reading what earlier versions stored.
-@Suite struct DurationParsingTests {
+@Suite(.timed) struct DurationParsingTests {
     @Test(arguments: [
         ("8h", Int64(8 * 3600)), ("1h30m", 5400), ("90m", 5400), ("45s", 45), ("0s", 0), ("0", 0),
         ("1h30m15s", 5415), ("2m5s", 125), ("48h", 172_800), ("1h 30m", 5400), (" 8 h ", 28_800), ("007m", 420),

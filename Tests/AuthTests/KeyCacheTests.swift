@@ -3,12 +3,13 @@ import AuthCore
 import Crypto
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 
 /// The real kernel keyring (`@u`), as the CLI uses it.
-@Suite(.serialized) struct KernelKeyringCacheTests {
+@Suite(.timed, .serialized) struct KernelKeyringCacheTests {
     let cache = KernelKeyringCache(prefix: "fingerlock-test-\(UUID().uuidString)")
 
     @Test func isUsableHere() {

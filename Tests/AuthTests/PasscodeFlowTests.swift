@@ -1,7 +1,8 @@
 import Auth
+import FingerlockTestSupport
 import Testing
 
-@Suite struct PasscodeFlowTests {
+@Suite(.timed) struct PasscodeFlowTests {
     let never: (PasscodeFlow.Step, String) -> Bool = { _, _ in Issue.record("no check expected"); return false }
 
     @Test func setThenConfirm() {
@@ -73,7 +74,7 @@ import Testing
     }
 }
 
-@Suite struct RemoteSessionTests {
+@Suite(.timed) struct RemoteSessionTests {
     @Test(arguments: ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"])
     func sshVariablesMeanRemote(variable: String) {
         #expect(RemoteSessionDetector(environment: [variable: "10.0.0.1 5000 10.0.0.2 22"], probe: FakeSessionProbe()).reason() != nil)

@@ -1,6 +1,7 @@
 import Auth
 import Crypto
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -10,7 +11,7 @@ import Glibc
 
 /// The real repository reads a vault's header and unlocks it on one connection: a command opens the
 /// vault's database once, not once for the header and again for the unlock.
-@Suite("One open of the vault per command")
+@Suite("One open of the vault per command", .timed)
 struct PendingVaultTests {
     let install = Installation()
 

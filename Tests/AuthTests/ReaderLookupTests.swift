@@ -4,6 +4,7 @@ import Crypto
 import Fingerprint
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -52,7 +53,7 @@ final class ObservingKeyCache: KeyCache {
 
 /// `verifyTouch` with a reader still being found (libfprint enumerating): the cached key opens the
 /// vault meanwhile, and the passcode is asked for only once the reader is known to be there.
-@Suite(.timeLimit(.minutes(1))) struct ReaderLookupTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct ReaderLookupTests {
     let install = Installation()
 
     func context(_ lookup: ReaderLookup, interaction: ScriptedInteraction, cache: any KeyCache) -> AuthContext {

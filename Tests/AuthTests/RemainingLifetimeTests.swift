@@ -7,7 +7,7 @@ import Testing
 
 /// How long a cached key has left, for `status`: exact in memory, as `/proc/keys` shows it in the
 /// kernel keyring.
-@Suite struct RemainingLifetimeTests {
+@Suite(.timed) struct RemainingLifetimeTests {
     @Test func inMemoryCountsDownOnTheInjectedClock() throws {
         let clock = TestClock()
         let cache = InMemoryKeyCache(now: clock.now)

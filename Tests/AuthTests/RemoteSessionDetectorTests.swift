@@ -1,4 +1,5 @@
 import Auth
+import FingerlockTestSupport
 import Testing
 
 /// One made-up system and what the detector must conclude about it.
@@ -174,7 +175,7 @@ let sessionScenarios: [SessionScenario] = [
     SessionScenario("nothing readable inside tmux and screen", environment: tmuxVariable.merging(["STY": "500.pts-0.host"]) { $1 }, expected: nil),
 ]
 
-@Suite struct RemoteSessionDetectorTests {
+@Suite(.timed) struct RemoteSessionDetectorTests {
     @Test(arguments: sessionScenarios)
     func detects(_ scenario: SessionScenario) {
         let detector = RemoteSessionDetector(environment: scenario.environment, probe: scenario.probe)

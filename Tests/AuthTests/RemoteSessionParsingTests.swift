@@ -1,8 +1,9 @@
 @testable import Auth
 import Glibc
+import FingerlockTestSupport
 import Testing
 
-@Suite struct RemoteSessionParsingTests {
+@Suite(.timed) struct RemoteSessionParsingTests {
     @Test func processStatusNamesMayHoldSpacesAndParentheses() throws {
         let status = try #require(ProcessStatus("500 (tmux: server) S 1 500 500 34817 -1 4194560 1 0"))
         #expect(status == ProcessStatus("500 (tmux: server) S 1 500 500 34817 -1 4194560 1 0"))

@@ -12,7 +12,7 @@ import Vault
 /// What the client tells fingerlockd about a system-mode vault (its sealed settings, its kind, the
 /// user-mode counts at `system enable`) and what it takes from it (tries, scan timeout); what a
 /// scan left without a passcode says.
-@Suite(.timeLimit(.minutes(1))) struct SystemPolicyTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct SystemPolicyTests {
     let install = Installation()
 
     func context(_ passcodes: any PasscodeRepository, _ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction)

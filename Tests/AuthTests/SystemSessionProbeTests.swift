@@ -2,10 +2,11 @@
 import Foundation
 import Glibc
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 /// The detector against this machine's real `/proc`, logind, utmp and tmux.
-@Suite struct SystemSessionProbeTests {
+@Suite(.timed) struct SystemSessionProbeTests {
     @Test func theRealProbeReadsThisProcessAndTheDetectorAnswers() {
         let probe = SystemSessionProbe()
         #expect(probe.processStatus(probe.currentProcessID)?.hasPrefix("\(probe.currentProcessID) (") == true)

@@ -161,7 +161,7 @@ final class FakeSystemFingers: SystemService {
 
 /// The policy for a system-mode vault's touches: the vault opens only with the key the service
 /// released, after the tries, hints and lockout the service reports.
-@Suite(.timeLimit(.minutes(1))) struct SystemTouchPolicyTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct SystemTouchPolicyTests {
     let install = Installation()
 
     func context(

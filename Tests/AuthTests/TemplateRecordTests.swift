@@ -1,11 +1,12 @@
 import Auth
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// How enrolled prints are sealed in the vault (see `TemplateRecord`).
-@Suite struct TemplateRecordTests {
+@Suite(.timed) struct TemplateRecordTests {
     static let print = EnrolledPrint(
         finger: .rightIndex, reader: ReaderIdentity(driver: "virtual_device", deviceID: "0"),
         template: Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }), enrolled: Date(timeIntervalSince1970: 1_795_323_600.25))

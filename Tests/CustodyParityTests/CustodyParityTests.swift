@@ -8,7 +8,7 @@ import Testing
 /// The same scenarios against both custodies: user mode (the CLI keeps the key, the counters and the
 /// reader) and system mode (an in-process fingerlockd over its socket keeps them). Each rule is
 /// written once in AuthCore and hosted by both; these scenarios fail if a host drifts from it.
-@Suite(.timeLimit(.minutes(2))) struct CustodyParityTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct CustodyParityTests {
     static let passcode = ParityInstallation.passcode
 
     @Test(arguments: Custody.allCases)

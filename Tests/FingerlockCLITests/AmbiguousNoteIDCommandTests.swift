@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// An id start that several notes share lists them (id, title) on one line, as git does (in process).
-@Suite(.timeLimit(.minutes(3))) struct AmbiguousNoteIDCommandTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct AmbiguousNoteIDCommandTests {
     @Test func ambiguousStartListsEveryCandidate() async throws {
         let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
         let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

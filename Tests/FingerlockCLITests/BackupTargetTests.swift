@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Glibc
 /// `fingerlock backup FILE` in process: an existing file is kept unless `--force`, only
 /// regular files are replaced, and a destination that cannot work is refused before any touch or
 /// passcode is asked for.
-@Suite(.timeLimit(.minutes(3))) struct BackupTargetTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct BackupTargetTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

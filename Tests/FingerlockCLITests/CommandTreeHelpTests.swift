@@ -1,5 +1,7 @@
 import ArgumentParser
 @testable import FingerlockCLI
+import FingerlockCLITestSupport
+import FingerlockTestSupport
 import Testing
 
 /// One command of the tree, by the words that name it (`[]` is `fingerlock` itself).
@@ -32,7 +34,7 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
 }
 
 /// Every command's help is its own, however it is asked for (in process).
-@Suite(.timeLimit(.minutes(3))) struct CommandTreeHelpTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct CommandTreeHelpTests {
     let runner = InProcessCLI()
 
     @Test func theTreeIsWalked() {

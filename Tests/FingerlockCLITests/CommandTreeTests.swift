@@ -1,10 +1,11 @@
 import ArgumentParser
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// The shape of the command tree, read from ArgumentParser's configuration in process (each
 /// command's help through the binary: `CommandTreeHelpTests`).
-@Suite struct CommandTreeTests {
+@Suite(.timed) struct CommandTreeTests {
     @Test("every leaf command runs as a FingerlockCommand (never falls back to printing help)")
     func leavesAreFingerlockCommands() {
         func check(_ command: any ParsableCommand.Type, _ words: [String]) {

@@ -1,10 +1,11 @@
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// What the binary answers a shell's TAB with, in-process (the shells themselves run in
 /// `ShellCompletionSafetyTests`): the word as the shell passes it, the titles it may offer, and the
 /// scripts that read them.
-@Suite struct CompletionRequestTests {
+@Suite(.timed) struct CompletionRequestTests {
     @Test("a typed word means what the shell would make of it", arguments: [
         (#"zz\$H"#, "zz$H"), ("'bank of", "bank of"), (#""a \"b\" \$c"#, #"a "b" $c"#), (#"$'tab\there'"#, "tab\there"),
         ("plain", "plain"), (#"back\\slash"#, #"back\slash"#), ("$HOME", "$HOME"), ("`x`", "`x`"),

@@ -2,6 +2,7 @@ import Auth
 import ArgumentParser
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockCLI
@@ -13,7 +14,7 @@ import Testing
 /// `fingerlock doctor` against a fake sysfs/devfs/proc tree and injected probes. CI runs as root,
 /// where access(2) never fails, so denials come from ``FakeNodeAccess``; everything else is real
 /// file-system reading.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct DoctorTests {
     static let allIDs = [("06cb", "00bd"), ("06cb", "00df"), ("27c6", "5840")]
 
@@ -547,7 +548,7 @@ struct DoctorTests {
 }
 
 /// The parts that read the real machine: libfprint's installed hwdb and this process's libfprint.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct DoctorSystemTests {
     @Test("the runtime hwdb parser agrees with the committed udev rules")
     func hwdbMatchesRules() throws {

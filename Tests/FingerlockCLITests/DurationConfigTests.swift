@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `config set` durations (in process): refused before any passcode is asked, on one
 /// line, and never a crash.
-@Suite(.timeLimit(.minutes(3))) struct DurationConfigTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct DurationConfigTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test(arguments: [

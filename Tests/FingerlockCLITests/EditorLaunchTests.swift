@@ -1,5 +1,6 @@
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 /// Which editor `$EDITOR` really is, and the argv it is started with.
-@Suite struct EditorLaunchTests {
+@Suite(.timed) struct EditorLaunchTests {
     let bin: String
     let vimSettings = "set noswapfile nobackup nowritebackup noundofile viminfo="
     let nvimSettings = "set noswapfile nobackup nowritebackup noundofile shada="

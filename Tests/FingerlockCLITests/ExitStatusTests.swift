@@ -1,10 +1,11 @@
 import Auth
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// The exit codes the README's contract gives the layers' errors.
-@Suite struct ExitStatusTests {
+@Suite(.timed) struct ExitStatusTests {
     /// Losing to a concurrent `rekey` or `restore` is a conflict to retry (6), never the code a script
     /// reads as a wrong passcode or finger (1).
     @Test func aVaultRekeyedByAnotherProcessIsADataErrorToRetry() {

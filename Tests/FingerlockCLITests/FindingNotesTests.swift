@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Finding notes, in process: `search --title`, `--since`/`--until`, `--sort`, `-n` (highlighting and
 /// the pager on a terminal: `FindingNotesAtATerminalTests`).
-@Suite(.timeLimit(.minutes(3))) struct FindingNotesTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct FindingNotesTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,9 +1,11 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockCLI
 
 /// `--json` output as scripts and people read it.
+@Suite(.timed)
 struct JSONOutputTests {
     @Test func emptyArraysAndObjectsAreWrittenOnOneLine() throws {
         struct Listing: Encodable {

@@ -1,5 +1,6 @@
 import ArgumentParser
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -9,7 +10,7 @@ import Glibc
 
 /// `notes list`'s fast parser (see `ListRequest`) against ArgumentParser: wherever it answers, it
 /// answers as ArgumentParser does; everything else it leaves alone.
-@Suite("List fast path")
+@Suite("List fast path", .timed)
 struct ListFastPathTests {
     /// The request ArgumentParser makes of a command line, or nil when it rejects it (parse or
     /// validation) or parses another command.

@@ -1,10 +1,11 @@
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// The message for an id start that several notes share: each candidate cut as short as tells them
 /// apart, with its title, on one line, as git does (through the binary: `AmbiguousNoteIDTests`).
-@Suite struct NoteIDAmbiguityTests {
+@Suite(.timed) struct NoteIDAmbiguityTests {
     @Test func theMessageCutsIdsAsShortAsTellsThemApart() throws {
         let a = try #require(UUID(uuidString: "3f2a1b2c-0000-0000-0000-000000000001"))
         let b = try #require(UUID(uuidString: "3f2a1b2c-9000-0000-0000-000000000002"))

@@ -1,10 +1,11 @@
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// Which note a typed name means (`NoteName`): an exact title against the start of another note's
 /// id, and what a command that acts unseen may take.
-@Suite struct NoteNameTests {
+@Suite(.timed) struct NoteNameTests {
     static let idNote = UUID(uuidString: "4eff0a12-0000-4000-8000-000000000001")!
     static let titledNote = UUID(uuidString: "2c9a01b3-0000-4000-8000-000000000002")!
     static let gmail = UUID(uuidString: "9b1c2d3e-0000-4000-8000-000000000003")!

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// Notes commands in process: add, list, show, search, edit and rm by touch, id starts, backup and
 /// restore, export, rekey (editors, terminals and stdin handling: NotesEndToEndTests).
-@Suite(.timeLimit(.minutes(3))) struct NotesCommandsTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct NotesCommandsTests {
     let runner: InProcessCLI
     let runtimeDirectory: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

@@ -1,11 +1,13 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// `notes show|edit|rm NAME`: the whole title or an id start (`NoteName`), then the title's start,
 /// then a fuzzy match (a part of the title, its letters in order, a typo), all after the one touch.
 /// In process (`InProcessCLI`); a person at a terminal opening a note by name is end to end.
-@Suite(.timeLimit(.minutes(3))) struct OpenByNameTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct OpenByNameTests {
     /// One touch per run: a second one would find the script used up and time out.
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

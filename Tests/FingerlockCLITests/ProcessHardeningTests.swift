@@ -1,8 +1,9 @@
 import FingerlockCLI
 import SafeFiles
+import FingerlockTestSupport
 import Testing
 
-@Suite struct ProcessHardeningTests {
+@Suite(.timed) struct ProcessHardeningTests {
     @Test func theProcessIsNoLongerDumpable() {
         ProcessHardening.apply()
         #expect(!ProcessHardening.isDumpable)

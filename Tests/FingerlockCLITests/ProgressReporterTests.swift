@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockCLI
 
 /// The progress bar is for people at a terminal: never on a pipe, never with --json, never for
 /// small work; at a terminal it redraws only when the percentage moves and wipes itself at the end.
-@Suite struct ProgressReporterTests {
+@Suite(.timed) struct ProgressReporterTests {
     final class Recorder: FingerlockCLI.OutputStream {
         let isTerminal: Bool
         let written = Mutex("")

@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// What `restore` says about notes before it asks, and `restore --note`, which takes one note out
 /// of a backup and changes nothing else.
-@Suite(.timeLimit(.minutes(3))) struct RestoreNotesTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct RestoreNotesTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
     let passcode = "\(InProcessCLI.passcode)\n"

@@ -1,4 +1,5 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -6,7 +7,7 @@ import Vault
 
 /// The restore plan's note lines: which notes come back, go away or change, titles made safe for
 /// the terminal and capped with "and N more".
-@Suite struct RestorePlanNotesTests {
+@Suite(.timed) struct RestorePlanNotesTests {
     func note(_ title: String, id: UUID = UUID(), modified: Double = 0) -> NoteSummary {
         NoteSummary(id: id, title: title, tags: [], created: Date(timeIntervalSince1970: 0), modified: Date(timeIntervalSince1970: modified))
     }

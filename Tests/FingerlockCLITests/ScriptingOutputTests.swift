@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Output for scripts (in process): `notes show --body` and `--json`, `config get
 /// --json`, `verify --json`, lower-case ids in every output, and `notes search` exiting 1 on no hit.
-@Suite(.timeLimit(.minutes(3))) struct ScriptingOutputTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ScriptingOutputTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// `notes search` as grep and pass users expect it: several words ANDed, a snippet of where the
 /// body matched, days as people say them, `-n1`.
-@Suite(.timeLimit(.minutes(3))) struct SearchHabitsTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SearchHabitsTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Commands with `--reader simulated` and scripted touches, as a user's CI would run them, in
 /// process (what needs a process of its own, a killed one, descriptors, file modes:
 /// SimulatedEndToEndTests).
-@Suite(.timeLimit(.minutes(3))) struct SimulatedReaderCommandsTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SimulatedReaderCommandsTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }

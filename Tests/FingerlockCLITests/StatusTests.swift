@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// `fingerlock status [--json]` in process: no touch, no passcode, no secret.
-@Suite(.timeLimit(.minutes(3))) struct StatusTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct StatusTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     static let keys: Set<String> = [
         "setUp", "unlocked", "keyExpiresInSeconds", "reuseWindowSecondsLeft", "failedTouches", "lockedOut",

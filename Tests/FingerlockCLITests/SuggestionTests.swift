@@ -1,8 +1,9 @@
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// The shared edit-distance helper behind every suggestion.
-@Suite struct SuggestionTests {
+@Suite(.timed) struct SuggestionTests {
     @Test(
         "distance counts insertions, deletions, substitutions and swapped neighbours as one edit each",
         arguments: [

@@ -1,11 +1,12 @@
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// The byte-made listing lines are the lines the console's string helpers make, and arrive whole
 /// and in order however they are split into chunks.
-@Suite struct SummaryLinesTests {
+@Suite(.timed) struct SummaryLinesTests {
     /// The listing line as the string helpers make it (the pre-bytes implementation, kept as the oracle).
     static func expectedLine(_ note: NoteSummary, color: Bool) -> String {
         func style(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }

@@ -1,7 +1,8 @@
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
-@Suite struct TerminalSafeTextTests {
+@Suite(.timed) struct TerminalSafeTextTests {
     @Test func controlsInALineBecomeVisibleEscapes() {
         #expect(TerminalSafeText.line("plain title, ünïcode ✓") == "plain title, ünïcode ✓")
         #expect(TerminalSafeText.line("a\u{1B}[2Jb") == "a\\u{1B}[2Jb")

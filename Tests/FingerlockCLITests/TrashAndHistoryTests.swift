@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `notes rm` to the trash, `notes trash` (list, restore, empty), `notes history` (list, --show,
 /// --restore), through the built binary.
-@Suite(.timeLimit(.minutes(3))) struct TrashAndHistoryTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct TrashAndHistoryTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

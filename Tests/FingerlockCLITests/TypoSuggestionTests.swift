@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// A typo gets "did you mean …?" in one line on stderr (in process; a connected reader's typo: ConnectedReaderTypoTests).
-@Suite(.timeLimit(.minutes(2))) struct TypoSuggestionTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct TypoSuggestionTests {
     let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     struct Case: Sendable, CustomTestStringConvertible {

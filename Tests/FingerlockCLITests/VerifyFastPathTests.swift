@@ -1,6 +1,7 @@
 import ArgumentParser
 @testable import FingerlockCLI
 import Fingerprint
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 
 /// `verify`'s fast parser (see `VerifyRequest`) against ArgumentParser: wherever it answers, it answers
 /// as ArgumentParser does; everything else it leaves alone.
-@Suite("Verify fast path")
+@Suite("Verify fast path", .timed)
 struct VerifyFastPathTests {
     /// The request ArgumentParser makes of a command line, or nil when it rejects it or parses another command.
     static func parsedByArgumentParser(_ arguments: [String]) -> VerifyRequest? {

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +13,7 @@ import Glibc
 /// the watcher: it waits on inotify for any `FILE.tmp-*` and at once creates those side files (mode
 /// 0666, its own) and keeps them open, then reports every byte they received. Needs root (as CI
 /// runs): it creates the user and switches to it; not skipped otherwise, it fails saying so.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct BackupSharedFolderTests {
+@Suite(.timed, .serialized, .timeLimit(.minutes(3))) struct BackupSharedFolderTests {
     static let watcherUser = "flk-watcher"
 
     static let watcherScript = #"""

@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `notes show ID --clip` (the first line, as `pass -c`) and `--clip-all` (the body) with a real X
 /// server and xclip: copied, never printed, and cleared after
 /// the sealed clip-clear delay by a detached clearer, unless the clipboard changed meanwhile.
-@Suite(.timeLimit(.minutes(3))) struct ClipboardTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ClipboardTests {
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
     let body = "first line\nsecret two\n"
 

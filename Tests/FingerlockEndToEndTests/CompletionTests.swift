@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// Shell completions, from the scripts the built binary writes: values where a value is expected
 /// (fingers, settings, --reader, --format), never command names there.
-@Suite(.timeLimit(.minutes(2))) struct CompletionTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct CompletionTests {
     let runner = BinaryRunner()
 
     static let fingers = FingerArgument.names()

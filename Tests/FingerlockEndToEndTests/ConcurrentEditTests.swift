@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// Two fingerlock processes changing one note: each change is applied to the note as stored when it
 /// is saved, so none is lost; an editor's text that can no longer apply becomes a note of its own.
-@Suite(.timeLimit(.minutes(3))) struct ConcurrentEditTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ConcurrentEditTests {
     let runner: BinaryRunner
     let runtimeDirectory: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

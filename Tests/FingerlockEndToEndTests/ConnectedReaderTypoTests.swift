@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// A `--reader` typo of a reader libfprint really enumerates (its `virtual_device`), through the
 /// built binary: the in-process typo tests (FingerlockCLITests' `TypoSuggestionTests`) have no
 /// libfprint reader.
-@Suite(.timeLimit(.minutes(2))) struct ConnectedReaderTypoTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct ConnectedReaderTypoTests {
     @Test("a --reader driver or id that is a typo of a connected reader's (libfprint's virtual_device)")
     func connectedReaderTypo() async throws {
         let directory = "/tmp/fl-typo-\(UUID().uuidString.prefix(8))"

@@ -1,8 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct ControlCharactersEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ControlCharactersEndToEndTests {
     let runner: BinaryRunner
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
     let title = "evil\u{1B}[2J\u{1B}]0;pwned\u{07}\nfake 00000000  line\u{9B}"

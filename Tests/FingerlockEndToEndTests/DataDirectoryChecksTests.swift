@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Glibc
 /// The data directory and every directory above it, through the built binary: whoever can write a
 /// parent could swap the vault for their own, and a symlinked data directory is refused however the
 /// path names it.
-@Suite(.timeLimit(.minutes(3))) struct DataDirectoryChecksTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct DataDirectoryChecksTests {
     let base: String
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 

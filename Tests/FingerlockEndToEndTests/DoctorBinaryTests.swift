@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `doctor` through the binary on a working test vault: the reader in use is the simulated one,
 /// so no hardware reader is missing and nothing is an error.
-@Suite(.timeLimit(.minutes(2))) struct DoctorBinaryTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct DoctorBinaryTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func aWorkingSimulatedVaultHasNoError() async throws {

@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `doctor` under a revoked session keyring (a tmux started by `runuser`: pam_keyinit revokes the
 /// session keyring when that session ends): the finding names the cause and the way back.
-@Suite(.timeLimit(.minutes(2))) struct DoctorKeyringTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct DoctorKeyringTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/keyctl")))

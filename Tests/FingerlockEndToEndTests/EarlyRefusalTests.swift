@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// What cannot work is refused before anything asks for a touch or the passcode: no touch is
 /// scripted here, so reaching the reader would time out (exit 8 or 1), not exit 64.
-@Suite(.timeLimit(.minutes(2))) struct EarlyRefusalTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct EarlyRefusalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_SIMULATED_TOUCHES": "timeout"])
 
     // Any other word may be a title, which only the open vault can tell.

@@ -1,5 +1,7 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +12,7 @@ import Glibc
 /// configuration turns on every file they can keep (history, swap, undo, backups, auto-saves): after
 /// deleting a line, typing, searching and saving, no file outside the vault may hold the note's text.
 /// An editor that is not installed is skipped.
-@Suite(.timeLimit(.minutes(3))) struct EditorLeftoversTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct EditorLeftoversTests {
     let runner: BinaryRunner
     let home: String
     let runtimeDirectory: String

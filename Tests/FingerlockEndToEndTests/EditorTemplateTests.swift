@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// The editor template's `Tags:` line, a piped heading as the title, and the editor found without
 /// $VISUAL/$EDITOR, each through the built binary on a pseudo-terminal.
-@Suite(.timeLimit(.minutes(3))) struct EditorTemplateTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct EditorTemplateTests {
     let runner: BinaryRunner
     let runtimeDirectory: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Highlighting and the pager only on a terminal, never when piped, through the built binary
 /// (`search --title`, `--since`/`--until`, `--sort`, `-n` are tested in process: `FindingNotesTests`).
-@Suite(.timeLimit(.minutes(3))) struct FindingNotesAtATerminalTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct FindingNotesAtATerminalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
     /// A "pager" that marks what went through it and shows how less would have been restrained.

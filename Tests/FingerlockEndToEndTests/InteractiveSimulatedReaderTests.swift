@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// A person at the terminal: passcode prompts on /dev/tty without echo, and the simulated reader
 /// asking which finger touches.
-@Suite(.timeLimit(.minutes(2))) struct InteractiveTerminalTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct InteractiveTerminalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
     let passcode = BinaryRunner.passcode
 

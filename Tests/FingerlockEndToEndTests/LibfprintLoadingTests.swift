@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Testing
 /// The built CLI opens libfprint (and the GLib, GUsb and udev libraries it brings) only when it uses a
 /// hardware reader: nothing links it, and `LibfprintLibrary` opens it with dlopen. Checked through the
 /// dynamic loader's own account of what it loaded (`LD_DEBUG=libs`, on stderr).
-@Suite(.timeLimit(.minutes(2))) struct LibfprintLoadingTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct LibfprintLoadingTests {
     let runner = BinaryRunner(extraEnvironment: ["LD_DEBUG": "libs"])
 
     func loadsLibfprint(_ result: BinaryRunner.Result) -> Bool {

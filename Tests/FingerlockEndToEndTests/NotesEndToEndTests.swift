@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -6,7 +8,7 @@ import Glibc
 #endif
 
 /// Notes from scripts: bodies on stdin, a scripted $EDITOR, unlocking by touch or passcode.
-@Suite(.timeLimit(.minutes(3))) struct NotesEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct NotesEndToEndTests {
     let runner: BinaryRunner
     let runtimeDirectory: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

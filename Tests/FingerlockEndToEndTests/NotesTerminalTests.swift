@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -6,7 +8,7 @@ import Glibc
 #endif
 
 /// Living with notes at a terminal: unlocking by touch, every way to the passcode, editing.
-@Suite(.timeLimit(.minutes(3))) struct NotesTerminalTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct NotesTerminalTests {
     let runner: BinaryRunner
     let runtimeDirectory: String
     let passcode = BinaryRunner.passcode

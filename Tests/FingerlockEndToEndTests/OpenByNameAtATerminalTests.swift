@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// A person at a terminal opens a note by name with one touch (the naming rules themselves are
 /// tested in process: FingerlockCLITests' `OpenByNameTests`).
-@Suite(.timeLimit(.minutes(3))) struct OpenByNameAtATerminalTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct OpenByNameAtATerminalTests {
     /// One touch per run: a second one would find the script used up and time out.
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// Passcode attempts made at once (issue 27): one still being checked is no wrong passcode for the
 /// runs beside it, and one killed before its result is a wrong one, as it always was.
-@Suite(.timeLimit(.minutes(3))) struct ParallelPasscodeTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ParallelPasscodeTests {
     let runner = BinaryRunner()
 
     /// A file holding `passcode`, for `--passcode-fd 3`.
@@ -27,7 +29,7 @@ import Glibc
     /// count takes for five wrong passcodes (a 1 min delay). They wait for those results instead of
     /// being refused (before: two of the seven exited 3, "Too many wrong passcodes (5)").
     @Test func sevenRunsStartedTogetherWithTheRightPasscodeAllSucceed() async throws {
-        try await runner.setPasscode()
+        try await runner.setPasscodeThroughTheBinary()
         #expect(try await runner.run(["lock"]).status == 0)
         let file = try passcodeFile(BinaryRunner.passcode)
         let runner = runner
@@ -47,7 +49,7 @@ import Glibc
     /// A run waiting for another's result learns it from the kernel when that one is killed: the
     /// killed attempt is a wrong passcode (the fifth, so a delay), never one still in flight.
     @Test func aRunKilledWhileAnotherWaitsForItsResultCountsAsAWrongPasscode() async throws {
-        try await runner.setPasscode()
+        try await runner.setPasscodeThroughTheBinary()
         for attempt in 1...4 {
             #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "wrong \(attempt)\n").status == 1)
         }

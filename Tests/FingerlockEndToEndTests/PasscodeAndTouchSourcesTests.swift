@@ -1,11 +1,13 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Where a command may take its passcode and its touch from, through the binary: never the reader
 /// over SSH, never the note body's stdin or a descriptor that is not the caller's; an absent simulated
 /// reader still makes a test vault; and without a terminal, failed touches end in an error (on stderr,
 /// as a JSON object with `--json`) and then a lockout, never a passcode prompt.
-@Suite(.timeLimit(.minutes(3))) struct PasscodeAndTouchSourcesTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct PasscodeAndTouchSourcesTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
     func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }
 

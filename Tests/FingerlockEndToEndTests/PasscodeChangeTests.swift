@@ -1,8 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `passcode change` through the binary.
-@Suite(.timeLimit(.minutes(2))) struct PasscodeChangeTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct PasscodeChangeTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func changingToTheSamePasscodeIsRefused() async throws {

@@ -1,12 +1,14 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// `fingerlock pick`: one touch, `ID<TAB>TITLE` lines to a picker, the chosen note's first line to
 /// the clipboard (or printed). The picker is a fake `rofi` on PATH that keeps what it was given and
 /// answers with a line chosen by the test.
-@Suite(.timeLimit(.minutes(3))) struct PickCommandTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct PickCommandTests {
     /// One touch per run: a second one would find the script used up and time out.
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

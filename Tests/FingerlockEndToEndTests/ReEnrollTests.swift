@@ -1,8 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Enrolling a finger that is already enrolled replaces its print only after a yes (or `--replace`).
-@Suite(.timeLimit(.minutes(3))) struct ReEnrollTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ReEnrollTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func reEnrollingAsksBeforeReplacing() async throws {

@@ -1,11 +1,13 @@
 import FingerprintTestSupport
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The built binary against libfprint's `virtual_device_storage`, a match-on-chip reader. Its store
 /// lives in each process and starts empty, so a test puts on it (`INSERT`) what a real chip would
 /// still hold from earlier runs: this vault's print, fprintd's, another vault's.
-@Suite(.timeLimit(.minutes(3))) struct ReaderStorageEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ReaderStorageEndToEndTests {
     let runner: BinaryRunner
     let device: VirtualDeviceSocket
     /// This vault's right index finger, as the chip stores it.

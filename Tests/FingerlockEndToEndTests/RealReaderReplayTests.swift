@@ -1,5 +1,7 @@
 import AuthCore
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -11,7 +13,7 @@ import Glibc
 /// (``LibfprintRecording``), replayed by umockdev under the real libfprint, rewritten to carry the user
 /// id fingerlock gives its prints. Never skipped: without the recordings (`shared/` beside the
 /// checkout, or `FINGERLOCK_LIBFPRINT_RECORDINGS`) each test fails and says where they belong.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timed, .timeLimit(.minutes(3)))
 final class RealReaderReplayTests: Sendable {
     /// Where the rewritten replays go.
     let folder: URL

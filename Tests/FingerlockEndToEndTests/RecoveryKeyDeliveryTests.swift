@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Glibc
 /// A new recovery key is the only way back in once the passcode is forgotten: `passcode set` and
 /// `rekey` refuse, before changing anything, to send it where it would be lost, and
 /// `--recovery-key-file` puts it in a new private file for scripts.
-@Suite(.timeLimit(.minutes(3))) struct RecoveryKeyDeliveryTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct RecoveryKeyDeliveryTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     var passcodeFile: String { runner.dataDirectory + "-passcode" }
     var vaultPath: String { runner.dataDirectory + "/vault.sqlite" }

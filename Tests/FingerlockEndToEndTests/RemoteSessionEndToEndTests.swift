@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The built binary started under a process named `sshd` (a copy of `/bin/sh`), with none of
 /// sshd's variables: as after `su -` or `env -u SSH_CONNECTION`, only the process ancestry shows
 /// the login is remote.
-@Suite(.timeLimit(.minutes(3))) struct RemoteSessionEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct RemoteSessionEndToEndTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
 
     @Test func verifyUnderSSHDWithoutItsVariablesDoesNotUseTheReader() async throws {

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// Attacks on the vault and policy from outside, each through the built binary: restore, lock, an
 /// emptied counter file, and output that cannot be written.
-@Suite(.timeLimit(.minutes(3))) struct RestoreLockAndFailedOutputTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct RestoreLockAndFailedOutputTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
     var passcodeFile: String { runner.dataDirectory + "-passcode" }

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// Rows put back from an earlier state of the same vault (each authentic on its own), caught on
 /// every read, edited in place with Python's sqlite3 as an attacker with a shell would.
-@Suite(.timeLimit(.minutes(3))) struct RollbackTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct RollbackTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +10,7 @@ import Glibc
 /// `notes edit` and `notes add` from scripts: only a non-empty body piped or redirected from a file
 /// replaces a body; `/dev/null`, an empty pipe or an empty file never wipe a note, and changing the
 /// title or tags alone never opens an editor.
-@Suite(.timeLimit(.minutes(3))) struct ScriptedEditTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct ScriptedEditTests {
     let runner: BinaryRunner
     let scratch: String
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]

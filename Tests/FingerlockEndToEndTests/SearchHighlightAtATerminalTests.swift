@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// `notes search`'s snippet highlighted on a terminal only, through the built binary in a
 /// pseudo-terminal (the rest of the search habits are tested in process: `SearchHabitsTests`).
-@Suite(.timeLimit(.minutes(3))) struct SearchHighlightAtATerminalTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SearchHighlightAtATerminalTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

@@ -1,8 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `notes search --query-stdin`: the text searched for never goes through argv.
-@Suite(.timeLimit(.minutes(3))) struct SearchQueryStdinTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SearchQueryStdinTests {
     let runner: BinaryRunner
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 

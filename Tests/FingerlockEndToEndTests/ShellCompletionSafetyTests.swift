@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Note titles are data: at TAB, bash, zsh and fish (Debian's, each running the script the binary
@@ -6,7 +8,7 @@ import Testing
 /// means exactly the title, and nothing in a title runs. Each title starts with letters of its own,
 /// so that typing them and TAB completes that title alone; the line is then run through
 /// `printf` to see the words the shell made of it.
-@Suite(.timeLimit(.minutes(6))) struct ShellCompletionSafetyTests {
+@Suite(.timed, .timeLimit(.minutes(6))) struct ShellCompletionSafetyTests {
     /// Where a title that ran would leave its mark.
     static func titles(marks: String) -> [String] {
         [
@@ -46,9 +48,15 @@ import Testing
         let generated = try await runner.run(["--generate-completion-script", shell.name])
         try #require(generated.status == 0)
         try generated.stdout.write(toFile: script, atomically: false, encoding: .utf8)
+        // `fingerlock` on the PATH runs the binary unchanged and then counts the call, so a completion
+        // is known to have ended (instead of waiting a fixed time after each TAB, as the test once did).
         let bin = runner.home + "/bin"
+        let calls = runner.home + "/completion-calls"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: bin + "/fingerlock", withDestinationPath: BinaryRunner.binaryPath)
+        try "#!/bin/sh\n'\(BinaryRunner.binaryPath)' \"$@\"\nstatus=$?\nprintf x >> '\(calls)'\nexit $status\n"
+            .write(toFile: bin + "/fingerlock", atomically: true, encoding: .utf8)
+        chmod(bin + "/fingerlock", 0o755)
+        func callCount() -> Int { (try? Data(contentsOf: URL(fileURLWithPath: calls)).count) ?? 0 }
         let environment = runner.environment.merging([
             "PATH": "\(bin):/usr/bin:/bin", "TERM": "xterm", "FINGERLOCK_SIMULATED_TOUCHES": "timeout",
             "XDG_CONFIG_HOME": runner.home + "/config", "XDG_DATA_HOME": runner.home + "/share",
@@ -59,10 +67,14 @@ import Testing
         await session.expect("READY-NOW")
 
         /// Types `typed`, TAB, then runs the line through printf; the words the shell made of it.
-        func completed(_ typed: String, mark: String) async -> [String] {
+        /// `callsBinary`: false where the script completes without asking the binary (an option).
+        func completed(_ typed: String, mark: String, callsBinary: Bool = true) async -> [String] {
+            let before = callCount()
             session.send("fingerlock notes show \(typed)\t")
-            // The completion runs the binary: let it answer before the line is run.
-            try? await Task.sleep(for: .milliseconds(1500))
+            // The completion runs the binary: let it answer, and the shell write the line, before it is run.
+            let deadline = ContinuousClock.now.advanced(by: callsBinary ? .seconds(20) : .milliseconds(500))
+            while callCount() == before, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+            await session.waitForQuiet(.milliseconds(150))
             // Ctrl-A, printf before the words (each after a record separator), Ctrl-E, a closing mark.
             session.send("\u{01}printf '\\x1e%s' \u{05}; printf '|%s-%s\\n' END \(mark)\n")
             guard await session.expect("|END-\(mark)", timeout: .seconds(20)) else { return [] }
@@ -101,7 +113,7 @@ import Testing
             }
         }
         // A title that starts with `-` would be an option there: it is offered only after `--`.
-        let option = await completed("-r", mark: "OPTION")
+        let option = await completed("-r", mark: "OPTION", callsBinary: false)
         #expect(!option.contains("-rf"), "\(shell.name): \(option)")
         let afterEnd = await completed("-- -r", mark: "END")
         #expect(afterEnd == ["fingerlock", "notes", "show", "--", "-rf"], "\(shell.name): \(afterEnd)")

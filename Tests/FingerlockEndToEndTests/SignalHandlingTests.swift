@@ -1,4 +1,6 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +9,7 @@ import Glibc
 
 /// SIGTERM and SIGHUP through the binary in a pseudo-terminal: at the passcode prompt the terminal is
 /// restored, and in the editor no plaintext is left on tmpfs nor saved.
-@Suite(.timeLimit(.minutes(3))) struct SignalHandlingTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SignalHandlingTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "TERM": "dumb"])
     func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }
 

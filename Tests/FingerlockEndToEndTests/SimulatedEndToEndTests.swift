@@ -1,12 +1,25 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 extension BinaryRunner {
     static let passcode = "plum tree 42"
 
-    /// `passcode set` from a script; returns the recovery key printed on stdout.
+    /// The vault a test starts from (the vault fixture): `passcode set` run in this process at the
+    /// test KDF cost, in the binary's data directory, its key cached in the binary's keyring
+    /// namespace, as the binary would have left it; the binary then opens the vault at that stored
+    /// cost. Returns the recovery key. The calibrated cost (0.5 s and more a derivation) is what
+    /// `passcode set` tests pay: they run `setPasscodeThroughTheBinary()`.
     @discardableResult
     func setPasscode() async throws -> String {
+        try await InProcessCLI(vaultFixtureFor: environment, home: home).setPasscode(Self.passcode)
+    }
+
+    /// `passcode set` from a script, run by the built binary at the calibrated cost; returns the
+    /// recovery key printed on stdout.
+    @discardableResult
+    func setPasscodeThroughTheBinary() async throws -> String {
         let result = try await run(["passcode", "set", "--passcode-stdin"], stdin: "\(Self.passcode)\n\(Self.passcode)\n")
         #expect(result.status == 0, "passcode set: \(result.stderr)")
         let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("Recovery key") } ?? ""
@@ -19,7 +32,7 @@ extension BinaryRunner {
 }
 
 /// The built binary with `--reader simulated` and scripted touches, as a user's CI would run it.
-@Suite(.timeLimit(.minutes(3))) struct SimulatedEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct SimulatedEndToEndTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     func touches(_ script: String) -> [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": script] }
@@ -71,7 +84,7 @@ extension BinaryRunner {
     }
 
     @Test func wrongPasscodesEscalateToADelayThatSurvivesSIGKILL() async throws {
-        try await runner.setPasscode()
+        try await runner.setPasscodeThroughTheBinary()
         for attempt in 1...4 {
             let wrong = try await runner.run(["unlock", "--passcode-stdin"], stdin: "wrong \(attempt)\n")
             #expect(wrong.status == 1)

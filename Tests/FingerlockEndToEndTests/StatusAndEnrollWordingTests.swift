@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `status` that does not promise a touch during a lockout nor a window set to 0; `enroll` that says
 /// a finger is already enrolled before the passcode, and does not ask again for a passcode given
 /// within the reuse window.
-@Suite(.timeLimit(.minutes(3))) struct StatusAndEnrollWordingTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct StatusAndEnrollWordingTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let passcode = "\(BinaryRunner.passcode)\n"
 

@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `system enable` with no fingerlockd to answer: refused before the passcode is asked, in words
 /// that fit a vault still in user mode.
-@Suite(.timeLimit(.minutes(2))) struct SystemEnableWithoutServiceTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct SystemEnableWithoutServiceTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func noServiceIsSaidBeforeThePasscode() async throws {

@@ -1,4 +1,5 @@
 import FingerlockTestSupport
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// counts, what fingerlock refuses before asking it, another TPM, a cleared or absent one, PCR 7,
 /// and the binding turned on and off. Every refusal is one line on stderr that names the recovery
 /// key, and changes nothing on disk.
-@Suite(.timeLimit(.minutes(4))) struct TPMBindingTests {
+@Suite(.timed, .timeLimit(.minutes(4))) struct TPMBindingTests {
     let tpm: SoftwareTPM
     let runner: BinaryRunner
 
@@ -323,7 +324,7 @@ import Testing
 
 /// `tpm enable`, `tpm disable`, `passcode change` and `rekey` killed (SIGKILL) at points spread
 /// over their run: afterwards the old or the new passcode opens the vault, never neither.
-@Suite(.timeLimit(.minutes(6))) struct TPMBindingKillTests {
+@Suite(.timed, .timeLimit(.minutes(6))) struct TPMBindingKillTests {
     let tpm: SoftwareTPM
     let runner: BinaryRunner
 

@@ -1,9 +1,11 @@
+import FingerlockCLITestSupport
 import Foundation
 @testable import FingerlockCLI
+import FingerlockTestSupport
 import Testing
 
 /// `--version` and `doctor` show the one version written in `FingerlockVersion`; the bare `--help`.
-@Suite(.timeLimit(.minutes(2))) struct VersionTests {
+@Suite(.timed, .timeLimit(.minutes(2))) struct VersionTests {
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func versionFlagPrintsNameAndVersion() async throws {

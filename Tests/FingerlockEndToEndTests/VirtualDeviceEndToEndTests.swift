@@ -1,10 +1,12 @@
 import FingerprintTestSupport
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The built binary against libfprint's own `virtual_device` driver: real libfprint code paths, the
 /// socket standing in for the finger.
-@Suite(.timeLimit(.minutes(3))) struct VirtualDeviceEndToEndTests {
+@Suite(.timed, .timeLimit(.minutes(3))) struct VirtualDeviceEndToEndTests {
     let runner: BinaryRunner
     let device: VirtualDeviceSocket
     let finger = VirtualDeviceSocket.scanID(finger: 7)

@@ -2,6 +2,7 @@ import FingerlockServiceClient
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// The built `fingerlockd` binary: an independent Varlink client, and SIGTERM.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(2)))
 struct DaemonProcessTests {
     @Test func theVarlinkPythonPackageTalksToTheService() throws {
         let directory = try TemporaryDirectory.make()

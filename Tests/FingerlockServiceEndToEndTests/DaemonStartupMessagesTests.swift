@@ -1,9 +1,10 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// What the built `fingerlockd` says when it cannot start where it was told to listen.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct DaemonStartupMessagesTests {
     @Test func aMissingSocketFolderIsNamedWithTheWayToCreateIt() throws {
         let directory = try TemporaryDirectory.make()

@@ -1,6 +1,7 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 /// The built `fingerlockd` with its simulated reader scripted by its own environment: enrollment
 /// and a touch over the socket, and a service killed or stopped in the middle of a scan. The
 /// blocking waits run off the cooperative pool, which the in-process servers of other suites need.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(2)))
 struct DaemonTouchTests {
     struct Running {
         let daemon: DaemonProcess

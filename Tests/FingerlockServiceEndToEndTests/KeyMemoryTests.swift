@@ -1,5 +1,6 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 /// (/proc/PID/status, /proc/PID/smaps) shows the pages locked and out of core dumps while the key is
 /// cached, and released after Lock. When the system refuses the lock (RLIMIT_MEMLOCK 0), the service
 /// keeps working and says so once. Needs root, as CI runs.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
 struct KeyMemoryTests {
     /// VmLck of a process, in kB.
     static func lockedKilobytes(_ pid: pid_t) throws -> Int {

@@ -1,6 +1,7 @@
 import Crypto
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -12,7 +13,7 @@ import Testing
 /// Issue 14's properties with real users: `fingerlockd` runs as a system user, clients as two login
 /// users (setpriv/runuser), each a separate process, so SO_PEERCRED names them. Needs root (as CI
 /// runs); not skipped otherwise, it fails saying so.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
 struct RealUsersTests {
     static let serviceUser = "fingerlockd-test"
     static let alice = "flk-alice"

@@ -1,5 +1,6 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,7 @@ import Testing
 /// `newuidmap`, package `uidmap`). They all count as Bob: his flood of connections takes his share
 /// only, so Alice is still served, and his vaults over all those uids stay within one user's quota.
 /// Needs root (as CI runs); the two users are made for each test and deleted after it.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
 struct SubordinateUIDFloodTests {
     static let alice = "flk-flood-a"
     static let bob = "flk-flood-b"

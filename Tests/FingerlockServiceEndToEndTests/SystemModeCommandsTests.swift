@@ -1,5 +1,6 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 
 /// Commands on a system-mode vault through the built binaries: `fingerlockd` as the service user,
 /// `fingerlock` as a login user (runuser), each command a new process. Needs root, as CI runs.
-@Suite(.serialized, .timeLimit(.minutes(6)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(6)))
 struct SystemModeCommandsTests {
     static let passcode = SystemModeRealUsersTests.passcode
 

@@ -1,5 +1,6 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 
 /// Issue 14, slice 2, through the built binaries with real users: `fingerlockd` runs as the service
 /// user, `fingerlock` as Alice and Bob (runuser), each command a new process. Needs root, as CI runs.
-@Suite(.serialized, .timeLimit(.minutes(6)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(6)))
 struct SystemModeRealUsersTests {
     static let passcode = "correct horse 1"
 

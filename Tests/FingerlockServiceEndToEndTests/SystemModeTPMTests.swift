@@ -11,7 +11,7 @@ import Testing
 /// A system-mode vault bound to the TPM fingerlockd uses (swtpm), through the built binaries:
 /// fingerlockd as its service user, fingerlock as a login user. The service counts, then the TPM;
 /// its state is unreadable to users, and a copy of it beside another TPM opens nothing.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(5)))
 struct SystemModeTPMTests {
     static let passcode = SystemModeRealUsersTests.passcode
 

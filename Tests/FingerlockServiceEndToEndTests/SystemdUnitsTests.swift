@@ -1,5 +1,6 @@
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,7 +9,7 @@ import Testing
 
 /// The shipped units, checked by systemd's own tools (no running systemd needed), and socket
 /// activation through `systemd-socket-activate`, which passes fd 3 as systemd does.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(2)))
 struct SystemdUnitsTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path

@@ -1,6 +1,7 @@
 import FingerlockServiceTestSupport
 import FingerprintTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 /// fingerlockd on libfprint's `virtual_device` (real libfprint code paths, the socket standing in
 /// for the finger), with the CLI against it: a service killed mid-scan leaves the client with exit 4
 /// and the fix, and a restarted service opens the device again (nothing stays claimed).
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(5)))
 struct VirtualDeviceServiceTests {
     static let passcode = "plum tree 42"
     let directory: String

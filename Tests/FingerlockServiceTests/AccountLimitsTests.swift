@@ -1,6 +1,7 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -11,7 +12,7 @@ import Testing
 
 /// The connection and vault limits count accounts (a user with their subordinate uids), not uids,
 /// and keep a reserve for accounts that hold nothing.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct AccountLimitsTests {
     /// Alice is 1001 with 100000..<100100; Bob 1002 with 200000..<200100; 500000... are unclaimed.
     struct Ranges: UIDAccounts {

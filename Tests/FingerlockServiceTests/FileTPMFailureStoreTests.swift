@@ -3,6 +3,7 @@ import FingerlockServiceTestSupport
 import Foundation
 import SafeFiles
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -14,7 +15,7 @@ import Testing
 /// The ledger of TPM failures in the service's state: durable across a new store on the same
 /// directory (a restart), private, held alone, and never read as empty when it is damaged (that would
 /// hand every share back).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct FileTPMFailureStoreTests {
     let directory: String
     let layout: StateLayout

@@ -1,12 +1,13 @@
 import FingerlockServiceTestSupport
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
 
 /// The service's hold on libfprint's context: kept while used, let go once idle, and never a second
 /// one beside one that is still in use.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct IdleReleasedTests {
     final class Context: Sendable {}
 

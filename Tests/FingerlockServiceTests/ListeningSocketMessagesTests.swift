@@ -1,4 +1,5 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -8,6 +9,7 @@ import Testing
 #endif
 
 /// fingerlockd's words when it cannot bind its socket: the user it runs as and the fix, never errno.
+@Suite(.timed)
 struct ListeningSocketMessagesTests {
     @Test func aFolderItMayNotWriteNamesTheUserItRunsAsAndTheFix() {
         let name = ListeningSocket.effectiveUserName()

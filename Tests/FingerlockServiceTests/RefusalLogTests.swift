@@ -2,6 +2,7 @@ import FingerlockServiceTestSupport
 import Foundation
 import Logging
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -9,7 +10,7 @@ import Testing
 /// A flood of refused connections or oversized messages writes a bounded number of lines to the
 /// service's log, and a summary that counts every refusal (it was one line per refusal: 120k lines
 /// in 3 s from one process). In process, with the server's logger captured and its clock moved by hand.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct RefusalLogTests {
     /// A monotonic clock the test moves by hand.
     final class HandClock: Sendable {

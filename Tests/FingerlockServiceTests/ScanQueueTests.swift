@@ -3,13 +3,14 @@ import Auth
 import FingerlockServiceTestSupport
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
 
 /// The order in which the service's reader serves scans: each user's own in arrival order, the
 /// users in turn; and a touch's place in the failed-touch count.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ScanQueueTests {
     /// Scans on one queue: the first holds the reader until `open()`; each records its name when it runs.
     final class Line: Sendable {

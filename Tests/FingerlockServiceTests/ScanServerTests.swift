@@ -4,6 +4,7 @@ import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -16,7 +17,7 @@ import Testing
 /// scan cancelled when its client hangs up, and other clients served meanwhile. The clients block,
 /// so each test's client side runs off the cooperative pool (`offPool`); the server's scans run on
 /// that pool, which other suites' blocking tests may hold for a while, hence the generous waits.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ScanServerTests {
     /// A server whose simulated reader sees `script`; the test process's vault registered, sealed,
     /// unlocked with a cached key, and (with `enrolled`) the right index finger enrolled.

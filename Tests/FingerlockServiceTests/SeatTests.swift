@@ -3,13 +3,14 @@ import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
 
 /// Issue 38 (H3), the seat rule over what logind says: only the user whose session is active and
 /// local at the reader's seat may scan, and a process in a session must be in that one.
-@Suite struct SeatRuleTests {
+@Suite(.timed) struct SeatRuleTests {
     static let alice: UInt32 = 1001
     static let bob: UInt32 = 1002
     static let aliceAtSeat = LoginSession(
@@ -107,7 +108,7 @@ final class TestSeat: SeatAccess {
 
 /// The service's side of the seat rule, in process: asked before a scan waits, again when its turn
 /// comes and while it runs; an enrollment that waits is told whose request holds the reader.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceSeatTests {
     let alice = TouchFixture.alice
     let bob = TouchFixture.bob

@@ -3,6 +3,7 @@ import FingerlockServiceClient
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -12,7 +13,7 @@ import Testing
 #endif
 
 /// The typed client the CLI will use, against the in-process server.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceClientTests {
     @Test func theTypedClientDrivesEveryMethod() async throws {
         let service = try InProcessServer()

@@ -12,7 +12,7 @@ import Testing
 @testable import FingerlockService
 
 /// The service's policy called in process, over real state files in a temporary directory.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceCoreTests {
     let harness: ServiceHarness
     var core: ServiceCore { harness.core }

@@ -2,12 +2,13 @@ import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
 
 /// fingerlockd hosts the same rule as user mode for a reader's "not in my storage" (``LostPrints``).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceLostPrintTests {
     /// Like synaptics: cannot list its storage (the simulated reader cannot), verifies against the one
     /// enrolled print, reads the finger, then answers that the print is not in its database.

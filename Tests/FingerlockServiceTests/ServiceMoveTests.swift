@@ -2,13 +2,14 @@ import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
 
 /// Templates moving in (`system enable`) and out (`system disable`) of the service, in process:
 /// only for the vault's owner, after a counted passcode proof, sealed as enrolled ones, bounded.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceMoveTests {
     let alice = TouchFixture.alice
     let bob = TouchFixture.bob

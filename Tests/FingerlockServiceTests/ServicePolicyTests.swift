@@ -11,7 +11,7 @@ import Testing
 /// The vault's own settings in the service (SetVaultPolicy): told only by the owner holding the
 /// vault key, bounded like `config set`, kept 0600, and applied to the cached key, the reuse window,
 /// the scan timeout, the reader kind and the counters.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServicePolicyTests {
     let alice = TouchFixture.alice
     let bob = TouchFixture.bob

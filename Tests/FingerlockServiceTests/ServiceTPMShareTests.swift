@@ -12,7 +12,7 @@ import TrustedPlatform
 /// service lets no account (a login with its subordinate uids) spend another's part of it. Bob tries
 /// every way he has — many vaults, his subordinate uids, clients side by side, a restarted service —
 /// and Alice's right passcode still opens.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timed, .timeLimit(.minutes(2)))
 struct ServiceTPMShareTests {
     let swtpm: SoftwareTPM
     let alice = ServiceHarness.alice

@@ -10,7 +10,7 @@ import TrustedPlatform
 
 /// fingerlockd's passcode slots bound to its TPM (swtpm), in process: the service counts first,
 /// then the TPM counts; the service's state is useless on another TPM.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timed, .timeLimit(.minutes(2)))
 struct ServiceTPMTests {
     let swtpm: SoftwareTPM
     let harness: ServiceHarness

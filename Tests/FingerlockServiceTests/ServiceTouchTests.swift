@@ -9,7 +9,7 @@ import Testing
 
 /// Fingerprint unlock and enrollment through the service's policy, in process, with the simulated
 /// reader: a touch releases only a key the service holds, for the vault's own fingers.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct ServiceTouchTests {
     let alice = TouchFixture.alice
     let bob = TouchFixture.bob

@@ -2,6 +2,7 @@ import Crypto
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -9,7 +10,7 @@ import Testing
 /// A proof counts only for the slot the service sealed last, and sealing another slot needs the
 /// vault's key: otherwise any process of the user could have a slot sealed for a passcode of its own
 /// and "prove" it, to reset the counters, enroll its own finger or forget the vault.
-@Suite struct SlotBindingTests {
+@Suite(.timed) struct SlotBindingTests {
     let harness: ServiceHarness
     var core: ServiceCore { harness.core }
     let alice = ServiceHarness.alice

@@ -1,6 +1,7 @@
 import FingerlockServiceTestSupport
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -10,7 +11,7 @@ import Testing
 #endif
 
 /// Whom a uid counts against: a subordinate uid its owner, from `/etc/subuid` as it is now.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct SubordinateUIDAccountsTests {
     /// alice 1001 and bob 1002 are known; 70000 is a directory user above UID_MAX. Names asked are counted.
     static func users(asked: Warnings = Warnings()) -> UserDatabase {

@@ -3,6 +3,7 @@ import FingerlockServiceTestSupport
 import Fingerprint
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -10,7 +11,7 @@ import Testing
 /// Touches at the service's one reader, in process: only a touch the reader read a finger for is
 /// counted (not one that waited in line or timed out), a client gone after that cannot take it
 /// back, and a user who queues many scans does not keep another user's touch waiting behind them.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct TouchQueueTests {
     let alice = TouchFixture.alice
     let bob = TouchFixture.bob

@@ -1,6 +1,7 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -10,7 +11,7 @@ import Testing
 #endif
 
 /// The socket server in process: the Varlink service interface, calls over a real socket, limits.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct VarlinkServerTests {
     @Test func getInfoAndTheInterfaceDescriptionAreServed() async throws {
         let service = try InProcessServer()

@@ -8,7 +8,7 @@ import Testing
 
 /// fingerlockd's per-vault memory: a key and its reuse window change together, one user's `lock`
 /// touches no one else's vaults, and the expiry timer ends only when no key is left.
-@Suite struct VaultSessionsTests {
+@Suite(.timed) struct VaultSessionsTests {
     let clock = TestClock()
     var sessions: VaultSessions {
         let clock = clock

@@ -1,5 +1,6 @@
 import Foundation
 import SafeFiles
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,7 +8,7 @@ import Glibc
 #endif
 
 /// `PrivateDirectory.resolve`: the directories leading to a data directory, and the links on the way.
-@Suite struct DataDirectoryResolveTests {
+@Suite(.timed) struct DataDirectoryResolveTests {
     @Test func aSafePathResolvesToItselfAndAMissingTailIsKept() throws {
         let root = makeTemporaryDirectory()
         #expect(try PrivateDirectory.resolve(root) == root)

@@ -1,6 +1,7 @@
 import Foundation
 import SafeFiles
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ func mode(of path: String) -> mode_t {
     return info.st_mode & 0o777
 }
 
-@Suite struct PrivateDirectoryTests {
+@Suite(.timed) struct PrivateDirectoryTests {
     @Test func createsMissingDirectoriesWithMode0700() throws {
         let root = makeTemporaryDirectory()
         let directory = try PrivateDirectory(creating: root + "/a/b/")
@@ -64,7 +65,7 @@ func mode(of path: String) -> mode_t {
     }
 }
 
-@Suite struct AtomicFileTests {
+@Suite(.timed) struct AtomicFileTests {
     @Test func readsOnlyRegularFilesAndFollowsLinksOnlyWhenAsked() throws {
         let root = makeTemporaryDirectory()
         try AtomicFile.write(Array("data".utf8), to: root + "/file")
@@ -132,7 +133,7 @@ func mode(of path: String) -> mode_t {
     }
 }
 
-@Suite struct FileLockTests {
+@Suite(.timed) struct FileLockTests {
     @Test(.timeLimit(.minutes(1))) func secondHolderWaitsThenTimesOutWithAMessage() throws {
         let root = makeTemporaryDirectory()
         let first = try FileLock(path: root + "/lock")
@@ -155,7 +156,7 @@ func mode(of path: String) -> mode_t {
 
 /// `LockedBuffer`, fingerlockd's memory for cached keys: its pages are locked and left out of core
 /// dumps while it lives, and zeroed before they go back to the kernel.
-@Suite struct LockedBufferTests {
+@Suite(.timed) struct LockedBufferTests {
     /// The VmFlags of the mapping of this process that holds `address`.
     static func flags(of address: UnsafeRawPointer) throws -> [Substring] {
         // Read to the end: the file's size is 0 and a single read returns only its first part.

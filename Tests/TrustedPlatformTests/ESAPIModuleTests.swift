@@ -6,7 +6,7 @@ import Testing
 
 /// The real ESAPI against swtpm: sealing, unsealing, the TPM's own counting, lockout, another TPM,
 /// a clear, PCR 7, and a wrong TCTI. Each test has a factory-fresh TPM of its own.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timed, .timeLimit(.minutes(2)))
 struct ESAPIModuleTests {
     @Test func aSealedSecretUnsealsWithItsAuthorizationOnly() throws {
         let swtpm = try SoftwareTPM()
@@ -109,7 +109,7 @@ struct ESAPIModuleTests {
 }
 
 /// The check that costs no try: whether this TPM still loads the object and PCR 7 still matches.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timed, .timeLimit(.minutes(2)))
 struct ESAPIModuleCheckTests {
     @Test func theCheckTellsAnotherTPMAndAChangedPCR7WithoutCountingAFailure() throws {
         let swtpm = try SoftwareTPM()
@@ -136,6 +136,7 @@ struct ESAPIModuleCheckTests {
 }
 
 /// fingerlock's own rule over the TPM's counter: never the failure that locks it out.
+@Suite(.timed)
 struct TPMLockoutStateTests {
     func state(_ failed: Int, of maximum: Int, interval: Int = 600, inLockout: Bool = false) -> TPMLockoutState {
         TPMLockoutState(

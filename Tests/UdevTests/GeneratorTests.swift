@@ -1,8 +1,9 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `udev/generate-rules.py` against the installed libfprint hwdb and small hand-written ones.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timed, .timeLimit(.minutes(1)))
 struct GeneratorTests {
     /// Runs the generator and returns its output, requiring success.
     static func generate(_ arguments: [String] = []) throws -> String {

@@ -1,9 +1,10 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// `make install` / `make uninstall`, and the man page and completions `make` writes, with a
 /// stand-in binary and man page writer, so no release build is needed (`SWIFT=:` skips the builds).
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.timed, .serialized, .timeLimit(.minutes(1)))
 struct InstallTests {
     /// A scratch tree holding the fake binary, the fake man page and completions, and the staging root.
     struct Scratch {

@@ -1,8 +1,9 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// The committed rules files pass the strict parser, and the parser really rejects malformed rules.
-@Suite
+@Suite(.timed)
 struct RulesSyntaxTests {
     @Test(
         "the committed rules files are well formed",

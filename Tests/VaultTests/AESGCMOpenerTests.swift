@@ -2,11 +2,12 @@ import Crypto
 import Dispatch
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import Vault
 
-@Suite("AES-GCM opener (one BoringSSL context per key)")
+@Suite("AES-GCM opener (one BoringSSL context per key)", .timed)
 struct AESGCMOpenerTests {
     let key = SymmetricKey(size: .bits256)
     let ad: [UInt8] = Array("note-body id 7".utf8)
@@ -64,7 +65,7 @@ struct AESGCMOpenerTests {
     }
 }
 
-@Suite("Note tally MAC (one BoringSSL HMAC context per scan worker)")
+@Suite("Note tally MAC (one BoringSSL HMAC context per scan worker)", .timed)
 struct NoteTallyMACTests {
     @Test("equals TallyHasher.note for every id length and revision, message after message")
     func equalsTallyHasher() {
@@ -81,7 +82,7 @@ struct NoteTallyMACTests {
     }
 }
 
-@Suite("Note associated data (built on the stack for scans)")
+@Suite("Note associated data (built on the stack for scans)", .timed)
 struct NoteAssociatedDataTests {
     @Test("header and body associated data equal the key hierarchy's encoding, and open what sealing sealed")
     func equalsReference() throws {
@@ -108,7 +109,7 @@ struct NoteAssociatedDataTests {
     }
 }
 
-@Suite("Note ids as stored")
+@Suite("Note ids as stored", .timed)
 struct StorageKeyTests {
     @Test("the stored form parses back to the same id; anything else is refused")
     func roundTrip() {

@@ -1,9 +1,10 @@
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Strings read from sealed records: ASCII and other valid UTF-8 come back as written; invalid
 /// UTF-8 is refused (nil), whichever path the reader takes.
-@Suite struct ByteReaderStringTests {
+@Suite(.timed) struct ByteReaderStringTests {
     func read(_ bytes: [UInt8]) -> String? {
         var writer = ByteWriter()
         writer.field(bytes)

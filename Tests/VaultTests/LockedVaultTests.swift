@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Synchronization
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -11,7 +12,7 @@ import Glibc
 
 /// `LockedVault`: the database opened for its header and kept for the unlock that follows. The
 /// unlock reads everything afresh; only the connection is reused.
-@Suite("A vault opened before it is unlocked")
+@Suite("A vault opened before it is unlocked", .timed)
 struct LockedVaultTests {
     /// How many of this process's descriptors are open on `path` (each connection holds one).
     func descriptors(on path: String) -> Int {

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 
 @testable import Vault
 
-@Suite("Manifest and note buckets")
+@Suite("Manifest and note buckets", .timed)
 struct ManifestTests {
     func id(inBucket bucket: UInt8) -> UUID {
         var bytes = UUID().uuid

@@ -1,9 +1,10 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Notes as JSON (export, `--json`): ids in lower case, as the CLI prints them, and read back whole.
-@Suite struct NoteCodingTests {
+@Suite(.timed) struct NoteCodingTests {
     let note = Note(
         id: UUID(uuidString: "3F2A1B2C-0000-4000-8000-00000000ABCD")!, title: "T", body: "b\n", tags: ["x"],
         created: Date(timeIntervalSince1970: 1_700_000_000), modified: Date(timeIntervalSince1970: 1_700_000_100))

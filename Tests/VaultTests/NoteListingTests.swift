@@ -1,10 +1,11 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import Vault
 
 /// The listing's order and cut, for small and large listings, whole and limited.
-@Suite struct NoteListingTests {
+@Suite(.timed) struct NoteListingTests {
     /// Summaries in no order: few distinct dates, so most ties are broken by the id.
     static func shuffledSummaries(_ count: Int) -> [NoteSummary] {
         (0..<count).map { index in

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Synchronization
+import FingerlockTestSupport
 import Testing
 @testable import Vault
 
@@ -62,7 +63,7 @@ struct SealFails: PasscodeSlotSealer {
     func open(_ slot: SealedPasscodeSlot) throws(PasscodeSealerError) -> SymmetricKey { try inner.open(slot) }
 }
 
-@Suite("Vault with a passcode-slot sealer")
+@Suite("Vault with a passcode-slot sealer", .timed)
 struct PasscodeSealerTests {
     func sealers(_ sealer: any PasscodeSlotSealer) -> PasscodeSealers { PasscodeSealers([VaultPasscodeSealer(), sealer]) }
 

@@ -1,10 +1,11 @@
+import FingerlockTestSupport
 import Testing
 
 @testable import Vault
 
 /// The keyed multiset sum's arithmetic: carries and borrows across all four limbs, modulo 2^256,
 /// and the order-free merging the scan's workers rely on.
-@Suite struct TallyTests {
+@Suite(.timed) struct TallyTests {
     static let max = UInt64.max
 
     /// The tally's serialised form: count, then the limbs lowest first.

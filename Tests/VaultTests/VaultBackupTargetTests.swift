@@ -1,4 +1,5 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 @testable import Vault
 
@@ -8,7 +9,7 @@ import Glibc
 
 /// Where a backup may go: never over an existing file unless asked, never over anything but a
 /// regular file, and errors name the file asked for, not the temporary one beside it.
-@Suite struct VaultBackupTargetTests {
+@Suite(.timed) struct VaultBackupTargetTests {
     @Test func anExistingFileIsKeptUnlessReplacingIsAsked() throws {
         try withScratch { dir in
             let (vault, _) = try makeVault(dir)

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import SafeFiles
 import Synchronization
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -10,7 +11,7 @@ import Vault
 import Glibc
 #endif
 
-@Suite("Vault basics")
+@Suite("Vault basics", .timed)
 struct VaultBasicsTests {
     @Test("notes round-trip through close and reopen with the passcode")
     func roundTrip() throws {

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Full reads (list, search) open rows in batches on several threads: a damaged row or a changed
 /// note set is caught wherever it falls, in the first batch, in a later one or in the last partial
 /// one, and results are the same as one row at a time would give.
-@Suite("Vault full scans")
+@Suite("Vault full scans", .timed)
 struct VaultFullScanTests {
     /// More notes than two full batches of a scan (2,048 rows each) and a partial third.
     static let count = 2 * 2048 + 100

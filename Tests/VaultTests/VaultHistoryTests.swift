@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Every edit keeps the version it replaces, sealed as the note was; kept revisions are listed,
 /// read, restored and pruned to the retention, and the manifest counts them.
-@Suite("Vault note history")
+@Suite("Vault note history", .timed)
 struct VaultHistoryTests {
     /// A note saved as "v1", then edited to "v2" … "v\(versions)".
     func noteWithVersions(_ vault: Vault, _ versions: Int) throws -> Note {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import Vault
@@ -9,7 +10,7 @@ import Testing
 /// The passcode slot's scrypt parameters are read before anything authenticates them (the slot
 /// table MAC needs the key they unlock). The ceiling on read must therefore be exactly what
 /// calibration can produce, and a slot above it refused before any derivation.
-@Suite("KDF ceiling")
+@Suite("KDF ceiling", .timed)
 struct VaultKDFCeilingTests {
     /// Layout: version, log2N, r (u32 LE), p (u32 LE), salt.
     func forge(_ parameters: [UInt8], log2N: UInt8? = nil, r: UInt32? = nil, p: UInt32? = nil) -> [UInt8] {

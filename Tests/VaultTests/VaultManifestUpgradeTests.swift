@@ -1,10 +1,11 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Vaults written before per-bucket note tallies hold a version-1 manifest: they must keep opening,
 /// their single reads must still catch a rolled-back note, and the next write upgrades them.
-@Suite("Vault manifest version 1")
+@Suite("Vault manifest version 1", .timed)
 struct VaultManifestUpgradeTests {
     /// A vault with a few notes (one updated, so revisions differ), a setting and a template,
     /// whose manifest is then rewritten in the version-1 layout.

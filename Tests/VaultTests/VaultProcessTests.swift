@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import SafeFiles
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// Tests with real child processes (`vault-stress`, built next to the test bundle).
-@Suite("Vault across processes", .serialized)
+@Suite("Vault across processes", .timed, .serialized)
 struct VaultProcessTests {
     static func stressTool() throws -> String {
         var candidates: [String] = []

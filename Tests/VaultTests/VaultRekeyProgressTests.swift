@@ -1,9 +1,10 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// `rekey` says how far it got, for a progress bar on a large vault.
-@Suite("Vault rekey progress")
+@Suite("Vault rekey progress", .timed)
 struct VaultRekeyProgressTests {
     @Test("every note re-sealed is reported once, against the whole count, and all still open")
     func reportsEachNote() throws {
@@ -22,7 +23,7 @@ struct VaultRekeyProgressTests {
 }
 
 /// A restore checks the backup whole first, and says how far it got.
-@Suite("Vault restore progress")
+@Suite("Vault restore progress", .timed)
 struct VaultRestoreProgressTests {
     @Test("staging a backup reports each note checked, against the whole count")
     func reportsEachNoteChecked() throws {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// The database's schema must be exactly what fingerlock's migrations create: an added trigger
 /// could copy notes as they are written or change rows, a view or index could do worse on read.
-@Suite("Vault schema")
+@Suite("Vault schema", .timed)
 struct VaultSchemaTests {
     /// A closed vault with a note, a template and a setting.
     func makeClosedVault(_ dir: String) throws {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Migration "v2" (the (id, revision) index): vaults written before it open, get it once the key
 /// proved the vault ours, and read exactly as before; the schema check holds for both layouts.
-@Suite("Vault schema upgrade")
+@Suite("Vault schema upgrade", .timed)
 struct VaultSchemaUpgradeTests {
     /// Turns a current vault back into the layout written before migration "v2".
     func downgradeToV1(_ dir: String) throws {

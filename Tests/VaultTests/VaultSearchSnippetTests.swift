@@ -1,10 +1,11 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// A search's snippet is cut from the line that matched, as `pass grep` prints matching lines: an
 /// imported pass entry keeps its password on line 1, and a search for its login line must not show it.
-@Suite struct VaultSearchSnippetTests {
+@Suite(.timed) struct VaultSearchSnippetTests {
     @Test func theSnippetIsTheMatchingLineOnly() throws {
         try withScratch { directory in
             let (vault, _) = try makeVault(directory)

@@ -1,12 +1,13 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// Every AEAD-authentic row that is not the current revision must be refused by reads of that one
 /// row too, not only by full listings: `notes show`, `notes edit`, `rm`, single settings and
 /// templates read one row each.
-@Suite("Vault tampering caught by single reads")
+@Suite("Vault tampering caught by single reads", .timed)
 struct VaultSingleReadTamperTests {
     /// A random id whose first byte (its bucket) is `bucket`.
     func id(inBucket bucket: UInt8) -> UUID {

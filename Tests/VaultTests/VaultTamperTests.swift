@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import SafeFiles
+import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -9,7 +10,7 @@ import Vault
 import Glibc
 #endif
 
-@Suite("Vault tampering")
+@Suite("Vault tampering", .timed)
 struct VaultTamperTests {
     /// Everything readable from a vault, for comparing a damaged copy with the original.
     struct Contents: Equatable {

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import FingerlockTestSupport
 import Testing
 import Vault
 
 /// `notes rm` moves a note to the trash: out of every listing and read, restorable as it was, purged
 /// when the trash is emptied or the note is older than the retention; the manifest counts the trash.
-@Suite("Vault trash")
+@Suite("Vault trash", .timed)
 struct VaultTrashTests {
     func ids(_ dir: String, _ table: String) throws -> [String] {
         try withRawDatabase(dir) { db in try String.fetchAll(db, sql: "SELECT id FROM \(table) ORDER BY id") }

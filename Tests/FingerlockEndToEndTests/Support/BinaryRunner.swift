@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
@@ -8,11 +9,7 @@ import Glibc
 /// Runs the built `fingerlock` binary as a user would: in a new session without a controlling
 /// terminal (`setsid`), with an explicit environment (nothing inherited, no `SSH_*`).
 final class BinaryRunner: Sendable {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = CommandResult
 
     let dataDirectory: String
     let environment: [String: String]
@@ -163,5 +160,12 @@ final class Collector: @unchecked Sendable {
     func finish() -> (String, String) {
         group.wait()
         return (String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}
+
+extension BinaryRunner: CommandRunning {
+    /// `run` with every argument given (the protocol's shape; no descriptors, no launcher).
+    func run(_ arguments: [String], environment: [String: String], stdin: String, timeout: Duration) async throws -> CommandResult {
+        try await run(arguments, environment: environment, stdin: stdin, timeout: timeout, descriptorsFromFiles: [:], launcher: [])
     }
 }

@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 
 /// goodixmoc's part of a ``RecordedReaderReplay`` (libfprint's `tests/goodixmoc/custom.pcapng`).

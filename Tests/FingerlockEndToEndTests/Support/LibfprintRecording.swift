@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 
 /// libfprint's own recordings of real USB readers, from its repository at tag v1.94.5 (the version

@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
@@ -108,6 +109,20 @@ final class PseudoTerminalSession {
     }
 
     var output: String { transcript }
+
+    /// Reads until the program has written nothing for `quiet` (at most `timeout`): a shell that has
+    /// finished redrawing its line.
+    func waitForQuiet(_ quiet: Duration, timeout: Duration = .seconds(10)) async {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var lastOutput = ContinuousClock.now
+        while ContinuousClock.now < deadline, ContinuousClock.now - lastOutput < quiet {
+            if readAvailable() {
+                lastOutput = ContinuousClock.now
+            } else {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
 
     /// The pid of fingerlock itself (`setsid --wait` forks it as its only child).
     var programPID: pid_t? {

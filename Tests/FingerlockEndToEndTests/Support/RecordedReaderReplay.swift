@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 
 /// libfprint's recording of a real reader (its `tests/<driver>/custom.pcapng`, v1.94.5), cut and

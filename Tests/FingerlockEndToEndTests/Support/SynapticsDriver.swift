@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 
 /// synaptics' part of a ``RecordedReaderReplay`` (libfprint's `tests/synaptics/custom.pcapng`).

@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 
 /// A pcapng recording of a USB device's traffic (usbmon's `DLT_USB_LINUX_MMAPPED` packets), the form

@@ -1,4 +1,5 @@
 import CFprint
+import FingerlockTestSupport
 import Testing
 
 @testable import Fingerprint
@@ -9,7 +10,7 @@ import Testing
 
 /// Copying a `GError` reads only what GLib guarantees: an error GLib did not hand out (an unregistered
 /// domain, or a code its domain does not define) is neither read past its two integers nor freed.
-@Suite struct GLibErrorConsumeTests {
+@Suite(.timed) struct GLibErrorConsumeTests {
     @Test func aGenuineErrorIsCopiedAndFreed() {
         let error = libfprint.g_error_new_literal(libfprint.fp_device_error_quark(), 8, "On device storage space is full.")!
         let copy = GLibError.consume(error)

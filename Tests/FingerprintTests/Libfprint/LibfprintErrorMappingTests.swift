@@ -1,10 +1,11 @@
+import FingerlockTestSupport
 import Testing
 
 @testable import Fingerprint
 
 /// The mapping of every libfprint, GIO and GUsb code, with synthetic errors (CI runs as root, so a
 /// real permission failure cannot happen there).
-@Suite struct LibfprintErrorMappingTests {
+@Suite(.timed) struct LibfprintErrorMappingTests {
     typealias Code = FingerprintError.Code
 
     static let deviceCodes: [(DeviceErrorCode, Code)] = [

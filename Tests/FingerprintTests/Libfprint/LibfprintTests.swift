@@ -1,12 +1,14 @@
 import Fingerprint
 import FingerprintTestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 /// Every test that touches libfprint, under one serialized parent: the `FP_VIRTUAL_*` variables are
 /// process-wide, libfprint reads them when a context enumerates, and all libfprint calls share the
 /// default GLib main context. Each test builds its own context (so each gets fresh virtual devices).
-@Suite(.serialized, .timeLimit(.minutes(1)))
+/// The policy's tests on a shared chip (AuthTests' `SharedChipPolicyTests`) take turns with these.
+@Suite(.timed, .serialized, .exclusive(to: .libfprintEnvironment), .timeLimit(.minutes(1)))
 struct LibfprintTests {}
 
 extension LibfprintTests {

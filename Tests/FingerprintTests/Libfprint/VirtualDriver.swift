@@ -13,29 +13,14 @@ enum VirtualDriver: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case storage = "virtual_device_storage"
     case image = "virtual_image"
 
-    /// The variable that makes libfprint create the device, holding the socket path.
-    var variable: String {
-        switch self {
-        case .device: "FP_VIRTUAL_DEVICE"
-        case .storage: "FP_VIRTUAL_DEVICE_STORAGE"
-        case .image: "FP_VIRTUAL_IMAGE"
-        }
-    }
-
     var testDescription: String { rawValue }
 
-    /// Sets up the process environment for `drivers` (call only from serialized tests: the variables are
-    /// process-wide) and returns a fresh context that will enumerate them, with the socket paths.
+    /// Sets up the process environment for `drivers` (only from tests that take turns with
+    /// `.exclusive(to: .libfprintEnvironment)`: the variables are process-wide) and returns a fresh
+    /// context that will enumerate them, with the socket paths.
     static func environment(for drivers: [VirtualDriver]) -> (LibfprintContext, [VirtualDriver: String]) {
-        for driver in allCases { unsetenv(driver.variable) }
-        var paths: [VirtualDriver: String] = [:]
-        for driver in drivers {
-            let path = "/tmp/fl-\(driver.rawValue.suffix(5))-\(UUID().uuidString.prefix(8)).sock"
-            setenv(driver.variable, path, 1)
-            paths[driver] = path
-        }
-        setenv("FP_DRIVERS_WHITELIST", drivers.map(\.rawValue).joined(separator: ":"), 1)
-        return (LibfprintContext(), paths)
+        let paths = VirtualDeviceEnvironment.prepare(drivers: drivers.map(\.rawValue))
+        return (LibfprintContext(), Dictionary(uniqueKeysWithValues: paths.map { (VirtualDriver(rawValue: $0.key)!, $0.value) }))
     }
 
     /// Runs `body` with a fresh context, the reader of this driver and its driver script.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 @testable import Fingerprint
@@ -44,7 +45,7 @@ struct SimulatedDriver: ReaderDriver {
 
 /// The reader conformance cases, run against the simulated reader (the same cases run against
 /// libfprint's virtual drivers in `LibfprintTests`).
-@Suite(.timeLimit(.minutes(1))) struct SimulatedConformanceTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct SimulatedConformanceTests {
     @Test func describesItself() { ReaderConformance.describesItself(SimulatedDriver()) }
     @Test func enrollReportsEveryStage() async throws { try await ReaderConformance.enrollReportsEveryStage(SimulatedDriver()) }
     @Test(arguments: RetryReason.allCases)

@@ -1,4 +1,5 @@
 import Foundation
+import FingerlockTestSupport
 import Testing
 
 @testable import Fingerprint
@@ -21,7 +22,7 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
     return events
 }
 
-@Suite(.timeLimit(.minutes(1))) struct SimulatedReaderTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct SimulatedReaderTests {
     @Test func describesItselfAsATestReaderThatIdentifies() {
         let info = simulatedReader([]).info
         #expect(info.identity == ReaderIdentity(driver: "simulated", deviceID: "0"))

@@ -1,7 +1,8 @@
 import Fingerprint
+import FingerlockTestSupport
 import Testing
 
-@Suite struct SimulatedScriptTests {
+@Suite(.timed) struct SimulatedScriptTests {
     @Test(arguments: [
         ("right-index-finger", SimulatedTouch.finger(.rightIndex)),
         ("right-index", .finger(.rightIndex)),

@@ -1,6 +1,7 @@
 import FingerprintTestSupport
 import Foundation
 import Synchronization
+import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 
 /// The socket helpers speak the protocol exactly as libfprint expects it, checked against a local
 /// server that records what arrives.
-@Suite(.timeLimit(.minutes(1))) struct VirtualDeviceSocketTests {
+@Suite(.timed, .timeLimit(.minutes(1))) struct VirtualDeviceSocketTests {
     @Test(arguments: [
         (VirtualDeviceCommand.scan("right-index"), "SCAN right-index"),
         (.retry(2), "RETRY 2"), (.error(256), "ERROR 256"), (.finger(true), "FINGER 1"), (.finger(false), "FINGER 0"),

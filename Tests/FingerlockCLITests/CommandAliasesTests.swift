@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
-/// The names people bring from neighbouring tools, through the binary: pass/gopass's `ls` and `new`
+/// The names people bring from neighbouring tools, in process: pass/gopass's `ls` and `new`
 /// are `list` and `add`.
-@Suite(.timeLimit(.minutes(2))) struct CommandAliasesTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+@Suite(.timed, .timeLimit(.minutes(2))) struct CommandAliasesTests {
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     @Test func lsAndNewAreListAndAdd() async throws {

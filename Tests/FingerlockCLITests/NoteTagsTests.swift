@@ -1,10 +1,12 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
-/// Tags through the built binary: AND on repeated `--tag`, normalised names, `notes tags`, and
+/// Tags, in process: AND on repeated `--tag`, normalised names, `notes tags`, and
 /// `notes edit --add-tag/--remove-tag` that change one tag and nothing else.
-@Suite(.timeLimit(.minutes(3))) struct NoteTagsTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+@Suite(.timed, .timeLimit(.minutes(3))) struct NoteTagsTests {
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
     init() async throws {
@@ -110,8 +112,10 @@ import Testing
 
     @Test func addTagNeverReadsAnEditorOrStdin() async throws {
         let id = try await add("original body\n", title: "t", tags: [])
-        // Stdin at /dev/null holds no body, and an empty pipe replaces nothing.
-        let edited = try await runner.run(["notes", "edit", id, "--add-tag", "x"], environment: touch.merging(["EDITOR": "/bin/false"]) { $1 }, stdinFrom: "/dev/null")
+        // An empty pipe holds no body, and the editor (one that fails) is never started: the tag alone
+        // changes. (What each kind of stdin means to a body, /dev/null included: ScriptedEditTests.)
+        let edited = try await runner.run(
+            ["notes", "edit", id, "--add-tag", "x"], environment: touch.merging(["EDITOR": "/bin/false"]) { $1 }, stdin: "")
         #expect(edited.status == 0, "\(edited.stderr)")
         let show = try await runner.run(["notes", "show", id], environment: touch)
         #expect(show.stdout.hasSuffix("\noriginal body\n"))

@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 

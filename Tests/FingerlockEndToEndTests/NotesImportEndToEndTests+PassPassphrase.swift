@@ -1,9 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
 /// A password store whose gpg key has a passphrase: gpg asks for it on the terminal fingerlock runs
 /// in (pinentry-curses, here on a pseudo-terminal), and without a terminal the error says what to do.
-extension NotesImportTests {
+extension NotesImportEndToEndTests {
     /// A store with one entry, encrypted to a throwaway key with a passphrase, and its environment.
     func passphraseStore() async throws -> (store: String, environment: [String: String]) {
         let gnupg = scratch + "/gnupg-passphrase"

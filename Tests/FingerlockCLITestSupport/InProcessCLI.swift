@@ -1,10 +1,9 @@
 import Auth
-import AuthCore
-@testable import FingerlockCLI
+public import AuthCore
+public import FingerlockCLI
 import FingerlockServiceClient
-import Foundation
+public import Foundation
 import Synchronization
-import Testing
 import Vault
 
 #if canImport(Glibc)
@@ -17,39 +16,61 @@ import Glibc
 /// remote session, and vaults made at the tests' KDF cost. For tests whose subject is a command's
 /// behaviour (output, exit status, what changes in the vault); what needs a process or an operating
 /// system resource (signals, terminals, real users, the keyring, devices) stays end to end.
-final class InProcessCLI: Sendable {
+///
+/// End-to-end tests use it too, as their vault fixture (`vaultFixture(home:environment:)`): the
+/// vault a test starts from is made here at the test KDF cost, in the binary's own data directory
+/// and keyring, and the built binary then opens it at that stored cost. The shipped binary gains no
+/// switch to make a cheap vault.
+public final class InProcessCLI: Sendable {
     /// The passcode `setPasscode()` sets.
-    static let passcode = "correct horse battery"
+    public static let passcode = "correct horse battery"
 
-    let home: String
-    let dataDirectory: String
-    let environment: [String: String]
-    let keyCache = InMemoryKeyCache(now: { Date() })
-    let reuseMarkers = InMemoryKeyCache(now: { Date() })
+    public let home: String
+    public let dataDirectory: String
+    public let environment: [String: String]
+    public let keyCache: any KeyCache
+    public let reuseMarkers: any KeyCache
+    private let username: String
+    /// Whether `deinit` removes `home` (not when it belongs to an end-to-end runner).
+    private let ownsHome: Bool
 
-    struct Result: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    public typealias Result = CommandResult
 
-    init(extraEnvironment: [String: String] = [:]) {
+    /// A runner with a home of its own, its keys in memory.
+    public init(extraEnvironment: [String: String] = [:]) {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("fl-cli-\(UUID().uuidString)").path
         dataDirectory = home + "/data"
         environment = [
             "HOME": home, "FINGERLOCK_DATA_DIR": dataDirectory, "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin",
         ].merging(extraEnvironment) { $1 }
+        keyCache = InMemoryKeyCache(now: { Date() })
+        reuseMarkers = InMemoryKeyCache(now: { Date() })
+        username = "tester"
+        ownsHome = true
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: home) }
+    /// The vault fixture of an end-to-end runner: the binary's environment (its data directory and
+    /// user name) and its kernel keyring namespace, so what this runner sets up (a vault, its cached
+    /// key) is what the binary then finds, as if the binary had made it.
+    public init(vaultFixtureFor environment: [String: String], home: String) {
+        self.home = home
+        dataDirectory = environment["FINGERLOCK_DATA_DIR"] ?? home + "/.local/share/fingerlock"
+        self.environment = environment
+        keyCache = KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
+        reuseMarkers = KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
+        username = environment["USER"] ?? "fingerlock"
+        ownsHome = false
+    }
+
+    deinit { if ownsHome { try? FileManager.default.removeItem(atPath: home) } }
 
     /// Runs `fingerlock ARGUMENTS` with `stdin` as its standard input, as `BinaryRunner.run` does
     /// (so a suite moves here unchanged). `--passcode-stdin` becomes `--passcode-fd N` on a pipe that
     /// holds `stdin`, which is then not the command's stdin too: what `--passcode-stdin` itself
     /// refuses or says is tested end to end. `timeout` is not needed in process; it is taken for
     /// the same call sites.
-    func run(
+    public func run(
         _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(60)
     ) async throws -> Result {
         var arguments = arguments
@@ -76,7 +97,7 @@ final class InProcessCLI: Sendable {
             hardwareReaders: { [] },
             openTerminal: { nil },
             now: { Date() },
-            username: "tester",
+            username: username,
             keyCache: keyCache,
             reuseMarkers: reuseMarkers,
             input: ScriptedInput(input),
@@ -94,36 +115,58 @@ final class InProcessCLI: Sendable {
     /// `passcode set` with the test passcode (its key is then cached, as after any passcode); the
     /// recovery key it showed.
     @discardableResult
-    func setPasscode() async throws -> String {
-        let result = try await run(["passcode", "set", "--passcode-stdin"], stdin: "\(Self.passcode)\n\(Self.passcode)\n")
-        #expect(result.status == 0, "passcode set: \(result.stderr)")
+    public func setPasscode(_ passcode: String = InProcessCLI.passcode) async throws -> String {
+        let result = try await run(["passcode", "set", "--passcode-stdin"], stdin: "\(passcode)\n\(passcode)\n")
+        guard result.status == 0 else { throw InProcessCLIFailure(arguments: ["passcode", "set"], result: result) }
         let line = result.stdout.split(separator: "\n").first { $0.hasPrefix("Recovery key") } ?? ""
         return String(line.split(separator: ": ").last ?? "")
     }
 
     /// `enroll FINGER` with the passcode, the simulated reader touched as `touches` says.
-    func enroll(_ finger: String, touches: String) async throws -> Result {
+    public func enroll(_ finger: String, touches: String) async throws -> Result {
         try await run(["enroll", finger, "--passcode-stdin"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches], stdin: "\(Self.passcode)\n")
     }
 }
 
+/// What a `fingerlock` command did, run in process or as the built binary (both runners return it,
+/// so a test's helpers serve suites at either level).
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+}
+
 /// Output kept in memory, never a terminal.
-final class CapturedOutput: FingerlockCLI.OutputStream {
+public final class CapturedOutput: FingerlockCLI.OutputStream {
     private let bytes = Mutex<[UInt8]>([])
-    func write(_ text: String) { write(Array(text.utf8)) }
-    func write(_ utf8: [UInt8]) { bytes.withLock { $0 += utf8 } }
-    var isTerminal: Bool { false }
-    var failure: String? { nil }
-    var regularFileOffset: Int64? { nil }
-    func truncate(to offset: Int64) {}
-    var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+    public init() {}
+    public func write(_ text: String) { write(Array(text.utf8)) }
+    public func write(_ utf8: [UInt8]) { bytes.withLock { $0 += utf8 } }
+    public var isTerminal: Bool { false }
+    public var failure: String? { nil }
+    public var regularFileOffset: Int64? { nil }
+    public func truncate(to offset: Int64) {}
+    public var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// A set-up step that failed (the test cannot go on from it): what ran and what it said.
+public struct InProcessCLIFailure: Error, CustomStringConvertible {
+    public let arguments: [String]
+    public let result: InProcessCLI.Result
+    public var description: String { "fingerlock \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)" }
 }
 
 /// Standard input from memory (a pipe or a file as far as the command can tell).
-struct ScriptedInput: InputSource {
-    let data: Data
-    init(_ data: Data) { self.data = data }
-    var isTerminal: Bool { false }
-    func readAll() throws -> Data { data }
-    func readAll(limit: Int) throws -> Data? { data.count > limit ? nil : data }
+public struct ScriptedInput: InputSource {
+    public let data: Data
+    public init(_ data: Data) { self.data = data }
+    public var isTerminal: Bool { false }
+    public func readAll() throws -> Data { data }
+    public func readAll(limit: Int) throws -> Data? { data.count > limit ? nil : data }
 }

@@ -1,3 +1,4 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Glibc
 /// `notes import` reads with a bound: a note holds at most 16 MiB, an import at most 256 MiB, and
 /// more is refused (exit 6, one line, nothing imported) before it is in memory. Run under an
 /// address-space limit well below what reading the inputs whole took, so a whole read dies.
-extension NotesImportTests {
+extension NotesImportEndToEndTests {
     /// `prlimit` on the binary: 1 GiB of address space, far above what the bounded reads need.
     static let memoryLimit = ["prlimit", "--as=\(1 << 30)", "--"]
     static let noteLimit = 16 << 20

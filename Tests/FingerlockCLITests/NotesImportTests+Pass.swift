@@ -1,31 +1,10 @@
+import FingerlockCLITestSupport
 import Foundation
 import Testing
 
 /// A real password store, read by the real `pass` and `gpg` (a throwaway key without a passphrase
 /// in a GNUPGHOME of the test's own): entries named like pass's options are still entries.
 extension NotesImportTests {
-    /// Runs a helper program to completion, waiting by sleeping (as `BinaryRunner` does); records
-    /// an issue when it fails.
-    func helper(_ arguments: [String], environment: [String: String], stdin: String = "") async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = environment
-        let input = Pipe()
-        let errors = scratch + "/helper-\(UUID().uuidString).err"
-        #expect(FileManager.default.createFile(atPath: errors, contents: nil))
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
-        process.waitUntilExit()
-        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(arguments): \(stderr)")
-    }
-
     @Test func passEntriesNamedLikeOptionsAreReadAsEntries() async throws {
         let gnupg = scratch + "/gnupg"
         try FileManager.default.createDirectory(atPath: gnupg, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,47 +1,33 @@
+import FingerlockCLITestSupport
 import Foundation
+import FingerlockTestSupport
 import Testing
 
-/// `notes import` through the built binary: fingerlock's own export round-trips, Markdown
-/// directories, jrnl's JSON and a password store through a fake `pass`; all or nothing.
-@Suite(.timeLimit(.minutes(3))) struct NotesImportTests {
+/// `notes import` in process: fingerlock's own export round-trips, Markdown directories, jrnl's JSON
+/// and a real password store (gpg and pass); all or nothing. What needs a process of its own (a
+/// memory limit, gpg asking on a terminal): NotesImportEndToEndTests.
+@Suite(.timed, .timeLimit(.minutes(3))) struct NotesImportTests {
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
-    let scratch: String
+    let sources: ImportSources
+    var scratch: String { sources.path }
 
-    init() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fl-import-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    }
+    init() throws { sources = try ImportSources() }
 
     /// A vault with a passcode and an enrolled right thumb, so a touch unlocks it.
-    func vault(_ extra: [String: String] = [:]) async throws -> BinaryRunner {
-        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"].merging(extra) { $1 })
+    func vault(_ extra: [String: String] = [:]) async throws -> InProcessCLI {
+        let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"].merging(extra) { $1 })
         try await runner.setPasscode()
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         return runner
     }
 
-    func list(_ runner: BinaryRunner) async throws -> [[String: Any]] {
-        let result = try await runner.run(["notes", "list", "--json"], environment: touch)
-        #expect(result.status == 0, "\(result.stderr)")
-        return try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-    }
+    func list(_ runner: InProcessCLI) async throws -> [[String: Any]] { try await runner.listedNotes(environment: touch) }
+    func export(_ runner: InProcessCLI) async throws -> [[String: String]] { try await runner.exportedNotes(environment: touch) }
 
-    func export(_ runner: BinaryRunner) async throws -> [[String: String]] {
-        let result = try await runner.run(["export", "--format", "json", "--yes-plaintext"], environment: touch)
-        #expect(result.status == 0, "\(result.stderr)")
-        let array = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
-        // Every field as text (tags joined), so two exports compare field by field.
-        return array.map { note in
-            note.mapValues { value in (value as? [String]).map { $0.joined(separator: "\u{1F}") } ?? "\(value)" }
-        }
-    }
+    func write(_ text: String, to name: String) throws -> String { try sources.write(text, to: name) }
 
-    func write(_ text: String, to name: String) throws -> String {
-        let path = scratch + "/" + name
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+    func helper(_ arguments: [String], environment: [String: String], stdin: String = "") async throws {
+        try await sources.helper(arguments, environment: environment, stdin: stdin)
     }
 
     @Test func anExportImportedIntoANewVaultExportsTheSameEveryField() async throws {
@@ -180,12 +166,9 @@ import Testing
         #expect(try await list(runner).count == 2)
     }
 
-    @Test func jsonFromStdinCannotShareItWithThePasscodeAndMustBePiped() async throws {
+    /// (JSON on stdin beside `--passcode-stdin`: NotesImportEndToEndTests, where stdin is a process's.)
+    @Test func aMissingSourceOrAnUnknownFormatIsRefused() async throws {
         let runner = try await vault()
-        let shared = try await runner.run(
-            ["notes", "import", "--format", "fingerlock-json", "--passcode-stdin"], stdin: "[]\n")
-        #expect(shared.status == 64)
-        #expect(shared.stderr.contains("--passcode-fd"))
         let missing = try await runner.run(["notes", "import", "--format", "jrnl-json", scratch + "/absent.json"], environment: touch)
         #expect(missing.status == 5)
         let unknown = try await runner.run(["notes", "import", "--format", "evernote"], environment: touch)

@@ -1,0 +1,84 @@
+public import Testing
+import Synchronization
+
+/// Something a whole test process shares (an environment variable a library reads, a device): the
+/// tests that use it, in whichever suites and targets they are, take turns (`.exclusive(to:)`).
+public struct ProcessWideResource: Sendable, Hashable {
+    public let name: String
+    public init(_ name: String) { self.name = name }
+
+    /// libfprint's `FP_VIRTUAL_*` and `FP_DRIVERS_WHITELIST` variables, read when a context enumerates,
+    /// and the default GLib main context all libfprint calls share.
+    public static let libfprintEnvironment = ProcessWideResource("libfprint environment")
+}
+
+/// Runs each test case it covers while holding its resource, waiting its turn (first come, first
+/// served) without holding a thread: `.serialized` orders the tests of one suite, this also orders
+/// them against the tests of other suites and targets that use the same resource.
+public struct ExclusiveTrait: SuiteTrait, TestTrait, TestScoping {
+    public let resource: ProcessWideResource
+    public var isRecursive: Bool { true }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil else { return try await function() }
+        let turn = TurnTaking.of(resource)
+        await turn.begin()
+        defer { turn.end() }
+        try await function()
+    }
+}
+
+extension Trait where Self == ExclusiveTrait {
+    /// The tests covered take turns with every other test that uses `resource`.
+    public static func exclusive(to resource: ProcessWideResource) -> Self { ExclusiveTrait(resource: resource) }
+}
+
+/// One resource's turns: who holds it and who waits, in order.
+final class TurnTaking: Sendable {
+    private struct State {
+        var held = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// The one `TurnTaking` of each resource in this process (a process-wide resource has
+    /// process-wide turns).
+    private static let all = Mutex<[ProcessWideResource: TurnTaking]>([:])
+
+    static func of(_ resource: ProcessWideResource) -> TurnTaking {
+        all.withLock { all in
+            if let existing = all[resource] { return existing }
+            let created = TurnTaking()
+            all[resource] = created
+            return created
+        }
+    }
+
+    func begin() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                guard state.held else {
+                    state.held = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Hands the resource to the next in line, or frees it.
+    func end() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.held = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
