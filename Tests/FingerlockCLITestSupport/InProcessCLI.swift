@@ -56,7 +56,12 @@ public final class InProcessCLI: Sendable {
     public init(vaultFixtureFor environment: [String: String], home: String) {
         self.home = home
         dataDirectory = environment["FINGERLOCK_DATA_DIR"] ?? home + "/.local/share/fingerlock"
-        self.environment = environment
+        // The binary, beside one of libfprint's virtual devices, finds a test reader and so makes a
+        // test vault; this process enumerates no libfprint reader, so it is told to choose the
+        // simulated one, which makes the same kind of vault.
+        let virtualDevice = ["FP_VIRTUAL_DEVICE", "FP_VIRTUAL_DEVICE_STORAGE", "FP_VIRTUAL_IMAGE"].contains { environment[$0] != nil }
+        self.environment = virtualDevice && environment["FINGERLOCK_READER"] == nil
+            ? environment.merging(["FINGERLOCK_READER": "simulated"]) { $1 } : environment
         keyCache = KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
         reuseMarkers = KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
         username = environment["USER"] ?? "fingerlock"
