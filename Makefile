@@ -70,8 +70,11 @@ build:
 
 # The binary the README installs: static Swift stdlib for a fast start.
 # FINGERLOCK_STATIC_LIBSTDCXX=1: the CLI links libstdc++ in (its start-up; Package.swift says why).
+# The two products the package ships, and what they need, nothing else: a plain `swift build` would
+# also compile the test helpers and the benchmarks' tools in release (the benchmarks build their own).
 release:
-	FINGERLOCK_STATIC_LIBSTDCXX=1 $(SWIFT) build -c release --static-swift-stdlib
+	FINGERLOCK_STATIC_LIBSTDCXX=1 $(SWIFT) build -c release --static-swift-stdlib --product fingerlock
+	FINGERLOCK_STATIC_LIBSTDCXX=1 $(SWIFT) build -c release --static-swift-stdlib --product fingerlockd
 
 # The whole test suite (installs the Debian packages first when missing).
 # Swift Testing starts every test at once by default; on a 2-core machine the end-to-end tests

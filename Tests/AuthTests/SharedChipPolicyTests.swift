@@ -245,7 +245,8 @@ struct SharedChipFixture {
     func user(_ name: String) async throws -> User {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-chip-\(UUID().uuidString)").path
         let attempts = FileAttemptStore(dataDirectory: directory)
-        let interaction = PasscodeTypist(passcode: Self.passcode)
+        // The user types the passcode whenever asked (never more than a test's few prompts).
+        let interaction = ScriptedInteraction(secrets: Array(repeating: Self.passcode, count: 100))
         let auth = AuthEnvironment(
             .init(
                 passcodes: VaultPasscodeRepository(
@@ -315,20 +316,4 @@ struct SharedChipFixture {
         await context.waitUntilIdle()
         return ids
     }
-}
-
-/// Types the passcode whenever asked; never touches during a scan prompt.
-final class PasscodeTypist: AuthInteraction {
-    let passcode: String
-    init(passcode: String) { self.passcode = passcode }
-    var canAskPasscode: Bool { true }
-    var passcodeFromScript: Bool { false }
-    func notify(_ message: String) {}
-    func scan<Scanned: Sendable>(
-        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
-    ) async throws -> ScanOutcome<Scanned> {
-        .scanned(try await operation())
-    }
-    func askSecret(prompt: String, typedAhead: String) async throws -> String { passcode }
-    func presentRecoveryKey(_ text: String) async throws {}
 }

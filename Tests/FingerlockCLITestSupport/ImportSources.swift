@@ -54,6 +54,10 @@ public struct ImportSources: Sendable {
 /// (`BinaryRunner`), so helpers serve suites at both levels.
 public protocol CommandRunning: Sendable {
     func run(_ arguments: [String], environment: [String: String], stdin: String, timeout: Duration) async throws -> CommandResult
+    /// A vault with the runner's passcode (a vault fixture end to end); the recovery key.
+    @discardableResult func setPasscode() async throws -> String
+    /// `enroll FINGER` with the passcode, the simulated reader touched as `touches` says.
+    func enroll(_ finger: String, touches: String) async throws -> CommandResult
 }
 
 extension CommandRunning {
@@ -80,4 +84,39 @@ extension CommandRunning {
     }
 }
 
-extension InProcessCLI: CommandRunning {}
+extension InProcessCLI: CommandRunning {
+    @discardableResult
+    public func setPasscode() async throws -> String { try await setPasscode(Self.passcode) }
+}
+
+/// A suite of `notes import` tests, at either level: its runner's type is the level, the rest is
+/// shared (a vault to import into, the sources, the vault read back).
+public protocol ImportSuite: Sendable {
+    associatedtype Runner: CommandRunning
+    var sources: ImportSources { get }
+    /// A runner on the simulated reader, with `extra` in its environment.
+    func runner(_ extra: [String: String]) -> Runner
+}
+
+extension ImportSuite {
+    /// One touch of the right thumb, the finger `vault()` enrolls.
+    public var touch: [String: String] { ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"] }
+    public var scratch: String { sources.path }
+
+    /// A vault with a passcode and an enrolled right thumb, so a touch unlocks it.
+    public func vault(_ extra: [String: String] = [:]) async throws -> Runner {
+        let made = runner(["FINGERLOCK_READER": "simulated"].merging(extra) { $1 })
+        try await made.setPasscode()
+        let enrolled = try await made.enroll("right-thumb", touches: "right-thumb*5")
+        guard enrolled.status == 0 else { throw ImportSources.HelperFailure(description: "enroll: \(enrolled.stderr)") }
+        return made
+    }
+
+    public func list(_ runner: Runner) async throws -> [[String: Any]] { try await runner.listedNotes(environment: touch) }
+    public func export(_ runner: Runner) async throws -> [[String: String]] { try await runner.exportedNotes(environment: touch) }
+    public func write(_ text: String, to name: String) throws -> String { try sources.write(text, to: name) }
+
+    public func helper(_ arguments: [String], environment: [String: String], stdin: String = "") async throws {
+        try await sources.helper(arguments, environment: environment, stdin: stdin)
+    }
+}

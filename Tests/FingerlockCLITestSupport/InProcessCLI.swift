@@ -78,6 +78,11 @@ public final class InProcessCLI: Sendable {
     public func run(
         _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(60)
     ) async throws -> Result {
+        // A passcode descriptor is made and read while no other in-process run can start a helper
+        // program (see `DescriptorGate`).
+        let readsDescriptor = arguments.contains("--passcode-stdin")
+        await DescriptorGate.process.enter(exclusive: readsDescriptor)
+        defer { DescriptorGate.process.leave(exclusive: readsDescriptor) }
         var arguments = arguments
         var input = Data(stdin.utf8)
         var passcodeFD: Int32?

@@ -6,29 +6,12 @@ import Testing
 /// `notes import` in process: fingerlock's own export round-trips, Markdown directories, jrnl's JSON
 /// and a real password store (gpg and pass); all or nothing. What needs a process of its own (a
 /// memory limit, gpg asking on a terminal): NotesImportEndToEndTests.
-@Suite(.timed, .timeLimit(.minutes(3))) struct NotesImportTests {
-    let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
+@Suite(.timed, .timeLimit(.minutes(3))) struct NotesImportTests: ImportSuite {
     let sources: ImportSources
-    var scratch: String { sources.path }
 
     init() throws { sources = try ImportSources() }
 
-    /// A vault with a passcode and an enrolled right thumb, so a touch unlocks it.
-    func vault(_ extra: [String: String] = [:]) async throws -> InProcessCLI {
-        let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"].merging(extra) { $1 })
-        try await runner.setPasscode()
-        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
-        return runner
-    }
-
-    func list(_ runner: InProcessCLI) async throws -> [[String: Any]] { try await runner.listedNotes(environment: touch) }
-    func export(_ runner: InProcessCLI) async throws -> [[String: String]] { try await runner.exportedNotes(environment: touch) }
-
-    func write(_ text: String, to name: String) throws -> String { try sources.write(text, to: name) }
-
-    func helper(_ arguments: [String], environment: [String: String], stdin: String = "") async throws {
-        try await sources.helper(arguments, environment: environment, stdin: stdin)
-    }
+    func runner(_ extra: [String: String]) -> InProcessCLI { InProcessCLI(extraEnvironment: extra) }
 
     @Test func anExportImportedIntoANewVaultExportsTheSameEveryField() async throws {
         let source = try await vault()
