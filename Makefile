@@ -52,7 +52,7 @@ INSTALLED_FILES = \
 	$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish \
 	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules
 
-.PHONY: all deps build release man manual-tool completions test demo clean install install-system uninstall udev-rules deb
+.PHONY: all deps build release man manual-tool completions test lint format demo clean install install-system uninstall udev-rules deb
 
 all: release man completions
 
@@ -84,6 +84,15 @@ test: deps
 	@start=$$(date +%s); $(SWIFT) build --build-tests $(DEBUG_FLAGS) \
 		&& echo "make test: the debug build with its tests took $$(( $$(date +%s) - start )) s"
 	@bash scripts/test.sh $(TEST_WIDTH)
+
+# The code's layout and style as .swift-format says (swift-format ships with the toolchain); `lint`
+# changes nothing and fails on any finding (CI runs it), `format` rewrites the files in place.
+SWIFT_FORMAT_PATHS = Package.swift Sources Tests
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive $(SWIFT_FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --parallel --recursive $(SWIFT_FORMAT_PATHS)
 
 # fingerlock_<version>_<arch>.deb (+ -dbgsym .ddeb, + a tarball of the same files) in .build/deb,
 # from the release build: stripped binaries, man pages, completions, udev rules, units, sysusers.

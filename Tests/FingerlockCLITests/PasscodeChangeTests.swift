@@ -3,13 +3,13 @@ import Foundation
 import FingerlockTestSupport
 import Testing
 
-/// `passcode change` through the binary.
+/// `passcode change`, in process.
 @Suite(.timed, .timeLimit(.minutes(2))) struct PasscodeChangeTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func changingToTheSamePasscodeIsRefused() async throws {
         try await runner.setPasscode()
-        let same = BinaryRunner.passcode
+        let same = InProcessCLI.passcode
         let result = try await runner.run(["passcode", "change", "--passcode-stdin"], stdin: "\(same)\n\(same)\n\(same)\n")
         #expect(result.status == 64)
         #expect(result.stderr == "fingerlock: The new passcode is the same as the current one; nothing was changed.\n")

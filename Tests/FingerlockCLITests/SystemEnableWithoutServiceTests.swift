@@ -6,7 +6,7 @@ import Testing
 /// `system enable` with no fingerlockd to answer: refused before the passcode is asked, in words
 /// that fit a vault still in user mode.
 @Suite(.timed, .timeLimit(.minutes(2))) struct SystemEnableWithoutServiceTests {
-    let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
 
     @Test func noServiceIsSaidBeforeThePasscode() async throws {
         try await runner.setPasscode()
