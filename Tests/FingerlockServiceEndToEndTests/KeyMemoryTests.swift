@@ -11,8 +11,9 @@ import Testing
 /// as its own user, a client unlocks a vault, and the kernel's view of the service's memory
 /// (/proc/PID/status, /proc/PID/smaps) shows the pages locked and out of core dumps while the key is
 /// cached, and released after Lock. When the system refuses the lock (RLIMIT_MEMLOCK 0), the service
-/// keeps working and says so once. Needs root, as CI runs.
-@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
+/// keeps working and says so once. Needs root, as CI runs. Not serialized: each test has its own
+/// service (whose memory it reads), socket and state.
+@Suite(.timed, .timeLimit(.minutes(3)))
 struct KeyMemoryTests {
     /// This suite's own login user (`RealUsersTests.ensureUsers`).
     static let alice = "flk-km-alice"

@@ -2,6 +2,7 @@ import Crypto
 import FingerlockServiceTestSupport
 import Foundation
 import FingerlockTestSupport
+import Synchronization
 import Testing
 
 @testable import FingerlockService
@@ -12,8 +13,10 @@ import Testing
 
 /// Issue 14's properties with real users: `fingerlockd` runs as a system user, clients as two login
 /// users (setpriv/runuser), each a separate process, so SO_PEERCRED names them. Needs root (as CI
-/// runs); not skipped otherwise, it fails saying so.
-@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
+/// runs); not skipped otherwise, it fails saying so. Not serialized: each test has its own service,
+/// socket and state, and the users' only other state, their kernel keyrings, this suite leaves alone
+/// (raw clients only).
+@Suite(.timed, .timeLimit(.minutes(3)))
 struct RealUsersTests {
     static let serviceUser = "fingerlockd-test"
     /// This suite's own login users. Each real-users suite has its own pair (`ensureUsers`), as
@@ -22,15 +25,37 @@ struct RealUsersTests {
     static let alice = "flk-ru-alice"
     static let bob = "flk-ru-bob"
 
-    /// The service user and the login users `logins` (this suite's by default), created once
-    /// (idempotent: an existing one is kept).
+    /// The service user and the login users `logins` (this suite's by default), made ready once
+    /// per test process (`ready`): the tests of a suite run side by side and ask together.
     static func ensureUsers(_ logins: [String] = [alice, bob]) async throws {
         try #require(geteuid() == 0, "RealUsersTests create users and switch to them: run as root (CI does).")
         for (name, system) in [(serviceUser, true)] + logins.map({ ($0, false) }) {
-            if getpwnam(name) != nil { continue }
-            let arguments = (system ? ["--system"] : []) + ["--no-create-home", "--shell", "/usr/sbin/nologin", name]
-            let (status, _) = try await runCommand("/usr/sbin/useradd", arguments)
-            try #require(status == 0 || getpwnam(name) != nil, "useradd \(name) failed")
+            let preparation = ready.withLock { tasks in
+                if let task = tasks[name] { return task }
+                let task = Task { try await prepare(name, system: system) }
+                tasks[name] = task
+                return task
+            }
+            try await preparation.value
+        }
+    }
+
+    /// Each user's preparation, started by the first test that needs the user; the others await it.
+    private static let ready = Mutex<[String: Task<Void, any Error>]>([:])
+
+    /// Creates `name` unless it exists (idempotent). Other suites add their users at the same time:
+    /// a locked /etc/passwd is waited out. A login user's fingerlock keys left in its kernel keyring
+    /// by earlier runs go: each test keeps its own under a namespace of its own, which its `lock`
+    /// alone does not clear, and a user's keyring holds only 200 keys (20000 bytes).
+    private static func prepare(_ name: String, system: Bool) async throws {
+        let arguments = (system ? ["--system"] : []) + ["--no-create-home", "--shell", "/usr/sbin/nologin", name]
+        for _ in 0..<10 where getpwnam(name) == nil {
+            if try await runCommand("/usr/sbin/useradd", arguments).status == 0 { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        guard getpwnam(name) != nil else { throw DaemonProcess.Failure(description: "useradd \(name) failed") }
+        if !system && FileManager.default.isExecutableFile(atPath: "/usr/bin/keyctl") {
+            try await runCommand("/usr/sbin/runuser", ["-u", name, "--", "/usr/bin/keyctl", "purge", "-p", "user", "fingerlock"])
         }
     }
 

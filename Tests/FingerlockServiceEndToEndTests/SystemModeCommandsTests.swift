@@ -8,8 +8,9 @@ import Testing
 #endif
 
 /// Commands on a system-mode vault through the built binaries: `fingerlockd` as the service user,
-/// `fingerlock` as a login user (runuser), each command a new process. Needs root, as CI runs.
-@Suite(.timed, .serialized, .timeLimit(.minutes(6)))
+/// `fingerlock` as a login user (runuser), each command a new process. Needs root, as CI runs. Not
+/// serialized: each test has its own service, socket, state, home and keyring namespace (`Setup`).
+@Suite(.timed, .timeLimit(.minutes(6)))
 struct SystemModeCommandsTests {
     static let passcode = SystemModeRealUsersTests.passcode
     /// This suite's own login users (`RealUsersTests.ensureUsers`).

@@ -6,8 +6,7 @@ import Testing
 #endif
 
 /// Issue 14: `system enable` moves the fingers enrolled in user mode to fingerlockd and `system
-/// disable` moves them back, with real users: no finger is enrolled twice. In the slice-2 suite,
-/// so the real-user tests run one by one.
+/// disable` moves them back, with real users: no finger is enrolled twice.
 extension SystemModeRealUsersTests {
     @Test func enableAndDisableMoveTheEnrolledFingers() async throws {
         try await RealUsersTests.ensureUsers(Self.users)

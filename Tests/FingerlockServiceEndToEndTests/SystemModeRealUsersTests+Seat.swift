@@ -9,7 +9,7 @@ import Testing
 /// Issue 38 (H3), through the built binaries with real users and logind (python-dbusmock's, on a
 /// private bus): fingerlockd scans only for the user whose session is active and local at the
 /// reader's seat, so another user's enrollment cannot capture the fingerprint of the person at the
-/// reader. In the slice-2 suite, so the real-user tests run one by one.
+/// reader.
 extension SystemModeRealUsersTests {
     /// `fingerlock ARGS` as `user` from logind session `session` (nil: a process in no session).
     private static func run(

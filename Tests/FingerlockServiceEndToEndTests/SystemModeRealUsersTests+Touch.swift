@@ -6,8 +6,7 @@ import Testing
 #endif
 
 /// Issue 14, slice 3, through the built binaries with real users: `fingerlockd` as the service user
-/// owns the (simulated) reader, scripted by its own environment; `fingerlock` as Alice and Bob. In
-/// the slice-2 suite, so the real-user tests (which block while their processes run) run one by one.
+/// owns the (simulated) reader, scripted by its own environment; `fingerlock` as Alice and Bob.
 extension SystemModeRealUsersTests {
     @Test func aTouchThroughTheServiceReleasesOnlyTheKeyItHoldsToItsOwner() async throws {
         try await RealUsersTests.ensureUsers(Self.users)

@@ -9,7 +9,9 @@ import Testing
 
 /// Issue 14, slice 2, through the built binaries with real users: `fingerlockd` runs as the service
 /// user, `fingerlock` as Alice and Bob (runuser), each command a new process. Needs root, as CI runs.
-@Suite(.timed, .serialized, .timeLimit(.minutes(6)))
+/// Not serialized: each test has its own service, socket, state, homes and logind, and its own
+/// keyring namespace in the users' kernel keyrings (`Setup`).
+@Suite(.timed, .timeLimit(.minutes(6)))
 struct SystemModeRealUsersTests {
     static let passcode = "correct horse 1"
     /// This suite's own login users (`RealUsersTests.ensureUsers`).

@@ -9,8 +9,9 @@ import Testing
 
 /// A system-mode vault bound to the TPM fingerlockd uses (swtpm), through the built binaries:
 /// fingerlockd as its service user, fingerlock as a login user. The service counts, then the TPM;
-/// its state is unreadable to users, and a copy of it beside another TPM opens nothing.
-@Suite(.timed, .serialized, .timeLimit(.minutes(5)))
+/// its state is unreadable to users, and a copy of it beside another TPM opens nothing. Not
+/// serialized: each test has its own swtpm, service, socket, state, homes and keyring namespace.
+@Suite(.timed, .timeLimit(.minutes(5)))
 struct SystemModeTPMTests {
     static let passcode = SystemModeRealUsersTests.passcode
     /// This suite's own login users (`RealUsersTests.ensureUsers`); Bob's subordinate uids are his.
