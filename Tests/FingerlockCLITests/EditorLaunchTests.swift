@@ -75,7 +75,7 @@ import Glibc
     }
 
     /// What the editor really receives, through `/bin/sh` as fingerlock runs it.
-    func argv(_ command: String, file: String = "/dev/shm/x/note.md") throws -> [String] {
+    func argv(_ command: String, file: String = "/dev/shm/x/note.md") async throws -> [String] {
         let launched = launch(command)
         let log = bin + "/argv-\(UUID().uuidString)"
         let shell = Process()
@@ -83,29 +83,29 @@ import Glibc
         shell.arguments = ["-c", launched.shellCommand, "editor", file]
         shell.environment = ["PATH": "/nonexistent:" + bin, "ARGV_LOG": log]
         try shell.run()
-        shell.waitUntilExit()
+        try await shell.waitForExit()
         #expect(shell.terminationStatus == 0)
         return try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
 
-    @Test func vimAndViThatIsVimGetNoSwapViminfoUndoOrBackupAheadOfTheUsersArguments() throws {
+    @Test func vimAndViThatIsVimGetNoSwapViminfoUndoOrBackupAheadOfTheUsersArguments() async throws {
         let expected = ["-n", "-i", "NONE", "--cmd", vimSettings, "-c", vimSettings]
-        #expect(try argv("vim") == expected + ["/dev/shm/x/note.md"])
-        #expect(try argv("vi -u ~/.vimrc.notes --") == expected + ["-u", "~/.vimrc.notes", "--", "/dev/shm/x/note.md"])
-        #expect(try argv("'\(bin)/vim' -c 'set tw=72'") == expected + ["-c", "set tw=72", "/dev/shm/x/note.md"])
+        #expect(try await argv("vim") == expected + ["/dev/shm/x/note.md"])
+        #expect(try await argv("vi -u ~/.vimrc.notes --") == expected + ["-u", "~/.vimrc.notes", "--", "/dev/shm/x/note.md"])
+        #expect(try await argv("'\(bin)/vim' -c 'set tw=72'") == expected + ["-c", "set tw=72", "/dev/shm/x/note.md"])
     }
 
-    @Test func neovimGetsNoShadaSwapUndoOrBackup() throws {
-        #expect(try argv("nvim") == ["-n", "-i", "NONE", "--cmd", nvimSettings, "-c", nvimSettings, "/dev/shm/x/note.md"])
+    @Test func neovimGetsNoShadaSwapUndoOrBackup() async throws {
+        #expect(try await argv("nvim") == ["-n", "-i", "NONE", "--cmd", nvimSettings, "-c", nvimSettings, "/dev/shm/x/note.md"])
     }
 
-    @Test func nanoRunsRestricted() throws {
-        #expect(try argv("editor --nohelp") == ["--restricted", "--nohelp", "/dev/shm/x/note.md"])
-        #expect(try argv("rnano") == ["--restricted", "/dev/shm/x/note.md"])
+    @Test func nanoRunsRestricted() async throws {
+        #expect(try await argv("editor --nohelp") == ["--restricted", "--nohelp", "/dev/shm/x/note.md"])
+        #expect(try await argv("rnano") == ["--restricted", "/dev/shm/x/note.md"])
     }
 
-    @Test func emacsGetsBackupsAutoSaveLocksAndHistoryOff() throws {
-        let arguments = try argv("emacs -nw")
+    @Test func emacsGetsBackupsAutoSaveLocksAndHistoryOff() async throws {
+        let arguments = try await argv("emacs -nw")
         #expect(arguments.count == 4)
         #expect(arguments.first == "--eval")
         for setting in ["make-backup-files nil", "auto-save-default nil", "create-lockfiles nil", "auto-save-list-file-prefix nil", "(savehist-mode -1)"] {
@@ -114,7 +114,7 @@ import Glibc
         #expect(arguments.suffix(2) == ["-nw", "/dev/shm/x/note.md"])
     }
 
-    @Test func aFileNameWithQuotesReachesTheEditorIntact() throws {
-        #expect(try argv("nano", file: "/dev/shm/it's \"here\"/note.md").last == "/dev/shm/it's \"here\"/note.md")
+    @Test func aFileNameWithQuotesReachesTheEditorIntact() async throws {
+        #expect(try await argv("nano", file: "/dev/shm/it's \"here\"/note.md").last == "/dev/shm/it's \"here\"/note.md")
     }
 }

@@ -145,7 +145,7 @@ import Testing
             runner.dataDirectory + "/vault.sqlite",
         ]
         try process.run()
-        process.waitUntilExit()
+        try await process.waitForExit()
         #expect(process.terminationStatus == 0)
         let result = try await runner.run(["notes", "history", id], environment: touch)
         #expect(result.status == 6, "\(result.stderr)")

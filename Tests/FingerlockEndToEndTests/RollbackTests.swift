@@ -13,8 +13,9 @@ import Glibc
     let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
 
-    /// Runs `python3 -c SCRIPT DATABASE` and returns its stdout.
-    func sql(_ script: String) throws -> String {
+    /// Runs `python3 -c SCRIPT DATABASE` and returns its stdout, which goes through a file so that
+    /// the wait sleeps instead of blocking a pool thread on the pipe.
+    func sql(_ script: String) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         // Saved rows wait in a database of their own: an extra table in the vault is tampering too.
@@ -22,13 +23,14 @@ import Glibc
         process.arguments = [
             "-c", prelude + script + "\ndb.commit()", runner.dataDirectory + "/vault.sqlite", runner.dataDirectory + "-saved.sqlite",
         ]
-        let output = Pipe()
-        process.standardOutput = output
+        let output = runner.home + "/sql-\(UUID().uuidString).out"
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        process.standardOutput = FileHandle(forWritingAtPath: output)
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        try await process.waitForExit()
         #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
     @Test func anOlderRevisionOfANotePutBackIsCaughtByShowEditAndRm() async throws {
@@ -36,11 +38,11 @@ import Glibc
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let added = try await runner.run(["notes", "add", "--title", "old"], environment: touch, stdin: "the old body")
         let id = String(added.stdout.split(separator: " ")[1].dropLast())
-        try _ = sql("""
+        _ = try await sql("""
             db.execute("CREATE TABLE s.saved AS SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq")
             """)
         #expect(try await runner.run(["notes", "edit", id, "--title", "new"], environment: touch, stdin: "the new body").status == 0)
-        try _ = sql("""
+        _ = try await sql("""
             (revision, header, body) = db.execute("SELECT revision, header, body FROM s.saved").fetchone()
             db.execute("UPDATE notes SET revision = ?, header = ?", (revision, header))
             db.execute("UPDATE note_bodies SET body = ?", (body,))
@@ -57,11 +59,11 @@ import Glibc
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let set = try await runner.run(["config", "set", "max-tries", "10", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(set.status == 0, "\(set.stderr)")
-        try _ = sql("""
+        _ = try await sql("""
             db.execute("CREATE TABLE s.saved AS SELECT key, revision, sealed FROM settings")
             """)
         #expect(try await runner.run(["config", "set", "max-tries", "2", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 0)
-        try _ = sql("""
+        _ = try await sql("""
             db.execute("DELETE FROM settings")
             db.execute("INSERT INTO settings SELECT key, revision, sealed FROM s.saved")
             """)

@@ -12,11 +12,11 @@ import Testing
 /// The built `fingerlockd` binary: an independent Varlink client, and SIGTERM.
 @Suite(.timed, .serialized, .timeLimit(.minutes(2)))
 struct DaemonProcessTests {
-    @Test func theVarlinkPythonPackageTalksToTheService() throws {
+    @Test func theVarlinkPythonPackageTalksToTheService() async throws {
         let directory = try TemporaryDirectory.make()
-        let daemon = try DaemonProcess(socket: directory + "/socket", stateDirectory: directory + "/state")
-        defer { daemon.terminate() }
-        let (status, output) = try runCommand(
+        let daemon = try await DaemonProcess(socket: directory + "/socket", stateDirectory: directory + "/state")
+        defer { daemon.terminateBlocking() }
+        let (status, output) = try await runCommand(
             "/usr/bin/env", ["python3", fixtures + "/varlink_client.py", directory + "/socket"])
         try #require(
             status == 0,
@@ -39,12 +39,12 @@ struct DaemonProcessTests {
         #expect(!daemon.log.contains("stretched") && !daemon.log.contains("sealedSlot"))
     }
 
-    @Test func sigtermStopsCleanlyAndARestartedServiceHasNoCachedKey() throws {
+    @Test func sigtermStopsCleanlyAndARestartedServiceHasNoCachedKey() async throws {
         let directory = try TemporaryDirectory.make()
         let socket = directory + "/socket"
         let state = directory + "/state"
         let vault = ClientVault()
-        var daemon = try DaemonProcess(socket: socket, stateDirectory: state)
+        var daemon = try await DaemonProcess(socket: socket, stateDirectory: state)
         let client = try VarlinkTestClient(path: socket)
         _ = try client.call("io.fingerlock.Service.RegisterVault", ["vault": vault.id])
         let slot = try #require(
@@ -70,13 +70,13 @@ struct DaemonProcessTests {
             unlock.merging(["stretched": ClientVault.wrong.base64EncodedString()]) { $1 })
 
         // SIGTERM with a client still connected: exit 0, socket removed, keys forgotten (logged).
-        #expect(daemon.terminate() == 0, "\(daemon.log)")
+        #expect(await daemon.terminate() == 0, "\(daemon.log)")
         #expect(client.closedByServer())
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(daemon.log.contains("cached keys forgotten"))
 
-        daemon = try DaemonProcess(socket: socket, stateDirectory: state)
-        defer { daemon.terminate() }
+        daemon = try await DaemonProcess(socket: socket, stateDirectory: state)
+        defer { daemon.terminateBlocking() }
         let status = try VarlinkTestClient(path: socket).call("io.fingerlock.Service.Status", ["vault": vault.id])
         let fields = try #require(status.parameters["status"] as? [String: Any])
         #expect(fields["registered"] as? Bool == true)
@@ -85,11 +85,11 @@ struct DaemonProcessTests {
         #expect(fields["failedPasscodes"] as? Int == 1)
     }
 
-    @Test func aCountedAttemptSurvivesTheServiceBeingKilled() throws {
+    @Test func aCountedAttemptSurvivesTheServiceBeingKilled() async throws {
         let directory = try TemporaryDirectory.make()
         let socket = directory + "/socket"
         let vault = ClientVault()
-        var daemon = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        var daemon = try await DaemonProcess(socket: socket, stateDirectory: directory + "/state")
         let client = try ServiceClient(socketPath: socket)
         _ = try client.registerVault(vault.id)
         let slot = try client.sealPasscodeSlot(
@@ -103,36 +103,34 @@ struct DaemonProcessTests {
                     vault: vault.id, stretched: ClientVault.wrong.base64EncodedString(), sealedSlot: slot,
                     associatedData: vault.associatedData.base64EncodedString(), cacheSeconds: 0))
         }
-        kill(daemon.process.processIdentifier, SIGKILL)
-        daemon.process.waitUntilExit()
-        daemon = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
-        defer { daemon.terminate() }
+        await daemon.kill9()
+        daemon = try await DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        defer { daemon.terminateBlocking() }
         #expect(try ServiceClient(socketPath: socket).status(vault.id).failedPasscodes == 3)
     }
 
-    @Test func aStaleSocketIsReplacedButALiveOneIsNot() throws {
+    @Test func aStaleSocketIsReplacedButALiveOneIsNot() async throws {
         let directory = try TemporaryDirectory.make()
         let socket = directory + "/socket"
-        let first = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        let first = try await DaemonProcess(socket: socket, stateDirectory: directory + "/state")
         // A second service on the same live socket refuses to start.
-        let refused = try runCommand(
+        let refused = try await runCommand(
             DaemonProcess.binaryPath, ["--socket", socket, "--state-dir", directory + "/state2"],
             mergingStandardError: true)
         #expect(refused.status == 1)
         #expect(refused.output.contains("already listening"))
-        kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        await first.kill9()
         #expect(FileManager.default.fileExists(atPath: socket))
-        let second = try DaemonProcess(socket: socket, stateDirectory: directory + "/state")
+        let second = try await DaemonProcess(socket: socket, stateDirectory: directory + "/state")
         #expect(try VarlinkTestClient(path: socket).call("org.varlink.service.GetInfo").errorName == nil)
-        second.terminate()
+        await second.terminate()
     }
 
-    @Test func aStateDirectoryOthersCanEnterIsRefused() throws {
+    @Test func aStateDirectoryOthersCanEnterIsRefused() async throws {
         let directory = try TemporaryDirectory.make()
         try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: false)
         chmod(directory + "/state", 0o755)
-        let refused = try runCommand(
+        let refused = try await runCommand(
             DaemonProcess.binaryPath, ["--socket", directory + "/socket", "--state-dir", directory + "/state"],
             mergingStandardError: true)
         #expect(refused.status == 1)

@@ -6,10 +6,10 @@ import Testing
 /// What the built `fingerlockd` says when it cannot start where it was told to listen.
 @Suite(.timed, .timeLimit(.minutes(1)))
 struct DaemonStartupMessagesTests {
-    @Test func aMissingSocketFolderIsNamedWithTheWayToCreateIt() throws {
+    @Test func aMissingSocketFolderIsNamedWithTheWayToCreateIt() async throws {
         let directory = try TemporaryDirectory.make()
         let folder = directory + "/not-there"
-        let ran = try runCommandSeparately(
+        let ran = try await runCommandSeparately(
             DaemonProcess.binaryPath, ["--socket", folder + "/socket", "--state-dir", directory + "/state"], timeout: 30)
         #expect(ran.status == 1)
         #expect(

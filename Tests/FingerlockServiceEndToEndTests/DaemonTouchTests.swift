@@ -9,8 +9,9 @@ import Testing
 #endif
 
 /// The built `fingerlockd` with its simulated reader scripted by its own environment: enrollment
-/// and a touch over the socket, and a service killed or stopped in the middle of a scan. The
-/// blocking waits run off the cooperative pool, which the in-process servers of other suites need.
+/// and a touch over the socket, and a service killed or stopped in the middle of a scan. The waits
+/// sleep, and the socket reads that wait for a scan run off the cooperative pool, which the
+/// in-process servers of other suites need.
 @Suite(.timed, .serialized, .timeLimit(.minutes(2)))
 struct DaemonTouchTests {
     struct Running {
@@ -19,10 +20,10 @@ struct DaemonTouchTests {
         let vault = ClientVault()
         let client: VarlinkTestClient
 
-        init(touches: String, state: String? = nil) throws {
+        init(touches: String, state: String? = nil) async throws {
             let directory = try TemporaryDirectory.make()
             socket = directory + "/socket"
-            daemon = try DaemonProcess(
+            daemon = try await DaemonProcess(
                 socket: socket, stateDirectory: state ?? directory + "/state", extraArguments: ["--reader", "simulated"],
                 environment: ["FINGERLOCK_SIMULATED_TOUCHES": touches, "FINGERLOCK_SIMULATED_STAGES": "1"])
             client = try VarlinkTestClient(path: socket)
@@ -63,11 +64,9 @@ struct DaemonTouchTests {
         }
     }
 
-    @Test func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() async throws { try await offPool { try Self.aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() } }
-
-    static func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() throws {
-        let running = try Running(touches: "right-index,unknown,right-index")
-        defer { running.daemon.terminate() }
+    @Test func aTouchScriptedInTheServicesEnvironmentReleasesTheCachedKey() async throws {
+        let running = try await Running(touches: "right-index,unknown,right-index")
+        defer { running.daemon.terminateBlocking() }
         try running.enrollAndUnlock()
         let touch = ["vault": running.vault.id, "timeoutSeconds": 5] as [String: Any]
         #expect(try running.client.call("io.fingerlock.Service.UnlockWithTouch", touch).errorName == "io.fingerlock.Service.NoMatch")
@@ -78,25 +77,28 @@ struct DaemonTouchTests {
         #expect(running.daemon.log.contains("unlocked with a touch"))
     }
 
-    @Test func parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() async throws { try await offPool { try Self.parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() } }
-
     /// Six touch commands at once (the old count, made before queueing, locked the vault out at
     /// the sixth): one holds the reader, three time out without a finger, one reads an unknown
     /// finger, the last the enrolled one.
-    static func parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() throws {
-        let running = try Running(touches: "right-index,hold,timeout,timeout,timeout,unknown,right-index")
-        defer { running.daemon.terminate() }
+    @Test func parallelTouchesThatOnlyWaitOrTimeOutDoNotLockTheVaultOut() async throws {
+        let running = try await Running(touches: "right-index,hold,timeout,timeout,timeout,unknown,right-index")
+        defer { running.daemon.terminateBlocking() }
         try running.enrollAndUnlock()
         let holder = try VarlinkTestClient(path: running.socket)
         try holder.start("io.fingerlock.Service.UnlockWithTouch", ["vault": running.vault.id, "timeoutSeconds": 3])
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         let waiting = try (1...5).map { _ in
             let client = try VarlinkTestClient(path: running.socket)
             try running.touch(client)
             return client
         }
-        let replies = try ([holder] + waiting).map { try #require(try $0.receive(timeout: 30)) }
-        let outcomes = replies.map { $0.errorName ?? ($0.parameters["key"] != nil ? "key" : "?") }
+        // The replies come as the scans end, seconds apart: read on a thread of their own.
+        let received = try await offPool {
+            try ([holder] + waiting).map { client -> String? in
+                try client.receive(timeout: 30).map { $0.errorName ?? ($0.parameters["key"] != nil ? "key" : "?") }
+            }
+        }
+        let outcomes = try received.map { try #require($0) }
         #expect(
             outcomes.sorted() == [
                 "io.fingerlock.Service.NoMatch", "io.fingerlock.Service.ScanTimedOut",
@@ -109,23 +111,21 @@ struct DaemonTouchTests {
         #expect(state?["failedTouches"] as? Int == 0)
     }
 
-    @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() async throws { try await offPool { try Self.killingTheServiceMidScanClosesTheClientAndARestartServesAgain() } }
-
-    static func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() throws {
+    @Test func killingTheServiceMidScanClosesTheClientAndARestartServesAgain() async throws {
         let directory = try TemporaryDirectory.make()
         let state = directory + "/state"
-        let running = try Running(touches: "right-index,hold", state: state)
+        let running = try await Running(touches: "right-index,hold", state: state)
         try running.enrollAndUnlock()
         let scanning = try VarlinkTestClient(path: running.socket)
         try running.touch(scanning)
-        usleep(300_000)
-        running.daemon.kill9()
-        #expect(scanning.closedByServer(timeout: 2))
+        try await Task.sleep(for: .milliseconds(300))
+        await running.daemon.kill9()
+        #expect(try await offPool { scanning.closedByServer(timeout: 2) })
         // A restarted service holds no key: a touch asks for the passcode and scans nothing.
-        let restarted = try DaemonProcess(
+        let restarted = try await DaemonProcess(
             socket: running.socket, stateDirectory: state, extraArguments: ["--reader", "simulated"],
             environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-index"])
-        defer { restarted.terminate() }
+        defer { restarted.terminateBlocking() }
         let reply = try VarlinkTestClient(path: running.socket).call(
             "io.fingerlock.Service.UnlockWithTouch", ["vault": running.vault.id, "timeoutSeconds": 5])
         #expect(reply.errorName == "io.fingerlock.Service.PasscodeRequired")
@@ -134,18 +134,16 @@ struct DaemonTouchTests {
         #expect((listed.parameters["fingers"] as? [[String: Any]])?.count == 1)
     }
 
-    @Test func sigtermMidScanCancelsItAndStopsPromptly() async throws { try await offPool { try Self.sigtermMidScanCancelsItAndStopsPromptly() } }
-
-    static func sigtermMidScanCancelsItAndStopsPromptly() throws {
-        let running = try Running(touches: "right-index,hold")
+    @Test func sigtermMidScanCancelsItAndStopsPromptly() async throws {
+        let running = try await Running(touches: "right-index,hold")
         try running.enrollAndUnlock()
         let scanning = try VarlinkTestClient(path: running.socket)
         try running.touch(scanning)
-        usleep(300_000)
+        try await Task.sleep(for: .milliseconds(300))
         let started = Date()
-        #expect(running.daemon.terminate() == 0, "\(running.daemon.log)")
+        #expect(await running.daemon.terminate() == 0, "\(running.daemon.log)")
         #expect(Date().timeIntervalSince(started) < 2)
-        #expect(scanning.closedByServer(timeout: 2))
+        #expect(try await offPool { scanning.closedByServer(timeout: 2) })
         #expect(running.daemon.log.contains("call cancelled"))
     }
 }

@@ -11,9 +11,13 @@ import Testing
 /// as its own user, a client unlocks a vault, and the kernel's view of the service's memory
 /// (/proc/PID/status, /proc/PID/smaps) shows the pages locked and out of core dumps while the key is
 /// cached, and released after Lock. When the system refuses the lock (RLIMIT_MEMLOCK 0), the service
-/// keeps working and says so once. Needs root, as CI runs.
-@Suite(.timed, .serialized, .timeLimit(.minutes(3)))
+/// keeps working and says so once. Needs root, as CI runs. Not serialized: each test has its own
+/// service (whose memory it reads), socket and state.
+@Suite(.timed, .timeLimit(.minutes(3)))
 struct KeyMemoryTests {
+    /// This suite's own login user (`RealUsersTests.ensureUsers`).
+    static let alice = "flk-km-alice"
+
     /// VmLck of a process, in kB.
     static func lockedKilobytes(_ pid: pid_t) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
@@ -33,44 +37,44 @@ struct KeyMemoryTests {
         }.count
     }
 
-    @Test func aCachedKeyLivesInLockedUndumpedMemoryUntilItIsForgotten() throws {
-        try RealUsersTests.ensureUsers()
+    @Test func aCachedKeyLivesInLockedUndumpedMemoryUntilItIsForgotten() async throws {
+        try await RealUsersTests.ensureUsers([Self.alice])
         let setup = try RealUsersTests.Setup()
-        let service = try setup.startService()
+        let service = try await setup.startService()
         defer {
-            service.terminate()
+            service.terminateBlocking()
             try? FileManager.default.removeItem(atPath: setup.base)
         }
         let pid = service.process.processIdentifier
         let before = try Self.lockedKilobytes(pid)
-        let vault = try setup.sealedVault(as: RealUsersTests.alice)
-        let unlocked = try setup.call(as: RealUsersTests.alice, "UnlockWithPasscode", vault.unlock())
+        let vault = try await setup.sealedVault(as: Self.alice)
+        let unlocked = try await setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock())
         #expect(unlocked.parameters["key"] as? String == vault.key.base64EncodedString())
         #expect(try Self.lockedKilobytes(pid) >= before + 4, "VmLck did not grow by a page")
         #expect(try Self.lockedUndumpedMappings(pid) >= 1)
-        #expect(try setup.call(as: RealUsersTests.alice, "Lock", ["vault": vault.id]).parameters["wasUnlocked"] as? Bool == true)
+        #expect(try await setup.call(as: Self.alice, "Lock", ["vault": vault.id]).parameters["wasUnlocked"] as? Bool == true)
         #expect(try Self.lockedKilobytes(pid) == before, "the key's page stayed locked after Lock")
         #expect(!service.log.contains("cannot lock key memory"), "\(service.log)")
     }
 
-    @Test func whenTheLockIsRefusedTheServiceSaysSoOnceAndKeepsWorking() throws {
-        try RealUsersTests.ensureUsers()
+    @Test func whenTheLockIsRefusedTheServiceSaysSoOnceAndKeepsWorking() async throws {
+        try await RealUsersTests.ensureUsers([Self.alice])
         let setup = try RealUsersTests.Setup()
-        let service = try DaemonProcess(
+        let service = try await DaemonProcess(
             socket: setup.socket, stateDirectory: setup.state, binary: setup.binary, asUser: RealUsersTests.serviceUser,
             launcher: ["/usr/bin/prlimit", "--memlock=0:0", "--"])
         defer {
-            service.terminate()
+            service.terminateBlocking()
             try? FileManager.default.removeItem(atPath: setup.base)
         }
         let pid = service.process.processIdentifier
         for _ in 0..<2 {
-            let vault = try setup.sealedVault(as: RealUsersTests.alice)
-            let unlocked = try setup.call(as: RealUsersTests.alice, "UnlockWithPasscode", vault.unlock())
+            let vault = try await setup.sealedVault(as: Self.alice)
+            let unlocked = try await setup.call(as: Self.alice, "UnlockWithPasscode", vault.unlock())
             #expect(unlocked.parameters["key"] as? String == vault.key.base64EncodedString(), "\(unlocked)")
             // The key is still cached, for a touch to release.
             let status = try #require(
-                try setup.call(as: RealUsersTests.alice, "Status", ["vault": vault.id]).parameters["status"]
+                try await setup.call(as: Self.alice, "Status", ["vault": vault.id]).parameters["status"]
                     as? [String: Any])
             #expect(status["unlocked"] as? Bool == true)
         }
@@ -82,12 +86,12 @@ struct KeyMemoryTests {
     /// Non-dumpable stops new tracers, not one attached before the service made itself so: a
     /// process of the service user could kill the service and attach to the next one systemd starts.
     /// A service traced since its start refuses to run (strace here, as root, from the very start).
-    @Test func aServiceTracedSinceItsStartRefusesToRun() throws {
-        try RealUsersTests.ensureUsers()
+    @Test func aServiceTracedSinceItsStartRefusesToRun() async throws {
+        try await RealUsersTests.ensureUsers([Self.alice])
         let setup = try RealUsersTests.Setup()
         defer { try? FileManager.default.removeItem(atPath: setup.base) }
         // `timeout` (traced too) ends a service that does run, so the test never waits on it.
-        let ran = try runCommandSeparately(
+        let ran = try await runCommandSeparately(
             "/usr/bin/strace",
             [
                 "-f", "-o", "/dev/null", "--", "/usr/bin/timeout", "5", "/usr/bin/setpriv", "--reuid",

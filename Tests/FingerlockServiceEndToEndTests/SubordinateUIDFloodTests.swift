@@ -22,32 +22,39 @@ struct SubordinateUIDFloodTests {
     static let floodUIDs = 9
 
     /// The two login users, Bob with a subordinate range, for the length of `body`.
-    static func withUsers(_ body: (_ bobsFirstSubordinateUID: UInt32) throws -> Void) throws {
-        try RealUsersTests.ensureUsers()  // the service user
+    static func withUsers(_ body: (_ bobsFirstSubordinateUID: UInt32) async throws -> Void) async throws {
+        try await RealUsersTests.ensureUsers([])  // the service user
         // Other suites add users too: a locked /etc/passwd is waited out.
-        func retried(_ command: String, _ arguments: [String]) throws -> Bool {
+        func retried(_ command: String, _ arguments: [String]) async throws -> Bool {
             for _ in 0..<10 {
-                if try runCommand(command, arguments).status == 0 { return true }
-                usleep(500_000)
+                if try await runCommand(command, arguments).status == 0 { return true }
+                try await Task.sleep(for: .milliseconds(500))
             }
             return false
         }
         for name in [alice, bob] {
-            if getpwnam(name) != nil { _ = try retried("/usr/sbin/userdel", [name]) }
-            let made = try retried("/usr/sbin/useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", name])
+            if getpwnam(name) != nil { _ = try await retried("/usr/sbin/userdel", [name]) }
+            let made = try await retried("/usr/sbin/useradd", ["--no-create-home", "--shell", "/usr/sbin/nologin", name])
             try #require(made, "useradd \(name) failed")
         }
-        defer { for name in [alice, bob] { _ = try? retried("/usr/sbin/userdel", [name]) } }
+        // Deleted afterwards however the rest ends (a `defer` cannot await).
+        var failure: (any Error)?
+        do { try await withUsersMade(body) } catch { failure = error }
+        for name in [alice, bob] { _ = try? await retried("/usr/sbin/userdel", [name]) }
+        if let failure { throw failure }
+    }
+
+    private static func withUsersMade(_ body: (_ bobsFirstSubordinateUID: UInt32) async throws -> Void) async throws {
         // useradd gives a range only when /etc/subuid exists; otherwise one is added after the others.
         if subordinateRange(of: bob) == nil {
             let first = max(100_000, subordinateEnd())
             let range = "\(first)-\(first + 65535)"
-            let (status, _) = try runCommand("/usr/sbin/usermod", ["--add-subuids", range, "--add-subgids", range, bob])
+            let (status, _) = try await runCommand("/usr/sbin/usermod", ["--add-subuids", range, "--add-subgids", range, bob])
             try #require(status == 0, "usermod --add-subuids \(range) \(bob) failed")
         }
         let range = try #require(subordinateRange(of: bob), "\(bob) has no subordinate uids")
         try #require(range.count >= UInt32(floodUIDs))
-        try body(range.first)
+        try await body(range.first)
     }
 
     static func subordinateRanges() -> [(owner: String, first: UInt32, count: UInt32)] {
@@ -94,23 +101,25 @@ struct SubordinateUIDFloodTests {
         }
 
         /// The script's report once every uid has done its part (at most 60 s).
-        func report() throws -> (pid: pid_t, outcomes: [String: Int]) {
-            for _ in 0..<6000 {
+        func report() async throws -> (pid: pid_t, outcomes: [String: Int]) {
+            var report: (pid: pid_t, outcomes: [String: Int])?
+            _ = try await poll(timeout: .seconds(60)) {
                 let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                 if let line = text.split(separator: "\n").first,
                     let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                     let pid = object["pid"] as? Int, let outcomes = object["outcomes"] as? [String: Int]
                 {
-                    return (pid_t(pid), outcomes)
+                    report = (pid_t(pid), outcomes)
                 }
-                guard process.isRunning else { break }
-                usleep(10_000)
+                return report != nil || !process.isRunning
             }
+            if let report { return report }
             let errors = (try? String(contentsOfFile: output + ".err", encoding: .utf8)) ?? ""
             throw DaemonProcess.Failure(description: "the flood gave no report: \(errors)")
         }
 
-        /// Kills the script (its children die with it) and waits for runuser.
+        /// Kills the script (its children die with it) and waits for runuser. For a `defer`, which
+        /// cannot await: runuser ends within milliseconds of the script.
         func end(_ pid: pid_t?) {
             // Only while runuser runs: until it has reaped the script, the pid cannot be another's.
             if let pid, process.isRunning { kill(pid, SIGKILL) }
@@ -122,29 +131,29 @@ struct SubordinateUIDFloodTests {
         }
     }
 
-    @Test func aUsersSubordinateUIDsShareOneUsersConnectionsAndAnotherUserIsStillServed() throws {
-        try Self.withUsers { first in
+    @Test func aUsersSubordinateUIDsShareOneUsersConnectionsAndAnotherUserIsStillServed() async throws {
+        try await Self.withUsers { first in
             let setup = try RealUsersTests.Setup()
-            let service = try setup.startService()
+            let service = try await setup.startService()
             defer {
-                service.terminate()
+                service.terminateBlocking()
                 try? FileManager.default.removeItem(atPath: setup.base)
             }
             // Bob: 32 idle connections from each of 9 subordinate uids, held for up to 60 s.
             let flood = try Flood(setup, first: first, uids: Self.floodUIDs, ["connect", "32", "60"])
             var pid: pid_t?
             defer { flood.end(pid) }
-            let report = try flood.report()
+            let report = try await flood.report()
             pid = report.pid
             // All of them count as Bob's: his share is served, the rest refused at once.
             #expect(report.outcomes["served"] == 32, "\(report.outcomes)")
             #expect(report.outcomes["io.fingerlock.Service.TooManyConnections"] == Self.floodUIDs * 32 - 32)
             // Alice is served while Bob's connections are held; Bob's own uid is refused (his share is taken).
             let vault = UUID().uuidString
-            let reply = try setup.call(as: Self.alice, "RegisterVault", ["vault": vault])
+            let reply = try await setup.call(as: Self.alice, "RegisterVault", ["vault": vault])
             #expect(reply.parameters["created"] as? Bool == true, "\(reply)")
             #expect(
-                try setup.call(as: Self.bob, "Status", ["vault": vault]).errorName
+                try await setup.call(as: Self.bob, "Status", ["vault": vault]).errorName
                     == "io.fingerlock.Service.TooManyConnections")
             #expect(flood.process.isRunning, "Bob's connections were still held during Alice's call")
             // The log says whose account refused them.
@@ -152,27 +161,27 @@ struct SubordinateUIDFloodTests {
         }
     }
 
-    @Test func aUsersSubordinateUIDsShareOneUsersVaultQuota() throws {
-        try Self.withUsers { first in
+    @Test func aUsersSubordinateUIDsShareOneUsersVaultQuota() async throws {
+        try await Self.withUsers { first in
             let setup = try RealUsersTests.Setup()
-            let service = try setup.startService()
+            let service = try await setup.startService()
             defer {
-                service.terminate()
+                service.terminateBlocking()
                 try? FileManager.default.removeItem(atPath: setup.base)
             }
             // Bob registers 30 vaults as each of 3 subordinate uids: 64 in all are his.
             let flood = try Flood(setup, first: first, uids: 3, ["register", "30"])
             var pid: pid_t?
             defer { flood.end(pid) }
-            let report = try flood.report()
+            let report = try await flood.report()
             pid = report.pid
             #expect(report.outcomes["served"] == 64, "\(report.outcomes)")
             #expect(report.outcomes["io.fingerlock.Service.TooManyVaults"] == 90 - 64)
-            let own = try setup.call(as: Self.bob, "RegisterVault", ["vault": UUID().uuidString])
+            let own = try await setup.call(as: Self.bob, "RegisterVault", ["vault": UUID().uuidString])
             #expect(own.errorName == "io.fingerlock.Service.TooManyVaults", "\(own)")
             #expect(own.parameters["limit"] as? Int == 64)
             // Alice still registers hers.
-            let mine = try setup.call(as: Self.alice, "RegisterVault", ["vault": UUID().uuidString])
+            let mine = try await setup.call(as: Self.alice, "RegisterVault", ["vault": UUID().uuidString])
             #expect(mine.parameters["created"] as? Bool == true, "\(mine)")
             // The state holds Bob's 64 and Alice's one, and no directory of a refused uid.
             let v1 = setup.state + "/v1"

@@ -29,12 +29,12 @@ struct SystemdUnitsTests {
 
     static let analyze = "/usr/bin/systemd-analyze"
 
-    @Test func theUnitsVerify() throws {
+    @Test func theUnitsVerify() async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.analyze),
             "systemd-analyze is missing: .ci/install-deps installs systemd")
         let directory = try Self.units()
-        let (status, output) = try runCommand(
+        let (status, output) = try await runCommand(
             Self.analyze,
             ["verify", "--man=no", directory + "/fingerlockd.socket", directory + "/fingerlockd.service"],
             mergingStandardError: true)
@@ -42,12 +42,12 @@ struct SystemdUnitsTests {
         #expect(output.isEmpty, "\(output)")
     }
 
-    @Test func theServiceExposureIsAtMostTwo() throws {
+    @Test func theServiceExposureIsAtMostTwo() async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.analyze),
             "systemd-analyze is missing: .ci/install-deps installs systemd")
         let directory = try Self.units()
-        let (status, output) = try runCommand(
+        let (status, output) = try await runCommand(
             Self.analyze,
             ["security", "--offline=yes", "--threshold=20", "--no-pager", directory + "/fingerlockd.service"])
         #expect(status == 0, "\(output)")
@@ -56,7 +56,7 @@ struct SystemdUnitsTests {
         #expect(score <= 2.0, "\(line)")
     }
 
-    @Test func theSysusersLineNamesTheServiceUser() throws {
+    @Test func theSysusersLineNamesTheServiceUser() async throws {
         let text = try String(contentsOfFile: Self.repository + "/systemd/fingerlockd.sysusers", encoding: .utf8)
         let entry = try #require(text.split(separator: "\n").first { $0.hasPrefix("u ") })
         #expect(entry.split(separator: " ")[1] == "fingerlockd")
@@ -64,7 +64,7 @@ struct SystemdUnitsTests {
         #expect(service.contains("\nUser=fingerlockd\n"))
     }
 
-    @Test func socketActivationServesTheInheritedSocket() throws {
+    @Test func socketActivationServesTheInheritedSocket() async throws {
         let activate = "/usr/bin/systemd-socket-activate"
         try #require(
             FileManager.default.isExecutableFile(atPath: activate),
@@ -81,14 +81,14 @@ struct SystemdUnitsTests {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         var reply: [String: Any]?
-        for _ in 0..<500 where reply == nil {
+        _ = try await poll(timeout: .seconds(10), every: .milliseconds(20)) {
             reply = try? VarlinkTestClient(path: socket).call("org.varlink.service.GetInfo")
-            if reply == nil { usleep(20_000) }
+            return reply != nil
         }
         #expect(reply?.parameters["product"] as? String == "fingerlockd")
         // systemd-socket-activate execs the service in its own process: SIGTERM reaches fingerlockd.
         kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<500 where process.isRunning { usleep(10_000) }
+        _ = try await poll(timeout: .seconds(5)) { !process.isRunning }
         #expect(!process.isRunning)
         #expect(process.terminationStatus == 0)
     }

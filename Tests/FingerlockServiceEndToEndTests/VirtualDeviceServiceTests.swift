@@ -25,8 +25,8 @@ struct VirtualDeviceServiceTests {
 
     var socket: String { directory + "/socket" }
 
-    func startService() throws -> DaemonProcess {
-        try DaemonProcess(
+    func startService() async throws -> DaemonProcess {
+        try await DaemonProcess(
             socket: socket, stateDirectory: directory + "/state", extraArguments: ["--reader", "virtual_device"],
             environment: ["FP_VIRTUAL_DEVICE": device.path, "FP_DRIVERS_WHITELIST": "virtual_device"])
     }
@@ -72,8 +72,8 @@ struct VirtualDeviceServiceTests {
     }
 
     @Test func killingTheServiceMidScanExitsFourAndARestartedServiceOpensTheDeviceAgain() async throws {
-        var service = try startService()
-        defer { service.terminate() }
+        var service = try await startService()
+        defer { service.terminateBlocking() }
         let proof = "\(Self.passcode)\n"
         let set = try await run(["passcode", "set", "--passcode-stdin", "--reader", "virtual_device"], stdin: proof + proof)
         try #require(set.status == 0, "\(set.output)")
@@ -88,13 +88,13 @@ struct VirtualDeviceServiceTests {
         // A touch under way (the device is open: it takes commands), then the service is killed.
         let verifying = try start(["verify"])
         try await device.send(.sleep(milliseconds: 0))
-        service.kill9()
+        await service.kill9()
         let down = try await finish(verifying)
         #expect(down.status == 4, "\(down.output)")
         #expect(down.output.contains("systemctl enable --now fingerlockd.socket"), "\(down.output)")
 
         // Restarted: no key held (the passcode first), and the device opens again for a touch.
-        service = try startService()
+        service = try await startService()
         #expect(try await run(["unlock", "--passcode-stdin"], stdin: proof).status == 0)
         let again = try start(["verify"])
         try await device.queue(.scan(finger))

@@ -150,7 +150,7 @@ struct ServiceTPMShareTests {
         #expect(try swtpm.lockoutCounter() == 1)
     }
 
-    @Test func aTPMThatForgetsByItselfGivesTheShareBackAfterItsInterval() throws {
+    @Test func aTPMThatForgetsByItselfGivesTheShareBackAfterItsInterval() async throws {
         defer { swtpm.stop() }
         try swtpm.setDictionaryParameters(maximumTries: 3, interval: 2, recovery: 2)
         let harness = try harness()
@@ -160,7 +160,7 @@ struct ServiceTPMShareTests {
         let refused = refusal { _ = try vault.unlock(core, slot: slot, as: bobs[0]) }
         #expect(refused?.int("secondsLeft") == 2)
         // One interval and a margin: the TPM has forgotten the failure, and the service sees it.
-        Thread.sleep(forTimeInterval: 3.5)
+        try await Task.sleep(for: .seconds(3.5))
         #expect(try swtpm.lockoutCounter() == 0)
         #expect(try vault.unlock(core, slot: slot, as: bobs[0]).key == vault.key.base64EncodedString())
     }

@@ -63,8 +63,8 @@ struct InstallTests {
             return result
         }
 
-        func make(_ target: String, _ variables: [String]) throws -> ProcessResult {
-            try ProcessResult.run(
+        func make(_ target: String, _ variables: [String]) async throws -> ProcessResult {
+            try await ProcessResult.run(
                 "make", ["--no-print-directory", "-C", RepoPaths.root().path, target] + variables,
                 in: RepoPaths.root())
         }
@@ -89,11 +89,11 @@ struct InstallTests {
     ]
 
     @Test("make install DESTDIR=… installs exactly the expected files with the expected modes; uninstall removes them")
-    func installAndUninstall() throws {
+    func installAndUninstall() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let variables = scratch.installVariables
-        let install = try scratch.make("install", variables)
+        let install = try await scratch.make("install", variables)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(try scratch.files(under: scratch.destdir) == Self.defaultLayout)
         #expect(install.stdout.contains("udev: reload skipped (DESTDIR is set)."))
@@ -111,17 +111,17 @@ struct InstallTests {
                 andPath: scratch.destdir.appendingPathComponent("usr/local/bin/fingerlock").path))
         #expect(try scratch.read("usr/local/lib/systemd/system/fingerlockd.service").contains("\nExecStart=/usr/local/bin/fingerlockd\n"))
 
-        let uninstall = try scratch.make("uninstall", variables)
+        let uninstall = try await scratch.make("uninstall", variables)
         try #require(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(try scratch.files(under: scratch.destdir).isEmpty)
         #expect(uninstall.stdout.contains("udev: reload skipped (DESTDIR is set)."))
     }
 
     @Test("PREFIX moves the binary, man page and completions but never the udev rules; UDEVRULESDIR and UDEV_RULES do")
-    func prefixAndRulesDirectory() throws {
+    func prefixAndRulesDirectory() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let install = try scratch.make(
+        let install = try await scratch.make(
             "install",
             scratch.installVariables + ["PREFIX=/opt/fl"])
         try #require(install.status == 0, "\(install.stderr)")
@@ -136,7 +136,7 @@ struct InstallTests {
 
         let other = try Scratch()
         defer { other.remove() }
-        let plugdev = try other.make(
+        let plugdev = try await other.make(
             "install",
             other.installVariables + [
                 "UDEVRULESDIR=/usr/lib/udev/rules.d", "UDEV_RULES=udev/70-fingerlock-plugdev.rules",
@@ -148,10 +148,10 @@ struct InstallTests {
     }
 
     @Test("make install-system installs the system-mode rules as 70-fingerlock.rules, with the service's units")
-    func installSystem() throws {
+    func installSystem() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let install = try scratch.make("install-system", scratch.installVariables)
+        let install = try await scratch.make("install-system", scratch.installVariables)
         try #require(install.status == 0, "\(install.stderr)")
         #expect(try scratch.files(under: scratch.destdir) == Self.defaultLayout)
         let installed = try scratch.read("etc/udev/rules.d/70-fingerlock.rules")
@@ -159,37 +159,37 @@ struct InstallTests {
         #expect(!installed.contains("uaccess\""))
         #expect(try scratch.read("usr/local/lib/systemd/system/fingerlockd.socket").contains("ListenStream="))
         #expect(try scratch.read("usr/local/lib/sysusers.d/fingerlockd.conf").contains("\nu fingerlockd "))
-        let uninstall = try scratch.make("uninstall", scratch.installVariables)
+        let uninstall = try await scratch.make("uninstall", scratch.installVariables)
         try #require(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(try scratch.files(under: scratch.destdir).isEmpty)
     }
 
     @Test("install refuses to run without a built binary, man page or completions, and installs nothing")
-    func missingInputs() throws {
+    func missingInputs() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
-        let noBinary = try scratch.make("install", scratch.installVariables + ["BIN=/nonexistent/fingerlock"])
+        let noBinary = try await scratch.make("install", scratch.installVariables + ["BIN=/nonexistent/fingerlock"])
         #expect(noBinary.status != 0)
         #expect(noBinary.stderr.contains("/nonexistent/fingerlock is missing; run 'make' first"))
-        let noDaemon = try scratch.make("install", scratch.installVariables + ["DAEMON_BIN=/nonexistent/fingerlockd"])
+        let noDaemon = try await scratch.make("install", scratch.installVariables + ["DAEMON_BIN=/nonexistent/fingerlockd"])
         #expect(noDaemon.status != 0)
         #expect(noDaemon.stderr.contains("/nonexistent/fingerlockd is missing; run 'make' first"))
-        let noManual = try scratch.make("install", scratch.installVariables + ["MANPAGE=/nonexistent/x.1"])
+        let noManual = try await scratch.make("install", scratch.installVariables + ["MANPAGE=/nonexistent/x.1"])
         #expect(noManual.status != 0)
         #expect(noManual.stderr.contains("/nonexistent/x.1 is missing; run 'make' first"))
         try FileManager.default.removeItem(at: scratch.completions.appendingPathComponent("fingerlock.zsh"))
-        let noCompletion = try scratch.make("install", scratch.installVariables)
+        let noCompletion = try await scratch.make("install", scratch.installVariables)
         #expect(noCompletion.status != 0)
         #expect(noCompletion.stderr.contains("completions/fingerlock.zsh is missing; run 'make' first"))
         #expect(!FileManager.default.fileExists(atPath: scratch.destdir.path))
     }
 
     @Test("make writes the completions from the binary, for bash, zsh and fish")
-    func completionsFromTheBinary() throws {
+    func completionsFromTheBinary() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let output = scratch.root.appendingPathComponent("generated")
-        let result = try scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
+        let result = try await scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
         try #require(result.status == 0, "\(result.stderr)")
         #expect(Set(try scratch.files(under: output).keys) == ["fingerlock.bash", "fingerlock.zsh", "fingerlock.fish"])
         for shell in ["bash", "zsh", "fish"] {
@@ -199,18 +199,18 @@ struct InstallTests {
     }
 
     @Test("a failing completion generator fails make and leaves no completion file")
-    func failingCompletion() throws {
+    func failingCompletion() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         try Scratch.script(at: scratch.bin, "#!/bin/sh\nexit 3")
         let output = scratch.root.appendingPathComponent("generated")
-        let result = try scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
+        let result = try await scratch.make("completions", ["SWIFT=:", "BIN=\(scratch.bin.path)", "COMPLETIONS=\(output.path)"])
         #expect(result.status != 0)
         #expect(try scratch.files(under: output).keys.filter { !$0.hasSuffix(".tmp") }.isEmpty)
     }
 
     @Test("make writes the man page with swift-argument-parser's generator, run on the binary")
-    func manPageFromTheBinary() throws {
+    func manPageFromTheBinary() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let generator = scratch.root.appendingPathComponent("generate-manual")
@@ -221,7 +221,7 @@ struct InstallTests {
             "SWIFT=:", "BIN=\(scratch.bin.path)", "GENERATE_MANUAL=\(generator.path)", "MANPAGE=\(page.path)",
             "MANDATE=2025-01-02",
         ]
-        let result = try scratch.make("man", variables)
+        let result = try await scratch.make("man", variables)
         try #require(result.status == 0, "\(result.stderr)")
         #expect(
             try String(contentsOf: page, encoding: .utf8)
@@ -229,7 +229,7 @@ struct InstallTests {
 
         try Scratch.script(at: generator, "#!/bin/sh\nexit 2")
         try FileManager.default.removeItem(at: page)
-        let failed = try scratch.make("man", variables)
+        let failed = try await scratch.make("man", variables)
         #expect(failed.status != 0)
         #expect(!FileManager.default.fileExists(atPath: page.path))
     }
@@ -239,7 +239,7 @@ struct InstallTests {
     /// user, the same test checks the "not root" branch instead.
     @Test(
         "without DESTDIR: udev is reloaded and triggered only as root and when udevd answers", arguments: [true, false])
-    func udevReload(udevdRunning: Bool) throws {
+    func udevReload(udevdRunning: Bool) async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
         let log = scratch.root.appendingPathComponent("udevadm.log")
@@ -257,7 +257,7 @@ struct InstallTests {
             "COMPLETIONS=\(scratch.completions.path)", "PREFIX=\(scratch.destdir.path)/usr",
             "UDEVRULESDIR=\(scratch.destdir.path)/rules.d", "UDEVADM=\(udevadm.path)",
         ]
-        let install = try scratch.make("install", variables)
+        let install = try await scratch.make("install", variables)
         try #require(install.status == 0, "\(install.stderr)")
         let calls = ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n")
         if getuid() != 0 {

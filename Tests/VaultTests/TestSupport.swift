@@ -22,6 +22,14 @@ func withScratch<T>(_ body: (String) throws -> T) throws -> T {
     return try body(path)
 }
 
+/// `withScratch` for a body that awaits.
+func withAsyncScratch<T>(_ body: (String) async throws -> T) async throws -> T {
+    let path = FileManager.default.temporaryDirectory.path + "/vault-tests-\(UUID().uuidString)"
+    #expect(mkdir(path, 0o700) == 0)
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    return try await body(path)
+}
+
 func configuration(pageSize: Int? = nil) -> VaultConfiguration {
     // One second per reading, so every change gets a distinct, known date.
     let clock = TestClock(Date(timeIntervalSinceReferenceDate: 700_000_000), advancingEachReadingBy: 1)

@@ -41,8 +41,8 @@ struct VaultProcessTests {
     static func body(for title: String) -> String { "body of \(title)\n" + String(repeating: "x", count: 200) }
 
     @Test("notes whose add returned survive SIGKILL at random moments", .timeLimit(.minutes(1)))
-    func crashSafety() throws {
-        try withScratch { dir in
+    func crashSafety() async throws {
+        try await withAsyncScratch { dir in
             let (vault, _) = try makeVault(dir)
             let key = try vault.exportMasterKey()
             vault.close()
@@ -51,9 +51,9 @@ struct VaultProcessTests {
             for iteration in 0..<100 {
                 let (process, output) = try Self.launch(["add-loop", dir + "/vault", "i\(iteration)"], key: key)
                 // From "still starting" to "in the middle of a stream of commits".
-                usleep(UInt32.random(in: 2_000...60_000, using: &generator))
+                try await Task.sleep(for: .microseconds(Int.random(in: 2_000...60_000, using: &generator)))
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                try await process.waitForExit()
                 let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 // Only complete lines: a line cut by the kill was not fully reported.
                 for line in printed.split(separator: "\n", omittingEmptySubsequences: true)
@@ -76,14 +76,14 @@ struct VaultProcessTests {
     }
 
     @Test("two processes adding 500 notes each end with exactly 1000", .timeLimit(.minutes(1)))
-    func concurrentWriters() throws {
-        try withScratch { dir in
+    func concurrentWriters() async throws {
+        try await withAsyncScratch { dir in
             let (vault, _) = try makeVault(dir)
             let key = try vault.exportMasterKey()
             let (first, firstOutput) = try Self.launch(["add", dir + "/vault", "500", "A"], key: key)
             let (second, secondOutput) = try Self.launch(["add", dir + "/vault", "500", "B"], key: key)
-            first.waitUntilExit()
-            second.waitUntilExit()
+            try await first.waitForExit()
+            try await second.waitForExit()
             #expect(first.terminationStatus == 0 && second.terminationStatus == 0)
             #expect(String(decoding: firstOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "done\n")
             #expect(String(decoding: secondOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "done\n")
@@ -97,14 +97,14 @@ struct VaultProcessTests {
     }
 
     @Test("a full disk is reported as such and nothing is changed", .timeLimit(.minutes(1)))
-    func diskFull() throws {
-        try withScratch { dir in
+    func diskFull() async throws {
+        try await withAsyncScratch { dir in
             let (vault, _) = try makeVault(dir)
             let kept = try vault.add(title: "kept", body: "before the disk filled up")
             let key = try vault.exportMasterKey()
             vault.close()
             let (process, output) = try Self.launch(["disk-full", dir + "/vault"], key: key)
-            process.waitUntilExit()
+            try await process.waitForExit()
             let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationStatus == 0)
             #expect(printed.hasPrefix("diskFull "), "\(printed)")

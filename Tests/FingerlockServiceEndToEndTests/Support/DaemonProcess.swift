@@ -38,7 +38,7 @@ final class DaemonProcess {
         socket: String, stateDirectory: String, binary: String = DaemonProcess.binaryPath, asUser user: String? = nil,
         extraArguments: [String] = [], environment: [String: String] = [:], launcher: [String] = [],
         logind: String? = nil
-    ) throws {
+    ) async throws {
         socketPath = socket
         stderrPath =
             URL(fileURLWithPath: socket).deletingLastPathComponent().path + "/fingerlockd-\(UUID().uuidString).log"
@@ -63,12 +63,13 @@ final class DaemonProcess {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: stderrPath)
         try process.run()
-        for _ in 0..<1000 {
-            if (try? VarlinkTestClient(path: socket)) != nil { return }
+        let listening = try await poll(timeout: .seconds(10)) {
+            if (try? VarlinkTestClient(path: socket)) != nil { return true }
             guard process.isRunning else { throw Failure(description: "fingerlockd exited: \(log)") }
-            usleep(10_000)
+            return false
         }
-        terminate()
+        if listening { return }
+        await terminate()
         throw Failure(description: "fingerlockd did not listen on \(socket): \(log)")
     }
 
@@ -76,23 +77,42 @@ final class DaemonProcess {
 
     /// SIGKILL, then waits for the exit by polling: Foundation's `waitUntilExit` spins a run loop,
     /// which off the cooperative pool (a plain thread) can miss the termination and wait forever.
-    func kill9() {
+    func kill9() async {
         kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { usleep(5_000) }
+        await exited()
     }
 
     /// Sends SIGTERM and waits (at most 10 s); returns the exit status, nil when it had to be killed.
     @discardableResult
-    func terminate() -> Int32? {
+    func terminate() async -> Int32? {
         guard process.isRunning else { return process.terminationStatus }
         kill(process.processIdentifier, SIGTERM)
-        for _ in 0..<1000 {
-            if !process.isRunning { return process.terminationStatus }
-            usleep(10_000)
-        }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        if await exited(within: .seconds(10)) { return process.terminationStatus }
+        await kill9()
         return nil
+    }
+
+    /// `terminate()` for a `defer`, which cannot await (Swift 6.3): the same, but waiting by
+    /// blocking this thread. A service exits within milliseconds of SIGTERM, so that is how long a
+    /// pool thread is held; the 10 s are for a service that hangs, which then fails its test.
+    func terminateBlocking() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<1000 where process.isRunning { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { usleep(5_000) }
+    }
+
+    /// Whether the service has exited within `timeout` (nil: as long as it takes), by sleeping
+    /// between looks. Not cancellable: a cancelled test still waits for the service it stops.
+    @discardableResult
+    private func exited(within timeout: Duration? = nil) async -> Bool {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        while process.isRunning {
+            if let deadline, ContinuousClock.now >= deadline { return false }
+            await sleepEvenIfCancelled(.milliseconds(5))
+        }
+        return true
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -102,8 +122,8 @@ final class DaemonProcess {
 @discardableResult
 func runCommand(
     _ executable: String, _ arguments: [String], timeout: Double = 60, mergingStandardError: Bool = false
-) throws -> (status: Int32, output: String) {
-    let ran = try runCommandSeparately(executable, arguments, timeout: timeout)
+) async throws -> (status: Int32, output: String) {
+    let ran = try await runCommandSeparately(executable, arguments, timeout: timeout)
     return (ran.status, mergingStandardError ? ran.stdout + ran.stderr : ran.stdout)
 }
 
@@ -115,8 +135,12 @@ struct CommandOutput {
 }
 
 /// Runs a command to completion (at most `timeout` seconds). Output goes through files, so no
-/// thread blocks on a pipe.
-func runCommandSeparately(_ executable: String, _ arguments: [String], timeout: Double = 60) throws -> CommandOutput {
+/// thread blocks on a pipe, and the wait sleeps between looks: a command of these tests can run
+/// for a minute, and a blocked thread of the cooperative pool (one per core) stalls every other
+/// test of the run.
+func runCommandSeparately(
+    _ executable: String, _ arguments: [String], timeout: Double = 60
+) async throws -> CommandOutput {
     let outputPath = NSTemporaryDirectory() + "/fingerlockd-test-output-\(UUID().uuidString)"
     let errorPath = outputPath + ".err"
     for path in [outputPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
@@ -128,13 +152,44 @@ func runCommandSeparately(_ executable: String, _ arguments: [String], timeout: 
     process.standardError = FileHandle(forWritingAtPath: errorPath)
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning && Date() < deadline { usleep(10_000) }
-    if process.isRunning {
+    let ended: Bool
+    do {
+        ended = try await poll(timeout: .seconds(timeout)) { !process.isRunning }
+    } catch {
+        // Cancelled (the test's time limit): the command goes too.
+        kill(process.processIdentifier, SIGKILL)
+        throw error
+    }
+    if !ended {
         process.terminate()
-        process.waitUntilExit()
+        // SIGTERM may be blocked (children start with the test runner's signal mask): then SIGKILL.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning && ContinuousClock.now < deadline { await sleepEvenIfCancelled(.milliseconds(10)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { await sleepEvenIfCancelled(.milliseconds(10)) }
         throw DaemonProcess.Failure(description: "\(executable) \(arguments) timed out")
     }
     func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
     return CommandOutput(status: process.terminationStatus, stdout: text(outputPath), stderr: text(errorPath))
+}
+
+/// Polls `condition` every `interval` until it holds (true) or `timeout` has passed (false),
+/// sleeping between looks: Swift Testing runs async tests on the cooperative pool, which has only
+/// as many threads as cores, so a test that blocked one while it waited would stall the others.
+func poll(
+    timeout: Duration, every interval: Duration = .milliseconds(10), until condition: () throws -> Bool
+) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if try condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// Sleeps for `duration`, also in a cancelled task (where `Task.sleep` throws at once): for waits
+/// that must run to their end, such as for a process already told to stop. A detached task is not
+/// cancelled with this one.
+func sleepEvenIfCancelled(_ duration: Duration) async {
+    await Task.detached { try? await Task.sleep(for: duration) }.value
 }

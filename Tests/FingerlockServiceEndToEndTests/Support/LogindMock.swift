@@ -18,7 +18,7 @@ final class LogindMock {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// Starts both in `directory` (which the service user can traverse).
-    init(in directory: String) throws {
+    init(in directory: String) async throws {
         self.directory = directory
         let config = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -41,10 +41,8 @@ final class LogindMock {
         bus.standardOutput = FileHandle.nullDevice
         bus.standardError = FileHandle.nullDevice
         try bus.run()
-        var ready = false
-        for _ in 0..<500 where !ready {
-            ready = FileManager.default.fileExists(atPath: directory + "/system_bus_socket")
-            if !ready { usleep(10_000) }
+        let ready = try await poll(timeout: .seconds(5)) {
+            FileManager.default.fileExists(atPath: directory + "/system_bus_socket")
         }
         guard ready else { throw Failure(description: "dbus-daemon did not listen in \(directory)") }
         // The service user and the login users connect too.
@@ -55,29 +53,30 @@ final class LogindMock {
         mock.standardOutput = FileHandle.nullDevice
         mock.standardError = FileHandle.nullDevice
         try mock.run()
-        try configure(["setup"])
+        try await configure(["setup"])
     }
 
     /// Adds a session of `user` on `seat` (`remote`: a login from the network), which becomes the
     /// seat's active one.
-    func addSession(_ id: String, seat: String = "seat0", user: String, remote: Bool = false) throws {
-        try configure(["session", id, seat, "\(RealUsersTests.uid(user))", user, remote ? "remote" : "local"])
+    func addSession(_ id: String, seat: String = "seat0", user: String, remote: Bool = false) async throws {
+        try await configure(["session", id, seat, "\(RealUsersTests.uid(user))", user, remote ? "remote" : "local"])
     }
 
     /// Makes session `id` the active one of `seat` (a user switch at the seat).
-    func activate(_ id: String, seat: String = "seat0") throws {
-        try configure(["activate", seat, id])
+    func activate(_ id: String, seat: String = "seat0") async throws {
+        try await configure(["activate", seat, id])
     }
 
-    private func configure(_ arguments: [String]) throws {
-        let ran = try runCommandSeparately(
+    private func configure(_ arguments: [String]) async throws {
+        let ran = try await runCommandSeparately(
             "/usr/bin/python3", [fixtures + "/logind_seat.py", address] + arguments, timeout: 30)
         guard ran.status == 0 else {
             throw Failure(description: "logind_seat.py \(arguments): \(ran.stdout) \(ran.stderr)")
         }
     }
 
-    /// SIGKILL: both start with the test runner's signal mask, which blocks SIGTERM.
+    /// SIGKILL: both start with the test runner's signal mask, which blocks SIGTERM. For `defer`
+    /// and `deinit`, which cannot await: a killed process is gone within milliseconds.
     func stop() {
         for process in [mock, bus] where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
