@@ -80,13 +80,15 @@ public final class InProcessCLI: Sendable {
     ) async throws -> Result {
         // A passcode descriptor is made and read while no other in-process run can start a helper
         // program (see `DescriptorGate`).
-        let readsDescriptor = arguments.contains("--passcode-stdin")
+        // (Beside an explicit `--passcode-fd`, `--passcode-stdin` stays as given: the CLI refuses the pair,
+        // and a descriptor of the test process is never read as a passcode.)
+        let readsDescriptor = arguments.contains("--passcode-stdin") && !arguments.contains { $0.hasPrefix("--passcode-fd") }
         await DescriptorGate.process.enter(exclusive: readsDescriptor)
         defer { DescriptorGate.process.leave(exclusive: readsDescriptor) }
         var arguments = arguments
         var input = Data(stdin.utf8)
         var passcodeFD: Int32?
-        if let index = arguments.firstIndex(of: "--passcode-stdin") {
+        if readsDescriptor, let index = arguments.firstIndex(of: "--passcode-stdin") {
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { throw POSIXError(.EMFILE) }
             let bytes = Array(stdin.utf8)
