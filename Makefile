@@ -78,8 +78,10 @@ release:
 
 # The whole test suite (installs the Debian packages first when missing).
 # Swift Testing starts every test at once by default; on a 2-core machine the end-to-end tests
-# (which wait on child processes) would then starve quick ones past their time limits.
-TEST_WIDTH ?= 3
+# (which wait on child processes) would then starve quick ones past their time limits. Four at a
+# time keeps both cores busy while many tests wait on processes, timers and devices (no test
+# blocks one of Swift's two pool threads while it waits).
+TEST_WIDTH ?= 4
 test: deps
 	@start=$$(date +%s); $(SWIFT) build --build-tests $(DEBUG_FLAGS) \
 		&& echo "make test: the debug build with its tests took $$(( $$(date +%s) - start )) s"

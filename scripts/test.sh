@@ -7,7 +7,7 @@
 # was starved past its time limit in CI: they stay in the main run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-WIDTH=${1:-3}
+WIDTH=${1:-4}
 TESTS=.build/debug/fingerlockPackageTests.xctest
 SECOND='LibfprintTests|SharedChipPolicyTests'
 
