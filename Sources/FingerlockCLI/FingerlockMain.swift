@@ -1,7 +1,7 @@
 import ArgumentParser
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A command that runs with injected dependencies instead of ArgumentParser's own `run()`.
@@ -95,9 +95,11 @@ public enum FingerlockMain {
         for argument in arguments where !argument.hasPrefix("-") {
             let subcommands = command.configuration.subcommands
             if subcommands.isEmpty { break }
-            guard let next = subcommands.first(where: {
-                $0.configuration.commandName == argument || $0.configuration.aliases.contains(argument)
-            }) else { continue }
+            guard
+                let next = subcommands.first(where: {
+                    $0.configuration.commandName == argument || $0.configuration.aliases.contains(argument)
+                })
+            else { continue }
             command = next
             path.append(next.configuration.commandName ?? argument)
         }

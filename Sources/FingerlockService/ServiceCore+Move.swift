@@ -42,8 +42,9 @@ extension ServiceCore {
         let finger = try Self.finger(parameters.finger)
         let secret = try registeredSecret(owner)
         _ = try checkPasscode(parameters.proof, peer: peer)
-        guard let print = try state({ try dependencies.templates.prints(owner, secret: secret) })
-            .first(where: { $0.finger == finger })
+        guard
+            let print = try state({ try dependencies.templates.prints(owner, secret: secret) })
+                .first(where: { $0.finger == finger })
         else {
             throw VarlinkError(.fingerNotEnrolled, ["finger": .string(finger.rawValue)])
         }

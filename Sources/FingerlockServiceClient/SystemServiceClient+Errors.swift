@@ -1,6 +1,6 @@
 import Auth
-import Fingerprint
 import FingerlockProtocol
+import Fingerprint
 import Vault
 
 /// The service's failures as the seam's one error type; an enumerated value this client does not

@@ -1,6 +1,6 @@
 public import Auth
-public import Fingerprint
 import FingerlockProtocol
+public import Fingerprint
 public import Foundation
 public import Vault
 

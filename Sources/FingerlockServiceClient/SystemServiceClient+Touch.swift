@@ -1,8 +1,8 @@
-public import AuthCore
 public import Auth
+public import AuthCore
 public import Crypto
-public import Fingerprint
 import FingerlockProtocol
+public import Fingerprint
 public import Foundation
 import Vault
 

@@ -1,7 +1,8 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
 
 /// The process environment that makes libfprint create its virtual devices: one socket path per
 /// driver (`FP_VIRTUAL_DEVICE`, `FP_VIRTUAL_DEVICE_STORAGE`, `FP_VIRTUAL_IMAGE`) and only those

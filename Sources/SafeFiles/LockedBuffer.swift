@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One allocation of key material, on pages of its own (mmap): locked into RAM (mlock) so they are

@@ -1,7 +1,7 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Makes `LockedBuffer`s for one process (fingerlockd's key cache), and says once, through

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A directory only its owner may enter (0700), created on demand and checked on every use.
@@ -136,7 +136,8 @@ public struct PrivateDirectory: Sendable, Hashable {
         guard info.st_uid == 0 || info.st_uid == geteuid() else {
             throw SafeFilesError(
                 .notOwned, path: path,
-                "\(path) belongs to another user (uid \(info.st_uid)), who could replace \(original); use a data directory only you and root control.")
+                "\(path) belongs to another user (uid \(info.st_uid)), who could replace \(original); use a data directory only you and root control."
+            )
         }
         let mode = info.st_mode & 0o7777
         guard mode & 0o022 == 0 || mode & S_ISVTX != 0 else {

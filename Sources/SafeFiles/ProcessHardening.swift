@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps notes and keys held in this process (the CLI's or fingerlockd's)'s memory out of core dumps and away from other

@@ -35,9 +35,9 @@ public struct SafeFilesError: Error, Equatable, Sendable, CustomStringConvertibl
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -1,5 +1,5 @@
-public import Crypto
 internal import CTSS2
+public import Crypto
 
 /// The TPM through tpm2-tss's ESAPI. Every operation opens its own connection, creates the storage
 /// parent, works in a salted, encrypted session (so neither the authorization value nor the secret

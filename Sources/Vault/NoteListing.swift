@@ -42,8 +42,10 @@ struct NoteListing {
         var order = summaries.withUnsafeBufferPointer { buffer in
             buffer.indices.map { index -> (Double, UInt64, UInt64, Int) in
                 let (high, low) = withUnsafeBytes(of: buffer[index].id.uuid) {
-                    (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
-                     UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                    (
+                        UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
+                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                    )
                 }
                 return (-buffer[index].modified.timeIntervalSinceReferenceDate, high, low, index)
             }

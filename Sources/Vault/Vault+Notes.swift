@@ -233,14 +233,16 @@ extension Vault {
     /// headers are opened on all cores (see `scanNotes`).
     public func list(_ filter: NoteFilter = NoteFilter(), limit: Int? = nil) throws(VaultError) -> [NoteSummary] {
         var listing = NoteListing(limit: limit)
-        try scanNotes(bodies: false, { row, keys -> Result<NoteSummary?, VaultError> in
-            do throws(VaultError) {
-                let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
-                return .success(filter.keepsAll || filter.admits(summary) ? summary : nil)
-            } catch {
-                return .failure(error)
-            }
-        }, keep: { listing.add(contentsOf: $0) })
+        try scanNotes(
+            bodies: false,
+            { row, keys -> Result<NoteSummary?, VaultError> in
+                do throws(VaultError) {
+                    let summary = try NoteSealing.openHeader(row.header, keys: keys, id: row.id, revision: row.revision)
+                    return .success(filter.keepsAll || filter.admits(summary) ? summary : nil)
+                } catch {
+                    return .failure(error)
+                }
+            }, keep: { listing.add(contentsOf: $0) })
         return listing.finish()
     }
 

@@ -26,10 +26,12 @@ extension Vault {
         let matchers = terms.map(TextMatcher.init)
         var found = NoteListing(limit: limit)
         var snippets: [UUID: String] = [:]
-        try scanNotes(bodies: !titlesOnly, { row, keys in Self.match(row, keys, matchers, scope) }, keep: { hits in
-            found.add(contentsOf: hits.map(\.summary))
-            for hit in hits { if let snippet = hit.snippet { snippets[hit.summary.id] = snippet } }
-        })
+        try scanNotes(
+            bodies: !titlesOnly, { row, keys in Self.match(row, keys, matchers, scope) },
+            keep: { hits in
+                found.add(contentsOf: hits.map(\.summary))
+                for hit in hits { if let snippet = hit.snippet { snippets[hit.summary.id] = snippet } }
+            })
         let notes = found.finish()
         // Only the notes kept: with a limit, the rest were let go.
         let kept = Set(notes.map(\.id))

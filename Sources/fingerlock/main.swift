@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Auth
 import AuthCore
-import FingerlockServiceClient
 import FingerlockCLI
+import FingerlockServiceClient
 import Fingerprint
 import Foundation
 import SafeFiles
 import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Notes and keys live in this process's memory: never in a core dump, never readable by ptrace.
 ProcessHardening.apply()

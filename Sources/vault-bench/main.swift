@@ -13,7 +13,7 @@ import Foundation
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small deterministic generator, so every run writes the same notes.

@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @Suite(.timed) struct PasscodeDelayTests {
@@ -124,10 +124,12 @@ import Testing
 
     @Test func countersFromAnEarlierVersionAreKept() throws {
         let legacy = #"{"failedPasscodes":6,"failedTouches":2,"lastPasscodeFailure":"2026-11-22T05:00:00Z"}"#
-        #expect(FileManager.default.createFile(
-            atPath: directory + "/attempts.json", contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
-        #expect(FileManager.default.createFile(
-            atPath: directory + "/attempts.lock", contents: Data(), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory + "/attempts.json", contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory + "/attempts.lock", contents: Data(), attributes: [.posixPermissions: 0o600]))
         let store = FileAttemptStore(dataDirectory: directory)
         let expected = AttemptState(
             failedTouches: 2, failedPasscodes: 6, lastPasscodeFailure: Date(timeIntervalSince1970: 1_795_323_600))
@@ -140,15 +142,17 @@ import Testing
     @Test func anEarlierFileBesideARecordIsIgnored() throws {
         let store = FileAttemptStore(dataDirectory: directory)
         try store.update { $0.failedTouches = 1 }
-        #expect(FileManager.default.createFile(
-            atPath: directory + "/attempts.json", contents: Data(#"{"failedPasscodes":9,"failedTouches":4}"#.utf8),
-            attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory + "/attempts.json", contents: Data(#"{"failedPasscodes":9,"failedTouches":4}"#.utf8),
+                attributes: [.posixPermissions: 0o600]))
         #expect(try store.read() == AttemptState(failedTouches: 1))
     }
 
     @Test func aDamagedEarlierFileIsAnErrorToo() throws {
-        #expect(FileManager.default.createFile(
-            atPath: directory + "/attempts.json", contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: directory + "/attempts.json", contents: Data("{".utf8), attributes: [.posixPermissions: 0o600]))
         let error = #expect(throws: AttemptStoreError.self) { try FileAttemptStore(dataDirectory: directory).read() }
         #expect(error?.message.contains("attempts.json") == true)
         #expect(FileManager.default.fileExists(atPath: directory + "/attempts.json"))

@@ -1,7 +1,7 @@
 import AuthCore
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 /// When a reader's "not in my storage" is about prints it lost rather than a wrong finger.

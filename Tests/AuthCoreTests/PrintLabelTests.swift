@@ -1,7 +1,7 @@
 import AuthCore
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 /// The label fingerlock writes as a print's username, and how prints on a chip are told apart by it.

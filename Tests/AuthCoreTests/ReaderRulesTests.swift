@@ -1,7 +1,7 @@
 import AuthCore
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 /// Which readers a vault accepts, and which prints a touch is matched against.

@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// The rule fingerlockd hosts over the TPM's shared dictionary-attack counter: no account spends

@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// The failed-touch rule both modes host, on the real counter file.

@@ -1,11 +1,11 @@
-import AuthCore
 import Auth
+import AuthCore
 import Crypto
 import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import Testing
 import GRDB
+import Testing
 import Vault
 
 /// Removes a test's scratch directory when the last reference to it goes.
@@ -46,10 +46,12 @@ struct Installation {
         _ lookup: ReaderLookup, interaction: any AuthInteraction, environment: [String: String] = [:],
         cache: (any KeyCache)? = nil
     ) -> AuthContext {
-        AuthContext(AuthEnvironment(.init(
-            passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, reuseMarkers: markers, attempts: attempts,
-            interaction: interaction, remoteSession: { RemoteSessionDetector(environment: environment, probe: FakeSessionProbe()).reason() },
-            now: clock.now)))
+        AuthContext(
+            AuthEnvironment(
+                .init(
+                    passcodes: passcodes, readerLookup: lookup, keyCache: cache ?? self.cache, reuseMarkers: markers, attempts: attempts,
+                    interaction: interaction, remoteSession: { RemoteSessionDetector(environment: environment, probe: FakeSessionProbe()).reason() },
+                    now: clock.now)))
     }
 
     /// The vault's real master key (what a fake fingerlockd releases).
@@ -187,7 +189,8 @@ struct Installation {
         #expect(interaction.notices == ["The passcode is needed first (after a reboot, `fingerlock lock`, or when the cached key expires)."])
         // Cached again: the next evaluation is a touch.
         let next = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: next).evaluate(.biometricsOrPasscode, reason: "r")
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: next).evaluate(
+            .biometricsOrPasscode, reason: "r")
         #expect(next.prompts.isEmpty)
     }
 
@@ -221,13 +224,15 @@ struct Installation {
         for _ in 0..<5 {
             let interaction = ScriptedInteraction()
             await #expect(throws: AuthError.self) {
-                _ = try await TouchVerification(install.context(reader: Installation.reader([.unknown]), interaction: interaction).environment).verifyTouch(finger: nil)
+                _ = try await TouchVerification(install.context(reader: Installation.reader([.unknown]), interaction: interaction).environment)
+                    .verifyTouch(finger: nil)
             }
         }
         #expect(try install.attempts.read().failedTouches == 5)
         let locked = ScriptedInteraction()
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TouchVerification(install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: locked).environment).verifyTouch(finger: nil)
+            _ = try await TouchVerification(install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: locked).environment)
+                .verifyTouch(finger: nil)
         }
         #expect(error?.code == .biometryLockout)
         #expect(locked.scans == 0)
@@ -239,7 +244,8 @@ struct Installation {
         #expect(interaction.scans == 0)
         #expect(try install.attempts.read().failedTouches == 0)
         let after = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: after).evaluate(.biometricsOrPasscode, reason: "r")
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: after).evaluate(
+            .biometricsOrPasscode, reason: "r")
         #expect(after.prompts.isEmpty)
     }
 
@@ -250,7 +256,8 @@ struct Installation {
         _ = try await install.context(reader: Installation.reader([.unknown, .unknown, .finger(.rightIndex)]), interaction: interaction)
             .evaluate(.biometricsOrPasscode, reason: "r")
         #expect(interaction.scans == 2)
-        #expect(interaction.notices.last == "No match. That was the 5th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
+        #expect(
+            interaction.notices.last == "No match. That was the 5th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
     }
 
     @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {
@@ -281,7 +288,10 @@ struct Installation {
         try await install.setUp()
         _ = try Locking(install.context(reader: nil, interaction: ScriptedInteraction()).environment).lock()
         let earlier = install.clock.now()
-        try install.attempts.update { $0.failedPasscodes = 2; $0.lastPasscodeFailure = earlier }
+        try install.attempts.update {
+            $0.failedPasscodes = 2
+            $0.lastPasscodeFailure = earlier
+        }
         install.clock.advance(600)
         // Cut after its first page: the slots can no longer be read, so no passcode can be judged.
         #expect(truncate(install.directory + "/vault.sqlite", 4096) == 0)
@@ -303,18 +313,24 @@ struct Installation {
             // Invariant: used by one evaluation at a time in this test.
             let attempts: FileAttemptStore
             let now: Date
-            init(_ attempts: FileAttemptStore, now: Date) { self.attempts = attempts; self.now = now }
+            init(_ attempts: FileAttemptStore, now: Date) {
+                self.attempts = attempts
+                self.now = now
+            }
             var canAskPasscode: Bool { true }
             var passcodeFromScript: Bool { true }
             func notify(_ message: String) {}
             func scan<Scanned: Sendable>(
-        prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
-    ) async throws -> ScanOutcome<Scanned> {
+                prompt: String, _ operation: @escaping @Sendable () async throws -> Scanned
+            ) async throws -> ScanOutcome<Scanned> {
                 .scanned(try await operation())
             }
             func askSecret(prompt: String, typedAhead: String) async throws -> String {
                 let now = now
-                try attempts.update { $0.failedPasscodes = 5; $0.lastPasscodeFailure = now }
+                try attempts.update {
+                    $0.failedPasscodes = 5
+                    $0.lastPasscodeFailure = now
+                }
                 return "a guess in parallel"
             }
             func presentRecoveryKey(_ text: String) async throws {}
@@ -329,7 +345,8 @@ struct Installation {
 
     @Test func aDeletedSettingIsTamperingNotADefault() async throws {
         try await install.setUp()
-        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(
+            reason: "r")
         var settings = try SecuritySettings(vault: vault)
         try settings.set(.cacheExpiry, to: "2m")
         try settings.save(.cacheExpiry, to: vault)
@@ -339,7 +356,8 @@ struct Installation {
         try database.close()
         // Reading the settings (to cache the key for their expiry) reports the deletion.
         let error = await #expect(throws: AuthError.self) {
-            _ = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+            _ = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(
+                reason: "r")
         }
         #expect(error?.code == .dataError)
         #expect(error?.message.contains("integrity") == true)
@@ -429,7 +447,8 @@ struct Installation {
 
     @Test func theReuseWindowSkipsTheTouchForAWhile() async throws {
         try await install.setUp()
-        let setup = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        let setup = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(
+            reason: "r")
         var settings = try SecuritySettings(vault: setup)
         try settings.set(.reuseWindow, to: "2m")
         try settings.save(.reuseWindow, to: setup)
@@ -439,7 +458,8 @@ struct Installation {
         #expect(first.scans == 0)
         install.clock.advance(121)
         let second = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: second).evaluate(.biometricsOrPasscode, reason: "r")
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: second).evaluate(
+            .biometricsOrPasscode, reason: "r")
         #expect(second.scans == 1)
         // The matching touch opened a new one; releasing the key in it does not lengthen it.
         install.clock.advance(60)
@@ -448,7 +468,8 @@ struct Installation {
         #expect(third.scans == 0)
         install.clock.advance(61)
         let fourth = ScriptedInteraction()
-        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: fourth).evaluate(.biometricsOrPasscode, reason: "r")
+        _ = try await install.context(reader: Installation.reader([.finger(.rightIndex)]), interaction: fourth).evaluate(
+            .biometricsOrPasscode, reason: "r")
         #expect(fourth.scans == 1)
     }
 
@@ -478,14 +499,18 @@ struct Installation {
         #expect(await install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometrics)?.unavailability == .noReader)
         #expect(await install.context(reader: nil, interaction: ScriptedInteraction()).canEvaluate(.biometricsOrPasscode) == nil)
         let noKeyring = InMemoryKeyCache(now: install.clock.now, unavailableReason: "no keyring")
-        #expect(await install.context(reader: Installation.reader([]), interaction: ScriptedInteraction(), cache: noKeyring).canEvaluate(.biometrics)?.unavailability == .noKeyring)
+        #expect(
+            await install.context(reader: Installation.reader([]), interaction: ScriptedInteraction(), cache: noKeyring).canEvaluate(.biometrics)?
+                .unavailability == .noKeyring)
     }
 
     // MARK: passcode management
 
     @Test func setChangeAndResetThePasscode() async throws {
         let recovery = try await install.setUp()
-        let mismatch = ScriptedInteraction(secrets: ["wrong guess", Installation.passcode, "tangerine 1", "tangerine 2", "tangerine 9", "tangerine 9"])
+        let mismatch = ScriptedInteraction(secrets: [
+            "wrong guess", Installation.passcode, "tangerine 1", "tangerine 2", "tangerine 9", "tangerine 9",
+        ])
         _ = try await PasscodeManagement(install.context(reader: nil, interaction: mismatch).environment).changePasscode()
         #expect(mismatch.notices == ["That passcode is not right.", "The passcodes didn't match. Try again."])
         #expect(mismatch.unusedAnswers == 0)
@@ -504,23 +529,29 @@ struct Installation {
     @Test func aSecondSetIsRefusedAndAScriptedMismatchFails() async throws {
         try await install.setUp()
         let again = ScriptedInteraction(secrets: ["another one", "another one"])
-        let error = await #expect(throws: AuthError.self) { _ = try await PasscodeManagement(install.context(reader: nil, interaction: again).environment).setPasscode() }
+        let error = await #expect(throws: AuthError.self) {
+            _ = try await PasscodeManagement(install.context(reader: nil, interaction: again).environment).setPasscode()
+        }
         #expect(error?.code == .invalidInput)
 
         let other = Installation()
         let scripted = ScriptedInteraction(answers: [.secret("first one"), .secret("second one")], passcodeFromScript: true)
-        let mismatch = await #expect(throws: AuthError.self) { _ = try await PasscodeManagement(other.context(reader: nil, interaction: scripted).environment).setPasscode() }
+        let mismatch = await #expect(throws: AuthError.self) {
+            _ = try await PasscodeManagement(other.context(reader: nil, interaction: scripted).environment).setPasscode()
+        }
         #expect(mismatch?.message == "The passcodes didn't match. Try again.")
         #expect(!Vault.exists(in: other.directory))
     }
 
     @Test func theVaultKindFollowsTheReaderAtCreation() async throws {
         try await install.setUp()
-        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        let vault = try await install.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(
+            reason: "r")
         #expect(try vault.kind == .test)
         let hardware = Installation()
         try await hardware.setUp(fingers: [], hardware: true)
-        let other = try await hardware.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(reason: "r")
+        let other = try await hardware.context(reader: nil, interaction: ScriptedInteraction(secrets: [Installation.passcode])).unlockWithPasscode(
+            reason: "r")
         #expect(try other.kind == .hardware)
     }
 }

@@ -1,7 +1,8 @@
 import AuthCore
-@testable import Auth
 import FingerlockTestSupport
 import Testing
+
+@testable import Auth
 
 /// `config set` durations: strict, overflow-proof, and still reading what earlier versions stored.
 @Suite(.timed) struct DurationParsingTests {

@@ -1,9 +1,9 @@
 import Auth
 import AuthCore
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }

@@ -3,7 +3,10 @@ import FingerlockTestSupport
 import Testing
 
 @Suite(.timed) struct PasscodeFlowTests {
-    let never: (PasscodeFlow.Step, String) -> Bool = { _, _ in Issue.record("no check expected"); return false }
+    let never: (PasscodeFlow.Step, String) -> Bool = { _, _ in
+        Issue.record("no check expected")
+        return false
+    }
 
     @Test func setThenConfirm() {
         var flow = PasscodeFlow(.set)

@@ -1,12 +1,12 @@
 import Auth
 import Crypto
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real repository reads a vault's header and unlocks it on one connection: a command opens the

@@ -1,10 +1,10 @@
-import AuthCore
 import Auth
+import AuthCore
 import Crypto
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -87,7 +87,8 @@ final class ObservingKeyCache: KeyCache {
             try? await Task.sleep(for: .milliseconds(200))
             return (Installation.reader([.finger(.rightIndex)]), nil)
         }
-        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(finger: .rightIndex)
+        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(
+            finger: .rightIndex)
         #expect(result.print.finger == .rightIndex)
         #expect(try install.attempts.read().failedTouches == 0)
     }
@@ -136,7 +137,8 @@ final class ObservingKeyCache: KeyCache {
     @Test func noPasscodeSetIsReportedBeforeAMissingReader() async throws {
         let lookup = ReaderLookup.started { (nil, FingerprintError.noReader()) }
         let error = await #expect(throws: AuthError.self) {
-            _ = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(finger: nil)
+            _ = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(
+                finger: nil)
         }
         #expect(error?.code == .passcodeNotSet)
     }
@@ -168,7 +170,8 @@ final class ObservingKeyCache: KeyCache {
         try await install.setUp()
         let lookup = ReaderLookup.deferred { (Installation.reader([.finger(.rightIndex)]), nil) }
         let cache = ObservingKeyCache(install.cache) { lookup.isStarted }
-        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: cache).environment).verifyTouch(finger: nil)
+        let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: cache).environment).verifyTouch(
+            finger: nil)
         #expect(result.print.finger == .rightIndex)
         #expect(cache.heldAtEveryRead.withLock { $0 } == [true])
     }

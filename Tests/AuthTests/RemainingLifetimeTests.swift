@@ -2,8 +2,9 @@ import AuthCore
 import Crypto
 import FingerlockTestSupport
 import Foundation
-@testable import Auth
 import Testing
+
+@testable import Auth
 
 /// How long a cached key has left, for `status`: exact in memory, as `/proc/keys` shows it in the
 /// kernel keyring.

@@ -1,7 +1,8 @@
-@testable import Auth
-import Glibc
 import FingerlockTestSupport
+import Glibc
 import Testing
+
+@testable import Auth
 
 @Suite(.timed) struct RemoteSessionParsingTests {
     @Test func processStatusNamesMayHoldSpacesAndParentheses() throws {
@@ -73,14 +74,16 @@ import Testing
             return withUnsafeBytes(of: entry) { Array($0) }
         }
         let full = String(repeating: "x", count: 32)
-        let bytes = record(type: BOOT_TIME, line: "~", host: "6.1.0", pid: 0)
+        let bytes =
+            record(type: BOOT_TIME, line: "~", host: "6.1.0", pid: 0)
             + record(type: USER_PROCESS, line: "pts/4", host: "192.0.2.7", pid: 812)
             + record(type: DEAD_PROCESS, line: "pts/5", host: "192.0.2.8", pid: 813)
             + record(type: USER_PROCESS, line: full, host: ":0", pid: 814)
             + [1, 2, 3]
-        #expect(UtmpFile.loginRecords(in: bytes) == [
-            LoginRecord(line: "pts/4", host: "192.0.2.7", processID: 812), LoginRecord(line: full, host: ":0", processID: 814),
-        ])
+        #expect(
+            UtmpFile.loginRecords(in: bytes) == [
+                LoginRecord(line: "pts/4", host: "192.0.2.7", processID: 812), LoginRecord(line: full, host: ":0", processID: 814),
+            ])
         #expect(UtmpFile.loginRecords(in: []) == [])
     }
 

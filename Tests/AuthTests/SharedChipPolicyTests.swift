@@ -1,5 +1,5 @@
-import AuthCore
 import Auth
+import AuthCore
 import FingerlockTestSupport
 import FingerprintTestSupport
 import Foundation
@@ -252,7 +252,8 @@ struct SharedChipFixture {
                 passcodes: VaultPasscodeRepository(
                     dataDirectory: directory, configuration: VaultConfiguration(now: Date.init),
                     cost: .insecureForTestsOnly()),
-                readerLookup: .found(reader), keyCache: InMemoryKeyCache(now: Date.init), reuseMarkers: InMemoryKeyCache(now: Date.init), attempts: attempts,
+                readerLookup: .found(reader), keyCache: InMemoryKeyCache(now: Date.init), reuseMarkers: InMemoryKeyCache(now: Date.init),
+                attempts: attempts,
                 interaction: interaction, remoteSession: { nil }, now: Date.init,
                 connectedReaders: { [reader] in [reader] }))
         try await PasscodeManagement(auth).setPasscode().close()

@@ -18,10 +18,12 @@ import Vault
     func context(_ passcodes: any PasscodeRepository, _ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction)
         -> AuthContext
     {
-        AuthContext(AuthEnvironment(
-            .init(
-                passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
-                interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
+        AuthContext(
+            AuthEnvironment(
+                .init(
+                    passcodes: passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers,
+                    attempts: install.attempts,
+                    interaction: interaction, remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
     }
 
     func systemContext(_ fingers: FakeSystemFingers, _ interaction: ScriptedInteraction) -> AuthContext {
@@ -108,6 +110,7 @@ import Vault
         let test = AuthError.from(systemService: SystemServiceError(.wrongReaderKind(reader: "goodix:1", kind: .test)))
         #expect(
             test.message
-                == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1. To use it, export the notes (`fingerlock export --output FILE`), set up a new vault with this reader in a new data directory (`fingerlock --data-dir DIR passcode set`) and import them there (`fingerlock --data-dir DIR notes import FILE`).")
+                == "This is a test vault (set up with a simulated or virtual reader); it does not accept goodix:1. To use it, export the notes (`fingerlock export --output FILE`), set up a new vault with this reader in a new data directory (`fingerlock --data-dir DIR passcode set`) and import them there (`fingerlock --data-dir DIR notes import FILE`)."
+        )
     }
 }

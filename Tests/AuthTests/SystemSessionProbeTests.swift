@@ -1,9 +1,10 @@
-@testable import Auth
+import FingerlockTestSupport
 import Foundation
 import Glibc
 import Synchronization
-import FingerlockTestSupport
 import Testing
+
+@testable import Auth
 
 /// The detector against this machine's real `/proc`, logind, utmp and tmux.
 @Suite(.timed) struct SystemSessionProbeTests {
@@ -172,7 +173,7 @@ final class TmuxFixture: Sendable {
         }
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         var pid: pid_t = 0
         return posix_spawn(&pid, command[0], &actions, nil, argv, envp) == 0 ? pid : nil
     }

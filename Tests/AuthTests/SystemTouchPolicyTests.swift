@@ -168,11 +168,12 @@ final class FakeSystemFingers: SystemService {
         _ fingers: FakeSystemFingers, interaction: ScriptedInteraction, readerLookup: ReaderLookup = .found(nil),
         passcodes: SystemModeRepository? = nil
     ) -> AuthContext {
-        AuthContext(AuthEnvironment(
-            .init(
-                passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
-                keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts, interaction: interaction,
-                remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
+        AuthContext(
+            AuthEnvironment(
+                .init(
+                    passcodes: passcodes ?? SystemModeRepository(base: install.passcodes), readerLookup: readerLookup,
+                    keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts, interaction: interaction,
+                    remoteSession: { nil }, now: install.clock.now, systemService: fingers)))
     }
 
     @Test func aMatchOpensTheVaultWithTheReleasedKeyAfterANoMatchAndAHint() async throws {
@@ -320,14 +321,16 @@ final class FakeSystemFingers: SystemService {
         _ = try install.cache.invalidateAll()
         let user = AuthEnvironment(
             .init(
-                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers,
+                attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemService: FakeSystemFingers(key: try install.masterKey(), touches: [])))
         // The service held the key of a system-mode vault of the user's, elsewhere.
         #expect(try Locking(user).lock().forgotten == 1)
         let noService = AuthEnvironment(
             .init(
-                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers, attempts: install.attempts,
+                passcodes: install.passcodes, readerLookup: .found(nil), keyCache: install.cache, reuseMarkers: install.markers,
+                attempts: install.attempts,
                 interaction: ScriptedInteraction(secrets: []), remoteSession: { nil }, now: install.clock.now,
                 systemService: NoSystemService()))
         #expect(try Locking(noService).lock().forgotten == 0)

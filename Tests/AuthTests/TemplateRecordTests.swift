@@ -1,7 +1,7 @@
 import Auth
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -18,9 +18,12 @@ import Vault
         // Also when the bytes arrive as a slice of something larger.
         let framed = Data([0xAA, 0xBB]) + record
         #expect(TemplateRecord.decode(framed.dropFirst(2)) == Self.print)
-        let empty = EnrolledPrint(finger: .leftThumb, reader: ReaderIdentity(driver: "synaptics", deviceID: "1-4"), template: Data(), enrolled: .init(timeIntervalSince1970: 0))
+        let empty = EnrolledPrint(
+            finger: .leftThumb, reader: ReaderIdentity(driver: "synaptics", deviceID: "1-4"), template: Data(),
+            enrolled: .init(timeIntervalSince1970: 0))
         #expect(TemplateRecord.decode(try TemplateRecord.encode(empty)) == empty)
-        let early = EnrolledPrint(finger: .leftThumb, reader: Self.print.reader, template: Data([1]), enrolled: .init(timeIntervalSince1970: -86_400.5))
+        let early = EnrolledPrint(
+            finger: .leftThumb, reader: Self.print.reader, template: Data([1]), enrolled: .init(timeIntervalSince1970: -86_400.5))
         #expect(TemplateRecord.decode(try TemplateRecord.encode(early)) == early)
     }
 
@@ -34,9 +37,10 @@ import Vault
     @Test func printsSealedAsJSONByEarlierVersionsAreRead() throws {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        let legacy = try encoder.encode(EnrolledPrint(
-            finger: .leftRing, reader: ReaderIdentity(driver: "virtual_image", deviceID: "0"), template: Data([1, 2, 3]),
-            enrolled: Date(timeIntervalSince1970: 1_795_323_600)))
+        let legacy = try encoder.encode(
+            EnrolledPrint(
+                finger: .leftRing, reader: ReaderIdentity(driver: "virtual_image", deviceID: "0"), template: Data([1, 2, 3]),
+                enrolled: Date(timeIntervalSince1970: 1_795_323_600)))
         let print = try #require(TemplateRecord.decode(legacy))
         #expect(print.finger == .leftRing)
         #expect(print.reader.description == "virtual_image:0")

@@ -7,7 +7,7 @@ import Synchronization
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fingerlock` run in this process, through `FingerlockMain.run(arguments:dependencies:)` with the
@@ -60,7 +60,8 @@ public final class InProcessCLI: Sendable {
         // test vault; this process enumerates no libfprint reader, so it is told to choose the
         // simulated one, which makes the same kind of vault.
         let virtualDevice = ["FP_VIRTUAL_DEVICE", "FP_VIRTUAL_DEVICE_STORAGE", "FP_VIRTUAL_IMAGE"].contains { environment[$0] != nil }
-        self.environment = virtualDevice && environment["FINGERLOCK_READER"] == nil
+        self.environment =
+            virtualDevice && environment["FINGERLOCK_READER"] == nil
             ? environment.merging(["FINGERLOCK_READER": "simulated"]) { $1 } : environment
         keyCache = KernelKeyringCache(namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
         reuseMarkers = KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// An id start that several notes share lists them (id, title) on one line, as git does (in process).
 @Suite(.timed, .timeLimit(.minutes(3))) struct AmbiguousNoteIDCommandTests {

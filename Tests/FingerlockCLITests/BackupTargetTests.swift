@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `fingerlock backup FILE` in process: an existing file is kept unless `--force`, only

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// The names people bring from neighbouring tools, in process: pass/gopass's `ls` and `new`

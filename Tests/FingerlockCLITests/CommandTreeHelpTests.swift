@@ -1,8 +1,9 @@
 import ArgumentParser
-@testable import FingerlockCLI
 import FingerlockCLITestSupport
 import FingerlockTestSupport
 import Testing
+
+@testable import FingerlockCLI
 
 /// One command of the tree, by the words that name it (`[]` is `fingerlock` itself).
 struct CommandPath: Sendable, CustomTestStringConvertible {
@@ -54,8 +55,9 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test("a group named without a subcommand prints its own help on stderr and exits 64, as git does",
-          arguments: CommandPath.groups)
+    @Test(
+        "a group named without a subcommand prints its own help on stderr and exits 64, as git does",
+        arguments: CommandPath.groups)
     func bareGroupIsAUsageError(_ command: CommandPath) async throws {
         let result = try await runner.run(command.words)
         #expect(result.status == 64)

@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
+
+@testable import FingerlockCLI
 
 /// The shape of the command tree, read from ArgumentParser's configuration in process (each
 /// command's help through the binary: `CommandTreeHelpTests`).

@@ -1,29 +1,34 @@
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
+
+@testable import FingerlockCLI
 
 /// What the binary answers a shell's TAB with, in-process (the shells themselves run in
 /// `ShellCompletionSafetyTests`): the word as the shell passes it, the titles it may offer, and the
 /// scripts that read them.
 @Suite(.timed) struct CompletionRequestTests {
-    @Test("a typed word means what the shell would make of it", arguments: [
-        (#"zz\$H"#, "zz$H"), ("'bank of", "bank of"), (#""a \"b\" \$c"#, #"a "b" $c"#), (#"$'tab\there'"#, "tab\there"),
-        ("plain", "plain"), (#"back\\slash"#, #"back\slash"#), ("$HOME", "$HOME"), ("`x`", "`x`"),
-    ])
+    @Test(
+        "a typed word means what the shell would make of it",
+        arguments: [
+            (#"zz\$H"#, "zz$H"), ("'bank of", "bank of"), (#""a \"b\" \$c"#, #"a "b" $c"#), (#"$'tab\there'"#, "tab\there"),
+            ("plain", "plain"), (#"back\\slash"#, #"back\slash"#), ("$HOME", "$HOME"), ("`x`", "`x`"),
+        ])
     func aTypedWordIsDequotedNeverExpanded(_ typed: String, _ meant: String) {
         #expect(ShellWord.dequoted(typed) == meant)
     }
 
     @Test func eachShellsRequestGivesTheWordBeforeTheCursor() throws {
         // bash and zsh: the word's index, the cursor's offset in it, then the words.
-        let bash = try #require(NoteCompletion(
-            ["---completion", "notes", "show", "--", "positional@0", "3", "4", "fingerlock", "notes", "show", #"zz\$Hx"#]))
+        let bash = try #require(
+            NoteCompletion(
+                ["---completion", "notes", "show", "--", "positional@0", "3", "4", "fingerlock", "notes", "show", #"zz\$Hx"#]))
         #expect(bash.typed == "zz$")
         #expect(!bash.afterOptionsEnd)
         // fish: the word's index, the word up to the cursor as typed, then the words unescaped.
-        let fish = try #require(NoteCompletion(
-            ["---completion", "notes", "rm", "--", "positional@0", "4", #"t\ w"#, "fingerlock", "notes", "rm", "--", "t w"],
-            environment: ["SAP_SHELL": "fish"]))
+        let fish = try #require(
+            NoteCompletion(
+                ["---completion", "notes", "rm", "--", "positional@0", "4", #"t\ w"#, "fingerlock", "notes", "rm", "--", "t w"],
+                environment: ["SAP_SHELL": "fish"]))
         #expect(fish.typed == "t w")
         #expect(fish.afterOptionsEnd)
         #expect(NoteCompletion(["---completion", "notes", "search", "--", "positional@0", "3", "0", "fingerlock"]) == nil)
@@ -32,21 +37,25 @@ import Testing
 
     @Test func titlesAreFilteredAndNoneCanBeAnOptionOrBreakALine() throws {
         let titles = ["Gmail", "gitlab", "-rf", "--help", "two\nlines", "tab\there", "bell\u{07}", "wifi", "Gmail"]
-        let plain = try #require(NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "g"]))
+        let plain = try #require(
+            NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "g"]))
         #expect(plain.lines(for: titles) == ["Gmail", "gitlab"])
-        let dash = try #require(NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "-"]))
+        let dash = try #require(
+            NoteCompletion(["---completion", "notes", "show", "--", "positional@0", "3", "1", "fingerlock", "notes", "show", "-"]))
         #expect(dash.lines(for: titles).isEmpty)
-        let afterEnd = try #require(NoteCompletion(
-            ["---completion", "notes", "show", "--", "positional@0", "4", "1", "fingerlock", "notes", "show", "--", "-"]))
+        let afterEnd = try #require(
+            NoteCompletion(
+                ["---completion", "notes", "show", "--", "positional@0", "4", "1", "fingerlock", "notes", "show", "--", "-"]))
         #expect(afterEnd.lines(for: titles) == ["--help", "-rf"])
     }
 
     /// bash: the text readline replaces, for `typed` (the word as typed) and `text` (its end after
     /// the last word break or opened quote).
     func bashLine(_ title: String, typed: String, text: String) throws -> String? {
-        let request = try #require(NoteCompletion(
-            ["---completion", "notes", "show", "--", "positional@0", "3", String(typed.count), "fingerlock", "notes", "show", typed],
-            environment: ["SAP_SHELL": "bash", "FINGERLOCK_COMPLETION_TEXT": text]))
+        let request = try #require(
+            NoteCompletion(
+                ["---completion", "notes", "show", "--", "positional@0", "3", String(typed.count), "fingerlock", "notes", "show", typed],
+                environment: ["SAP_SHELL": "bash", "FINGERLOCK_COMPLETION_TEXT": text]))
         return request.bashLine(title)
     }
 
@@ -74,8 +83,10 @@ import Testing
     }
 
     @Test func zshGetsItsColonsAndBackslashesEscapedAndItsClosingLine() throws {
-        let zsh = try #require(NoteCompletion(
-            ["---completion", "notes", "edit", "--", "positional@0", "3", "0", "fingerlock", "notes", "edit", ""], environment: ["SAP_SHELL": "zsh"]))
+        let zsh = try #require(
+            NoteCompletion(
+                ["---completion", "notes", "edit", "--", "positional@0", "3", "0", "fingerlock", "notes", "edit", ""],
+                environment: ["SAP_SHELL": "zsh"]))
         #expect(zsh.lines(for: ["work:vpn", #"a\b"#]) == [#"a\\b"#, #"work\:vpn"#, " "])
     }
 

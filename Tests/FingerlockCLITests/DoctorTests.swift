@@ -1,8 +1,8 @@
-import Auth
 import ArgumentParser
+import Auth
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockCLI

@@ -1,10 +1,11 @@
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
 
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which editor `$EDITOR` really is, and the argv it is started with.
@@ -108,7 +109,9 @@ import Glibc
         let arguments = try await argv("emacs -nw")
         #expect(arguments.count == 4)
         #expect(arguments.first == "--eval")
-        for setting in ["make-backup-files nil", "auto-save-default nil", "create-lockfiles nil", "auto-save-list-file-prefix nil", "(savehist-mode -1)"] {
+        for setting in [
+            "make-backup-files nil", "auto-save-default nil", "create-lockfiles nil", "auto-save-list-file-prefix nil", "(savehist-mode -1)",
+        ] {
             #expect(arguments[1].contains(setting))
         }
         #expect(arguments.suffix(2) == ["-nw", "/dev/shm/x/note.md"])

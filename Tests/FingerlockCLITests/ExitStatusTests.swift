@@ -1,8 +1,9 @@
 import Auth
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
 import Vault
+
+@testable import FingerlockCLI
 
 /// The exit codes the README's contract gives the layers' errors.
 @Suite(.timed) struct ExitStatusTests {

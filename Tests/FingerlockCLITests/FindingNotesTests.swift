@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Finding notes, in process: `search --title`, `--since`/`--until`, `--sort`, `-n` (highlighting and

@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import FingerlockCLI
@@ -11,7 +11,7 @@ struct JSONOutputTests {
         struct Listing: Encodable {
             var notes: [String] = []
             var tags: [String: Int] = [:]
-            var title = "a [\n\n] title" // a string's newlines are escaped, never touched
+            var title = "a [\n\n] title"  // a string's newlines are escaped, never touched
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -1,11 +1,12 @@
 import ArgumentParser
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
 import Vault
 
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `notes list`'s fast parser (see `ListRequest`) against ArgumentParser: wherever it answers, it
@@ -23,45 +24,51 @@ struct ListFastPathTests {
         ListRequest(fastParsing: FingerlockMain.hoistingGlobalOptions(arguments))
     }
 
-    @Test("the usual command lines take the fast path and mean what ArgumentParser says", arguments: [
-        ["notes", "list"], ["notes", "ls"], ["notes", "list", "--json"], ["--data-dir", "/tmp/d", "notes", "list"],
-        ["--reader=virtual_device", "notes", "ls", "--json"], ["notes", "list", "--reader", "simulated", "--data-dir=/x y"],
-        ["notes", "list", "--socket", "/run/s", "--passcode-stdin"], ["notes", "list", "--passcode-fd", "0"],
-        ["notes", "list", "--tag", "work"], ["notes", "list", "--tag=#work", "--tag", "Home", "--tag", "work"],
-        ["notes", "list", "-n", "5"], ["notes", "list", "--max-count", "20", "--sort", "title"], ["notes", "list", "--max-count=1"],
-        ["notes", "list", "--sort=created", "--json", "--tag", "a b"], ["notes", "list", "--sort", "modified", "-n", "3"],
-        ["--data-dir", "/d", "--reader", "auto", "notes", "ls", "--passcode-stdin", "--json", "-n", "100000"],
-        ["notes", "list", "--tag", "list"], ["notes", "list", "--data-dir", "ls"],
-    ])
+    @Test(
+        "the usual command lines take the fast path and mean what ArgumentParser says",
+        arguments: [
+            ["notes", "list"], ["notes", "ls"], ["notes", "list", "--json"], ["--data-dir", "/tmp/d", "notes", "list"],
+            ["--reader=virtual_device", "notes", "ls", "--json"], ["notes", "list", "--reader", "simulated", "--data-dir=/x y"],
+            ["notes", "list", "--socket", "/run/s", "--passcode-stdin"], ["notes", "list", "--passcode-fd", "0"],
+            ["notes", "list", "--tag", "work"], ["notes", "list", "--tag=#work", "--tag", "Home", "--tag", "work"],
+            ["notes", "list", "-n", "5"], ["notes", "list", "--max-count", "20", "--sort", "title"], ["notes", "list", "--max-count=1"],
+            ["notes", "list", "--sort=created", "--json", "--tag", "a b"], ["notes", "list", "--sort", "modified", "-n", "3"],
+            ["--data-dir", "/d", "--reader", "auto", "notes", "ls", "--passcode-stdin", "--json", "-n", "100000"],
+            ["notes", "list", "--tag", "list"], ["notes", "list", "--data-dir", "ls"],
+        ])
     func usualLines(arguments: [String]) throws {
         let fast = try #require(Self.parsedFast(arguments))
         #expect(fast == Self.parsedByArgumentParser(arguments))
     }
 
-    @Test("anything unusual is left to ArgumentParser", arguments: [
-        [], ["notes"], ["list"], ["notes", "search", "x"], ["notes", "list", "--help"], ["notes", "list", "-h"],
-        ["help", "notes", "list"], ["notes", "list", "extra"], ["notes", "list", "--", "x"], ["notes", "list", "--since", "2024-01-01"],
-        ["notes", "list", "--until=2024-01-01"], ["notes", "list", "--json", "--json"], ["notes", "list", "--json=true"],
-        ["notes", "list", "--tag"], ["notes", "list", "--tag", ""], ["notes", "list", "--tag", " # "], ["notes", "list", "--tag", "-x"],
-        ["notes", "list", "-n"], ["notes", "list", "-n", "0"], ["notes", "list", "-n", "-3"], ["notes", "list", "-n5"],
-        ["notes", "list", "-n=5"], ["notes", "list", "-n", "five"], ["notes", "list", "-n", "1", "--max-count", "2"],
-        ["notes", "list", "--sort", "size"], ["notes", "list", "--sort", "Title"], ["notes", "list", "--reader"],
-        ["notes", "list", "--reader", "a", "--reader", "b"], ["notes", "list", "--data-dir", "--json"],
-        ["notes", "list", "--passcode-stdin", "--passcode-fd", "0"], ["notes", "list", "--passcode-fd", "x"],
-        ["notes", "list", "--passcode-fd", "99999"], ["notes", "list", "-"], ["notes", "list", "--version"],
-        ["notes", "list", "--generate-completion-script", "bash"], ["notes", "list", "--limit", "3"],
-    ])
+    @Test(
+        "anything unusual is left to ArgumentParser",
+        arguments: [
+            [], ["notes"], ["list"], ["notes", "search", "x"], ["notes", "list", "--help"], ["notes", "list", "-h"],
+            ["help", "notes", "list"], ["notes", "list", "extra"], ["notes", "list", "--", "x"], ["notes", "list", "--since", "2024-01-01"],
+            ["notes", "list", "--until=2024-01-01"], ["notes", "list", "--json", "--json"], ["notes", "list", "--json=true"],
+            ["notes", "list", "--tag"], ["notes", "list", "--tag", ""], ["notes", "list", "--tag", " # "], ["notes", "list", "--tag", "-x"],
+            ["notes", "list", "-n"], ["notes", "list", "-n", "0"], ["notes", "list", "-n", "-3"], ["notes", "list", "-n5"],
+            ["notes", "list", "-n=5"], ["notes", "list", "-n", "five"], ["notes", "list", "-n", "1", "--max-count", "2"],
+            ["notes", "list", "--sort", "size"], ["notes", "list", "--sort", "Title"], ["notes", "list", "--reader"],
+            ["notes", "list", "--reader", "a", "--reader", "b"], ["notes", "list", "--data-dir", "--json"],
+            ["notes", "list", "--passcode-stdin", "--passcode-fd", "0"], ["notes", "list", "--passcode-fd", "x"],
+            ["notes", "list", "--passcode-fd", "99999"], ["notes", "list", "-"], ["notes", "list", "--version"],
+            ["notes", "list", "--generate-completion-script", "bash"], ["notes", "list", "--limit", "3"],
+        ])
     func unusualLines(arguments: [String]) {
         #expect(Self.parsedFast(arguments) == nil)
     }
 
-    @Test("wherever it answers, ArgumentParser answers the same", arguments: [
-        ["notes", "LIST"], ["NOTES", "list"], ["notes", "list", "-n", "+5"], ["notes", "list", "-n", "05"],
-        ["notes", "list", "--max-count", " 5"], ["notes", "list", "--tag", " spaced "], ["notes", "list", "--tag=a=b"],
-        ["notes", "list", "--data-dir=a=b"], ["notes", "list", "--JSON"], ["notes", "list", "--sort", " title"],
-        ["--reader", "a", "--reader", "b", "notes", "list"], ["--data-dir=/d", "notes", "list", "--data-dir", "/e"],
-        ["notes", "list", "--passcode-fd=+0"], ["notes", "list", "--tag", "Work", "--tag", "WORK"],
-    ])
+    @Test(
+        "wherever it answers, ArgumentParser answers the same",
+        arguments: [
+            ["notes", "LIST"], ["NOTES", "list"], ["notes", "list", "-n", "+5"], ["notes", "list", "-n", "05"],
+            ["notes", "list", "--max-count", " 5"], ["notes", "list", "--tag", " spaced "], ["notes", "list", "--tag=a=b"],
+            ["notes", "list", "--data-dir=a=b"], ["notes", "list", "--JSON"], ["notes", "list", "--sort", " title"],
+            ["--reader", "a", "--reader", "b", "notes", "list"], ["--data-dir=/d", "notes", "list", "--data-dir", "/e"],
+            ["notes", "list", "--passcode-fd=+0"], ["notes", "list", "--tag", "Work", "--tag", "WORK"],
+        ])
     func agreement(arguments: [String]) {
         guard let fast = Self.parsedFast(arguments) else { return }
         #expect(fast == Self.parsedByArgumentParser(arguments))
@@ -76,9 +83,12 @@ struct ListFastPathTests {
 
     @Test("the values it reads")
     func values() throws {
-        let request = try #require(Self.parsedFast(
-            ["--data-dir", "/srv/notes", "notes", "ls", "--reader=virtual_device:0", "--tag", "#Work", "-n", "7", "--sort", "title",
-             "--passcode-stdin", "--json"]))
+        let request = try #require(
+            Self.parsedFast(
+                [
+                    "--data-dir", "/srv/notes", "notes", "ls", "--reader=virtual_device:0", "--tag", "#Work", "-n", "7", "--sort", "title",
+                    "--passcode-stdin", "--json",
+                ]))
         #expect(request.global == GlobalSettings(reader: "virtual_device:0", dataDir: "/srv/notes"))
         #expect(request.passcodeDescriptor == 0)
         #expect(request.query == NoteQuery(tags: ["#Work"], sort: .title, maxCount: 7))

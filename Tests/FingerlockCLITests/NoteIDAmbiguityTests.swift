@@ -1,7 +1,8 @@
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// The message for an id start that several notes share: each candidate cut as short as tells them
 /// apart, with its title, on one line, as git does (through the binary: `AmbiguousNoteIDTests`).

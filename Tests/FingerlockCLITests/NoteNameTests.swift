@@ -1,7 +1,8 @@
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// Which note a typed name means (`NoteName`): an exact title against the start of another note's
 /// id, and what a command that acts unseen may take.
@@ -31,9 +32,11 @@ import Testing
         #expect(try resolve("4Eff", .reading) == Self.titledNote)
     }
 
-    @Test("a name that is a title and another note's id start changes neither", arguments: [
-        NoteNaming.changing, .unattended("--yes"), .unattended("--purge"),
-    ])
+    @Test(
+        "a name that is a title and another note's id start changes neither",
+        arguments: [
+            NoteNaming.changing, .unattended("--yes"), .unattended("--purge"),
+        ])
     func aTitleThatIsAlsoAnIDStartIsAmbiguousForChanges(_ naming: NoteNaming) throws {
         let error = try #require(refusal("4eff", naming))
         #expect(error.status == .usage)

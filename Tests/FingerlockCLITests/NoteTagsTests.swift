@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Tags, in process: AND on repeated `--tag`, normalised names, `notes tags`, and

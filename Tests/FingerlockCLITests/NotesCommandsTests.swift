@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Notes commands in process: add, list, show, search, edit and rm by touch, id starts, backup and
@@ -59,7 +59,8 @@ import Glibc
         #expect(miss.status == 1)
         #expect(miss.stderr.contains("No note contains"))
 
-        let edit = try await runner.run(["notes", "edit", first, "--title", "Door", "--tag", "house"], environment: touch, stdin: "Door code is 0815\n")
+        let edit = try await runner.run(
+            ["notes", "edit", first, "--title", "Door", "--tag", "house"], environment: touch, stdin: "Door code is 0815\n")
         #expect(edit.status == 0, "\(edit.stderr)")
         let edited = try await runner.run(["notes", "show", first], environment: touch)
         #expect(edited.stdout.hasPrefix("Door\n"))

@@ -52,9 +52,11 @@ extension NotesImportTests {
     @Test func offsetsAndFractionsThatExistStillImport() async throws {
         let runner = try await vault()
         let dates = ["2024-02-29T12:00:00+01:00", "2024-02-29T12:00:00-0530", "2024-02-29T12:00:00+01", "2024-02-29T12:00:00.25Z"]
-        let json = "[" + dates.map { date in
-            #"{"id": "\#(UUID().uuidString.lowercased())", "title": "\#(date)", "body": "b", "tags": [], "created": "\#(date)", "modified": "\#(date)"}"#
-        }.joined(separator: ",") + "]"
+        let json =
+            "["
+            + dates.map { date in
+                #"{"id": "\#(UUID().uuidString.lowercased())", "title": "\#(date)", "body": "b", "tags": [], "created": "\#(date)", "modified": "\#(date)"}"#
+            }.joined(separator: ",") + "]"
         let result = try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: json)
         #expect(result.status == 0, "\(result.stderr)")
         let created = Dictionary(uniqueKeysWithValues: try await export(runner).map { ($0["title"] ?? "", $0["created"] ?? "") })

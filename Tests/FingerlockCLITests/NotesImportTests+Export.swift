@@ -41,7 +41,8 @@ extension NotesImportTests {
     @Test func aMarkdownDirectoryExportImportsBackWhole() async throws {
         let source = try await vault()
         for (body, title, tags) in [
-            ("Door code 4711\n", "door", ["home"]), ("# Not the title\n\n\nZeile mit Ümlaut\n\tand a tab", "bank ✓ / C #", ["money", "home, and garden"]),
+            ("Door code 4711\n", "door", ["home"]),
+            ("# Not the title\n\n\nZeile mit Ümlaut\n\tand a tab", "bank ✓ / C #", ["money", "home, and garden"]),
             ("---\nlooks like front matter\n---\n", "door", []), ("\n\nleading blank lines\n", ".hidden?", ["#kept"]),
         ] {
             let added = try await source.run(
@@ -89,7 +90,8 @@ extension NotesImportTests {
         // The name it was first given still reads the same.
         #expect(try await target.run(["notes", "import", "--format", "fingerlock-json", "--skip-existing", file], environment: touch).status == 0)
 
-        let jrnl = try write(#"{"tags": {}, "entries": [{"title": "t", "body": "b", "date": "2024-01-02", "time": "03:04", "tags": []}]}"#, to: "detect/jrnl.json")
+        let jrnl = try write(
+            #"{"tags": {}, "entries": [{"title": "t", "body": "b", "date": "2024-01-02", "time": "03:04", "tags": []}]}"#, to: "detect/jrnl.json")
         let fromJrnl = try await target.run(["notes", "import", jrnl, "--dry-run"], environment: touch)
         #expect(fromJrnl.status == 0, "\(fromJrnl.stderr)")
         #expect(fromJrnl.stderr.contains("as --format jrnl-json"))

@@ -11,7 +11,10 @@ extension NotesImportTests {
         let store = scratch + "/store"
         let environment = ["PATH": "/usr/bin:/bin", "HOME": scratch, "GNUPGHOME": gnupg, "PASSWORD_STORE_DIR": store]
         try await helper(
-            ["gpg", "--batch", "--passphrase", "", "--quick-gen-key", "fingerlock test <test@fingerlock.invalid>", "future-default", "default", "never"],
+            [
+                "gpg", "--batch", "--passphrase", "", "--quick-gen-key", "fingerlock test <test@fingerlock.invalid>", "future-default", "default",
+                "never",
+            ],
             environment: environment)
         try await helper(["pass", "init", "test@fingerlock.invalid"], environment: environment)
         // `-c` is pass's "copy to the clipboard": without `--` the import got the store's listing.

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `notes import` in process: fingerlock's own export round-trips, Markdown directories, jrnl's JSON
@@ -88,7 +88,8 @@ import Testing
         let runner = try await vault()
         let id = UUID().uuidString.lowercased()
         let stamp = "2024-01-02T03:04:05Z"
-        let json = ##"[{"id": "\##(id)", "title": "t", "body": "b", "tags": ["", " ", "work", "Work", " home ", "#kept"], "created": "\##(stamp)", "modified": "\##(stamp)"}]"##
+        let json =
+            ##"[{"id": "\##(id)", "title": "t", "body": "b", "tags": ["", " ", "work", "Work", " home ", "#kept"], "created": "\##(stamp)", "modified": "\##(stamp)"}]"##
         #expect(try await runner.run(["notes", "import", "--format", "fingerlock-json"], environment: touch, stdin: json).status == 0)
         let shown = try await runner.run(["notes", "show", id, "--json"], environment: touch)
         let note = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any], "\(shown)")
@@ -209,7 +210,8 @@ import Testing
         // No terminal here, so the line says what to do should the key have a passphrase.
         #expect(
             failed.stderr
-                == "fingerlock: pass show b-broken failed (gpg: decryption failed: No secret key); if its key has a passphrase, gpg had no terminal to ask for it: run `pass show b-broken` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.\n")
+                == "fingerlock: pass show b-broken failed (gpg: decryption failed: No secret key); if its key has a passphrase, gpg had no terminal to ask for it: run `pass show b-broken` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.\n"
+        )
         #expect(try await list(runner).isEmpty)
 
         // Checked before any touch: no store, no pass.
@@ -225,5 +227,5 @@ import Testing
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// `notes show|edit|rm NAME`: the whole title or an id start (`NoteName`), then the title's start,
 /// then a fuzzy match (a part of the title, its letters in order, a typo), all after the one touch.
@@ -141,7 +142,9 @@ import Testing
         // Deleting with nobody to see which note a loose match picked is refused, and nothing goes.
         let loose = try await runner.run(["notes", "rm", "--yes", "emwk"], environment: touch)
         #expect(loose.status == 64)
-        #expect(loose.stderr.contains("matches only by letters of a title: --yes acts on a whole title or at least 8 characters of an id."), "\(loose.stderr)")
+        #expect(
+            loose.stderr.contains("matches only by letters of a title: --yes acts on a whole title or at least 8 characters of an id."),
+            "\(loose.stderr)")
         let removed = try await runner.run(["notes", "rm", "--yes", "EMAIL/WORK"], environment: touch)
         #expect(removed.status == 0, "\(removed.stderr)")
         #expect(removed.stdout == "Deleted \(ids["email/work"] ?? "?"): email/work (in the trash)\n")

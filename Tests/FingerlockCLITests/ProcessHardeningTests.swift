@@ -1,6 +1,6 @@
 import FingerlockCLI
-import SafeFiles
 import FingerlockTestSupport
+import SafeFiles
 import Testing
 
 @Suite(.timed) struct ProcessHardeningTests {

@@ -1,6 +1,6 @@
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockCLI
@@ -52,7 +52,9 @@ import Testing
 
     @Test("the line clamps what it is told")
     func line() {
-        #expect(ProgressReporter.line("X", done: 50, total: 100) == "X [" + String(repeating: "#", count: 15) + String(repeating: "-", count: 15) + "] 50/100")
+        #expect(
+            ProgressReporter.line("X", done: 50, total: 100) == "X [" + String(repeating: "#", count: 15) + String(repeating: "-", count: 15)
+                + "] 50/100")
         #expect(ProgressReporter.line("X", done: 500, total: 100).hasSuffix("] 100/100"))
         #expect(ProgressReporter.line("X", done: -1, total: 0) == "X [" + String(repeating: "#", count: 30) + "] 0/0")
     }

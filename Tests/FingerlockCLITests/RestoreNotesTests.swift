@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// What `restore` says about notes before it asks, and `restore --note`, which takes one note out
@@ -46,7 +46,9 @@ import Testing
         #expect(plan.stdout.contains("  Notes in the trash that come back to it: \"Trashed then\".\n"), "\(plan.stdout)")
         #expect(plan.stdout.contains("  Notes in the trash now that go away for good: \"Trashed now\".\n"), "\(plan.stdout)")
         // `changed` got a revision after the backup (its title edit); `edited` got one more (the restore of revision 1).
-        #expect(plan.stdout.contains("  Earlier revisions that go away for good: 2 (1 of \"Changed later\" and 1 of \"Edited before\").\n"), "\(plan.stdout)")
+        #expect(
+            plan.stdout.contains("  Earlier revisions that go away for good: 2 (1 of \"Changed later\" and 1 of \"Edited before\").\n"),
+            "\(plan.stdout)")
 
         // Many notes are capped with "and N more".
         for index in 0..<7 {

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Output for scripts (in process): `notes show --body` and `--json`, `config get
@@ -79,7 +79,11 @@ import Testing
         let all = try await runner.run(["config", "get", "--json"])
         #expect(all.status == 0, "\(all.stderr)")
         let settings = try object(all.stdout)
-        #expect(settings as? [String: String] == ["cache-expiry": "1h30m", "reuse-window": "0s", "max-tries": "3", "scan-timeout": "30s", "clip-clear": "45s", "history-limit": "10", "trash-keep": "720h"])
+        #expect(
+            settings as? [String: String] == [
+                "cache-expiry": "1h30m", "reuse-window": "0s", "max-tries": "3", "scan-timeout": "30s", "clip-clear": "45s", "history-limit": "10",
+                "trash-keep": "720h",
+            ])
         let one = try await runner.run(["config", "get", "max-tries", "--json"])
         #expect(try object(one.stdout) as? [String: String] == ["max-tries": "3"])
         let typo = try await runner.run(["config", "get", "max-trie", "--json"])

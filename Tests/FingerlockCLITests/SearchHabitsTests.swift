@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// `notes search` as grep and pass users expect it: several words ANDed, a snippet of where the
 /// body matched, days as people say them, `-n1`.

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Commands with `--reader simulated` and scripted touches, as a user's CI would run them, in
@@ -126,7 +126,10 @@ import Testing
     @Test func configNeedsThePasscodeToChangeAndChecksRanges() async throws {
         try await runner.setPasscode()
         let all = try await runner.run(["config", "get"])
-        #expect(all.stdout == "cache-expiry = 8h\nreuse-window = 0s\nmax-tries = 3\nscan-timeout = 30s\nclip-clear = 45s\nhistory-limit = 10\ntrash-keep = 720h\n")
+        #expect(
+            all.stdout
+                == "cache-expiry = 8h\nreuse-window = 0s\nmax-tries = 3\nscan-timeout = 30s\nclip-clear = 45s\nhistory-limit = 10\ntrash-keep = 720h\n"
+        )
         #expect(try await runner.run(["config", "set", "max-tries", "5"]).status == 8)
         #expect(try await runner.run(["config", "set", "cache-expiry", "49h", "--passcode-stdin"], stdin: "x\n").status == 64)
         let set = try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
@@ -136,11 +139,13 @@ import Testing
 
     @Test func passcodeChangeAndResetFromAScript() async throws {
         let recovery = try await runner.setPasscode()
-        let change = try await runner.run(["passcode", "change", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\nnew one here\nnew one here\n")
+        let change = try await runner.run(
+            ["passcode", "change", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\nnew one here\nnew one here\n")
         #expect(change.status == 0, "\(change.stderr)")
         #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n").status == 1)
         #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "new one here\n").status == 0)
-        let reset = try await runner.run(["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery.lowercased())\nafter reset 1\nafter reset 1\n")
+        let reset = try await runner.run(
+            ["passcode", "reset", "--passcode-stdin"], stdin: "\(recovery.lowercased())\nafter reset 1\nafter reset 1\n")
         #expect(reset.status == 0, "\(reset.stderr)")
         #expect(try await runner.run(["unlock", "--passcode-stdin"], stdin: "after reset 1\n").status == 0)
         let again = try await runner.run(["passcode", "set", "--passcode-stdin"], stdin: "x12345\nx12345\n")
@@ -148,7 +153,10 @@ import Testing
     }
 
     @Test func usageErrorsAreOneLineWithStatus64() async throws {
-        for arguments in [["enroll", "nose"], ["forget"], ["verify", "--bogus"], ["readers", "--reader", "a:"], ["unlock", "--passcode-stdin", "--passcode-fd", "3"]] {
+        for arguments in [
+            ["enroll", "nose"], ["forget"], ["verify", "--bogus"], ["readers", "--reader", "a:"],
+            ["unlock", "--passcode-stdin", "--passcode-fd", "3"],
+        ] {
             let result = try await runner.run(arguments)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
@@ -168,7 +176,8 @@ import Testing
 
     @Test func globalOptionsWorkBeforeOrAfterTheCommandAndTheFlagWins() async throws {
         let elsewhere = runner.dataDirectory + "-other"
-        let set = try await runner.run(["--data-dir", elsewhere, "passcode", "set", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n\(InProcessCLI.passcode)\n")
+        let set = try await runner.run(
+            ["--data-dir", elsewhere, "passcode", "set", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n\(InProcessCLI.passcode)\n")
         #expect(set.status == 0)
         #expect(FileManager.default.fileExists(atPath: elsewhere + "/vault.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: runner.dataDirectory))

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// `fingerlock status [--json]` in process: no touch, no passcode, no secret.
 @Suite(.timed, .timeLimit(.minutes(3))) struct StatusTests {

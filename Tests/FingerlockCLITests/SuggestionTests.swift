@@ -1,6 +1,7 @@
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
+
+@testable import FingerlockCLI
 
 /// The shared edit-distance helper behind every suggestion.
 @Suite(.timed) struct SuggestionTests {

@@ -1,8 +1,9 @@
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
 import Vault
+
+@testable import FingerlockCLI
 
 /// The byte-made listing lines are the lines the console's string helpers make, and arrive whole
 /// and in order however they are split into chunks.

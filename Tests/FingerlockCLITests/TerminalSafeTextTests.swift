@@ -1,6 +1,7 @@
-@testable import FingerlockCLI
 import FingerlockTestSupport
 import Testing
+
+@testable import FingerlockCLI
 
 @Suite(.timed) struct TerminalSafeTextTests {
     @Test func controlsInALineBecomeVisibleEscapes() {

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `notes rm` to the trash, `notes trash` (list, restore, empty), `notes history` (list, --show,

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// A typo gets "did you mean …?" in one line on stderr (in process; a connected reader's typo: ConnectedReaderTypoTests).
 @Suite(.timed, .timeLimit(.minutes(2))) struct TypoSuggestionTests {
@@ -42,7 +43,11 @@ import Testing
             message: "'wrist' is not a finger; use one of: left-thumb, left-index-finger, left-middle-finger, left-ring-finger, "
                 + "left-little-finger, right-thumb, right-index-finger, right-middle-finger, right-ring-finger, right-little-finger. "
                 + "(see `fingerlock enroll --help`)"),
-        Case(arguments: ["notes", "list", "--sort", "bogus"], message: "The value 'bogus' is invalid for '--sort <sort>'. Please provide one of 'modified', 'created' or 'title'. (see `fingerlock notes list --help`)"),
+        Case(
+            arguments: ["notes", "list", "--sort", "bogus"],
+            message:
+                "The value 'bogus' is invalid for '--sort <sort>'. Please provide one of 'modified', 'created' or 'title'. (see `fingerlock notes list --help`)"
+        ),
         Case(arguments: ["config", "get", "cache-expirey"], message: "Unknown setting 'cache-expirey'; did you mean `cache-expiry`?"),
         Case(arguments: ["config", "set", "max-trys", "3"], message: "Unknown setting 'max-trys'; did you mean `max-tries`?"),
         Case(arguments: ["--reader", "simulatd", "readers"], message: "--reader simulatd: did you mean `simulated`?"),

@@ -1,11 +1,12 @@
 import ArgumentParser
-@testable import FingerlockCLI
-import Fingerprint
 import FingerlockTestSupport
+import Fingerprint
 import Testing
 
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `verify`'s fast parser (see `VerifyRequest`) against ArgumentParser: wherever it answers, it answers
@@ -22,42 +23,48 @@ struct VerifyFastPathTests {
         VerifyRequest(fastParsing: FingerlockMain.hoistingGlobalOptions(arguments))
     }
 
-    @Test("the usual command lines take the fast path and mean what ArgumentParser says", arguments: [
-        ["verify"], ["verify", "any"], ["verify", "right-index-finger"], ["verify", "left-thumb"],
-        ["--reader", "virtual_device", "verify"], ["--reader=virtual_device", "verify", "right-thumb"],
-        ["--data-dir", "/tmp/d", "verify"], ["--data-dir=/tmp/d", "--reader", "simulated", "verify", "any"],
-        ["verify", "--reader", "simulated:0", "--data-dir", "/x y/z"], ["verify", "right-ring-finger", "--reader=auto"],
-        ["verify", "--passcode-stdin"], ["verify", "--passcode-fd", "0", "left-little-finger"], ["verify", "--passcode-fd=0"],
-        ["--reader", "virtual_device", "--data-dir", "/d", "verify", "right-index-finger", "--passcode-stdin"],
-        ["verify", "--reader", "verify"], ["verify", "--data-dir", "any"],
-    ])
+    @Test(
+        "the usual command lines take the fast path and mean what ArgumentParser says",
+        arguments: [
+            ["verify"], ["verify", "any"], ["verify", "right-index-finger"], ["verify", "left-thumb"],
+            ["--reader", "virtual_device", "verify"], ["--reader=virtual_device", "verify", "right-thumb"],
+            ["--data-dir", "/tmp/d", "verify"], ["--data-dir=/tmp/d", "--reader", "simulated", "verify", "any"],
+            ["verify", "--reader", "simulated:0", "--data-dir", "/x y/z"], ["verify", "right-ring-finger", "--reader=auto"],
+            ["verify", "--passcode-stdin"], ["verify", "--passcode-fd", "0", "left-little-finger"], ["verify", "--passcode-fd=0"],
+            ["--reader", "virtual_device", "--data-dir", "/d", "verify", "right-index-finger", "--passcode-stdin"],
+            ["verify", "--reader", "verify"], ["verify", "--data-dir", "any"],
+        ])
     func usualLines(arguments: [String]) throws {
         let fast = try #require(Self.parsedFast(arguments))
         #expect(fast == Self.parsedByArgumentParser(arguments))
     }
 
-    @Test("anything unusual is left to ArgumentParser", arguments: [
-        [], ["fingers"], ["verify", "--help"], ["verify", "-h"], ["help", "verify"], ["verify", "help"],
-        ["verify", "--", "left-thumb"], ["verify", "thumb"], ["verify", "left-thumb", "right-thumb"],
-        ["verify", "--json"], ["verify", "--reader"], ["verify", "--reader", "--data-dir", "/d"],
-        ["verify", "--reader="], ["verify", "--data-dir", "-d"], ["verify", "--reader", "a", "--reader", "b"],
-        ["verify", "--passcode-stdin", "--passcode-stdin"], ["verify", "--passcode-stdin=yes"],
-        ["verify", "--passcode-stdin", "--passcode-fd", "0"], ["verify", "--passcode-fd", "-1"],
-        ["verify", "--passcode-fd", "x"], ["verify", "--passcode-fd", "99999"], ["verify", "-"],
-        ["verify", "--generate-completion-script", "bash"], ["verify", "--version"],
-    ])
+    @Test(
+        "anything unusual is left to ArgumentParser",
+        arguments: [
+            [], ["fingers"], ["verify", "--help"], ["verify", "-h"], ["help", "verify"], ["verify", "help"],
+            ["verify", "--", "left-thumb"], ["verify", "thumb"], ["verify", "left-thumb", "right-thumb"],
+            ["verify", "--json"], ["verify", "--reader"], ["verify", "--reader", "--data-dir", "/d"],
+            ["verify", "--reader="], ["verify", "--data-dir", "-d"], ["verify", "--reader", "a", "--reader", "b"],
+            ["verify", "--passcode-stdin", "--passcode-stdin"], ["verify", "--passcode-stdin=yes"],
+            ["verify", "--passcode-stdin", "--passcode-fd", "0"], ["verify", "--passcode-fd", "-1"],
+            ["verify", "--passcode-fd", "x"], ["verify", "--passcode-fd", "99999"], ["verify", "-"],
+            ["verify", "--generate-completion-script", "bash"], ["verify", "--version"],
+        ])
     func unusualLines(arguments: [String]) {
         #expect(Self.parsedFast(arguments) == nil)
     }
 
-    @Test("wherever it answers, ArgumentParser answers the same", arguments: [
-        ["verify", "ANY"], ["verify", "Any"], ["verify", "LEFT-THUMB"], ["verify", "left-index"], ["verify", "left_thumb"],
-        ["verify", "--passcode-fd=+0"], ["verify", "--passcode-fd", "00"], ["verify", "--passcode-fd", " 0"],
-        ["verify", "--reader", " virtual_device"], ["verify", "--data-dir=a=b"], ["verify", "--reader=x=y"],
-        ["verify", "--READER", "x"], ["VERIFY"], ["verify", "--reader", "x", "right-thumb", "--data-dir", "/d"],
-        ["--reader", "a", "--reader", "b", "verify"], ["--data-dir=/d", "verify", "--data-dir", "/e"],
-        ["verify", "right-thumb", "--", "--reader"], ["verify", "--passcode-stdin", "any"],
-    ])
+    @Test(
+        "wherever it answers, ArgumentParser answers the same",
+        arguments: [
+            ["verify", "ANY"], ["verify", "Any"], ["verify", "LEFT-THUMB"], ["verify", "left-index"], ["verify", "left_thumb"],
+            ["verify", "--passcode-fd=+0"], ["verify", "--passcode-fd", "00"], ["verify", "--passcode-fd", " 0"],
+            ["verify", "--reader", " virtual_device"], ["verify", "--data-dir=a=b"], ["verify", "--reader=x=y"],
+            ["verify", "--READER", "x"], ["VERIFY"], ["verify", "--reader", "x", "right-thumb", "--data-dir", "/d"],
+            ["--reader", "a", "--reader", "b", "verify"], ["--data-dir=/d", "verify", "--data-dir", "/e"],
+            ["verify", "right-thumb", "--", "--reader"], ["verify", "--passcode-stdin", "any"],
+        ])
     func agreement(arguments: [String]) {
         guard let fast = Self.parsedFast(arguments) else { return }
         #expect(fast == Self.parsedByArgumentParser(arguments))
@@ -72,8 +79,9 @@ struct VerifyFastPathTests {
 
     @Test("the values it reads")
     func values() throws {
-        let request = try #require(Self.parsedFast(
-            ["--data-dir", "/srv/notes", "verify", "--reader=virtual_device:0", "left-middle-finger", "--passcode-stdin"]))
+        let request = try #require(
+            Self.parsedFast(
+                ["--data-dir", "/srv/notes", "verify", "--reader=virtual_device:0", "left-middle-finger", "--passcode-stdin"]))
         #expect(request.global == GlobalSettings(reader: "virtual_device:0", dataDir: "/srv/notes"))
         #expect(request.finger == .leftMiddle)
         #expect(request.passcodeDescriptor == 0)

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `notes show ID --clip` (the first line, as `pass -c`) and `--clip-all` (the body) with a real X

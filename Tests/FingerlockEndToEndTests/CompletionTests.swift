@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// Shell completions, from the scripts the built binary writes: values where a value is expected
 /// (fingers, settings, --reader, --format), never command names there.
@@ -49,10 +50,12 @@ import Testing
         #expect(offered.contains("synaptics"))
     }
 
-    @Test("config set offers values for the setting before it", arguments: [
-        ("max-tries", (1...10).map(String.init)), ("cache-expiry", ["1h", "4h", "8h", "24h", "48h"]),
-        ("reuse-window", ["0s", "30s", "1m", "5m"]), ("nonsense", []),
-    ])
+    @Test(
+        "config set offers values for the setting before it",
+        arguments: [
+            ("max-tries", (1...10).map(String.init)), ("cache-expiry", ["1h", "4h", "8h", "24h", "48h"]),
+            ("reuse-window", ["0s", "30s", "1m", "5m"]), ("nonsense", []),
+        ])
     func configValues(_ key: String, _ expected: [String]) async throws {
         let result = try await runner.run(["---completion", "config", "set", "--", "positional@1", "4", "0", "fingerlock", "config", "set", key, ""])
         #expect(result.status == 0)

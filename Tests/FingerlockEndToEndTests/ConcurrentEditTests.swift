@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Two fingerlock processes changing one note: each change is applied to the note as stored when it
@@ -41,11 +41,11 @@ import Glibc
         let script = runtimeDirectory + "-editor.sh"
         let go = runtimeDirectory + "-go"
         try """
-            #!/bin/sh
-            printf '\(content)' > "$1"
-            echo editing
-            while [ ! -e '\(go)' ]; do sleep 0.05; done
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        printf '\(content)' > "$1"
+        echo editing
+        while [ ! -e '\(go)' ]; do sleep 0.05; done
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
         let edit = try PseudoTerminalSession(
             arguments: ["notes", "edit", id], environment: runner.environment.merging(touch.merging(["EDITOR": script]) { $1 }) { $1 })

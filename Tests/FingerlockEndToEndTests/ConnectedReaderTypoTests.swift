@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// A `--reader` typo of a reader libfprint really enumerates (its `virtual_device`), through the

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 @Suite(.timed, .timeLimit(.minutes(3))) struct ControlCharactersEndToEndTests {
     let runner: BinaryRunner
@@ -64,7 +65,8 @@ import Testing
         let redirected = try await runner.run(["notes", "show", id], environment: touch)
         #expect(redirected.stdout.hasSuffix("\n\n" + body))
         let session = try PseudoTerminalSession(
-            arguments: ["notes", "show", id], environment: runner.environment.merging(["NO_COLOR": "1", "TERM": "xterm"].merging(touch) { $1 }) { $1 })
+            arguments: ["notes", "show", id],
+            environment: runner.environment.merging(["NO_COLOR": "1", "TERM": "xterm"].merging(touch) { $1 }) { $1 })
         #expect(await session.waitForExit() == 0)
         // The terminal turns each newline into CR LF; nothing else may be a control.
         let shown = session.output.replacingOccurrences(of: "\r\n", with: "\n")

@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The data directory and every directory above it, through the built binary: whoever can write a
@@ -35,7 +35,8 @@ import Glibc
         let open = try directory("open", mode: 0o777)
         let result = try await setPasscode(dataDirectory: open + "/data")
         #expect(result.status == 6)
-        #expect(result.stderr == "fingerlock: \(open) is writable by other users (mode 777), who could replace \(open)/data; run: chmod go-w '\(open)'\n")
+        #expect(
+            result.stderr == "fingerlock: \(open) is writable by other users (mode 777), who could replace \(open)/data; run: chmod go-w '\(open)'\n")
         #expect(!FileManager.default.fileExists(atPath: open + "/data"))
         let groupWritable = try directory("group/deeper", mode: 0o700)
         chmod(base + "/group", 0o770)

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `doctor` through the binary on a working test vault: the reader in use is the simulated one,

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `doctor` under a revoked session keyring (a tmux started by `runuser`: pam_keyinit revokes the
@@ -21,8 +21,10 @@ import Testing
         #expect(keyring["fix"] as? String == "run `keyctl new_session && keyctl link @u @s` in this shell, or log in anew")
 
         // The fix given works: a new session keyring with @u linked.
-        let fixed = ["/usr/bin/keyctl", "session", "-", "/bin/sh", "-c",
-                     "keyctl revoke @s && keyctl new_session >/dev/null && keyctl link @u @s && exec \"$0\" \"$@\""]
+        let fixed = [
+            "/usr/bin/keyctl", "session", "-", "/bin/sh", "-c",
+            "keyctl revoke @s && keyctl new_session >/dev/null && keyctl link @u @s && exec \"$0\" \"$@\"",
+        ]
         let after = try await runner.run(["doctor", "--json"], launcher: fixed)
         let again = try #require(JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]], "\(after)")
         #expect(again.first { $0["check"] as? String == "keyring" }?["status"] as? String == "ok")

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// What cannot work is refused before anything asks for a touch or the passcode: no touch is
 /// scripted here, so reaching the reader would time out (exit 8 or 1), not exit 64.

@@ -1,11 +1,12 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
 
+@testable import FingerlockCLI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The real editors, driven by keystrokes in a pseudo-terminal, with a home directory whose
@@ -19,7 +20,6 @@ import Glibc
     let deleted = "DELETED-\(UUID().uuidString.prefix(8))"
     let typed = "TYPED-\(UUID().uuidString.prefix(8))"
     let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"]
-
 
     init() async throws {
         runtimeDirectory = "/dev/shm/fl-runtime-\(UUID().uuidString)"

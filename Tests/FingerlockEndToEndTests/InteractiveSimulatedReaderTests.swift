@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// A person at the terminal: passcode prompts on /dev/tty without echo, and the simulated reader

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -17,9 +17,11 @@ import Testing
         result.stderr.contains("libfprint-2.so")
     }
 
-    @Test("commands that use no hardware reader never load libfprint", arguments: [
-        ["--help"], ["--version"], ["notes", "--help"], ["--reader", "simulated", "status"],
-    ])
+    @Test(
+        "commands that use no hardware reader never load libfprint",
+        arguments: [
+            ["--help"], ["--version"], ["notes", "--help"], ["--reader", "simulated", "status"],
+        ])
     func noHardwareReaderNoLibfprint(arguments: [String]) async throws {
         let result = try await runner.run(arguments)
         #expect(result.status == 0, "\(result.stderr.suffix(300))")
@@ -35,10 +37,11 @@ import Testing
         let linked = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
             .map { $0 + "/libfprint-2.so.2" }
             .first { access($0, F_OK) == 0 }
-        let library = try #require(linked.flatMap { realpath($0, nil) }.map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        })
+        let library = try #require(
+            linked.flatMap { realpath($0, nil) }.map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
         let hidden = ["/usr/bin/unshare", "--mount", "/bin/sh", "-c", "mount --bind /dev/null \"$0\" && exec \"$@\"", library]
         let runner = BinaryRunner()
         let simulated = try await runner.run(

@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Notes from scripts: bodies on stdin, a scripted $EDITOR, unlocking by touch or passcode.
@@ -41,11 +41,11 @@ import Glibc
         let script = runtimeDirectory + "-editor.sh"
         let log = runtimeDirectory + "-editor.log"
         try """
-            #!/bin/sh
-            # Records where it was asked to edit and the file's mode, then writes the note.
-            stat -c '%a %n' "$1" "$(dirname "$1")" >> '\(log)'
-            printf '# From the editor\\n\\n\(marker) body\\n' > "$1"
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        # Records where it was asked to edit and the file's mode, then writes the note.
+        stat -c '%a %n' "$1" "$(dirname "$1")" >> '\(log)'
+        printf '# From the editor\\n\\n\(marker) body\\n' > "$1"
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
         // The editor needs a terminal: run in a pseudo-terminal.
         let session = try PseudoTerminalSession(

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `notes import` reads with a bound: a note holds at most 16 MiB, an import at most 256 MiB, and
@@ -107,7 +107,8 @@ extension NotesImportEndToEndTests {
         #expect(environ.status == 6)
         #expect(
             environ.stderr
-                == "fingerlock: \(directory)/env.txt is a symbolic link: markdown-dir reads only regular files in the directory, never through a link (copy the file in instead); nothing was imported.\n")
+                == "fingerlock: \(directory)/env.txt is a symbolic link: markdown-dir reads only regular files in the directory, never through a link (copy the file in instead); nothing was imported.\n"
+        )
         #expect(unlink(directory + "/env.txt") == 0)
         let outside = try write("# Outside\nnot for this vault\n", to: "outside.md")
         #expect(symlink(outside, directory + "/z.md") == 0)

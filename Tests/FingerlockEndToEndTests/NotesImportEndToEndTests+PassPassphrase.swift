@@ -14,8 +14,10 @@ extension NotesImportEndToEndTests {
         let store = scratch + "/passphrase-store"
         let environment = ["PATH": "/usr/bin:/bin", "HOME": scratch, "GNUPGHOME": gnupg, "PASSWORD_STORE_DIR": store]
         try await helper(
-            ["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "open sesame", "--quick-gen-key",
-             "fingerlock test <test@fingerlock.invalid>", "future-default", "default", "never"],
+            [
+                "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "open sesame", "--quick-gen-key",
+                "fingerlock test <test@fingerlock.invalid>", "future-default", "default", "never",
+            ],
             environment: environment)
         try await helper(["pass", "init", "test@fingerlock.invalid"], environment: environment)
         try await helper(["pass", "insert", "--multiline", "--", "web/site"], environment: environment, stdin: "the secret\n")
@@ -49,7 +51,8 @@ extension NotesImportEndToEndTests {
         #expect(result.stderr.hasPrefix("fingerlock: pass show web/site failed (gpg: "), "\(result.stderr)")
         #expect(
             result.stderr.hasSuffix(
-                "; if its key has a passphrase, gpg had no terminal to ask for it: run `pass show web/site` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.\n"))
+                "; if its key has a passphrase, gpg had no terminal to ask for it: run `pass show web/site` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.\n"
+            ))
         #expect(result.stderr.split(separator: "\n").count == 1)
         #expect(try await list(runner).isEmpty)
         try await helper(["gpgconf", "--kill", "all"], environment: gpg)

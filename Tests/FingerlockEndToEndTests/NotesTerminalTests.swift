@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Living with notes at a terminal: unlocking by touch, every way to the passcode, editing.
@@ -19,7 +19,8 @@ import Glibc
         runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "XDG_RUNTIME_DIR": runtimeDirectory, "TERM": "dumb"])
         try await runner.setPasscode()
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
-        let added = try await runner.run(["notes", "add", "--title", "groceries"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "milk\n")
+        let added = try await runner.run(
+            ["notes", "add", "--title", "groceries"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "milk\n")
         #expect(added.status == 0)
     }
 
@@ -123,11 +124,11 @@ import Glibc
         // which then waits for a child that never saw it; nothing is left to fork here.
         let script = runtimeDirectory + "-slow-editor.sh"
         try """
-            #!/bin/sh
-            printf '# groceries\\n\\n\(marker)\\n' > "$1"
-            echo editing
-            exec sleep 30
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        printf '# groceries\\n\\n\(marker)\\n' > "$1"
+        echo editing
+        exec sleep 30
+        """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
         let ids = try await runner.run(["notes", "list", "--json"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"])
         let id = String(ids.stdout.split(separator: "\"").first { $0.count == 36 } ?? "")

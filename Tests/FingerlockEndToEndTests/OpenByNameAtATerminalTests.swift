@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// A person at a terminal opens a note by name with one touch (the naming rules themselves are
 /// tested in process: FingerlockCLITests' `OpenByNameTests`).

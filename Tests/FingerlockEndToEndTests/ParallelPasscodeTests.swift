@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Passcode attempts made at once (issue 27): one still being checked is no wrong passcode for the

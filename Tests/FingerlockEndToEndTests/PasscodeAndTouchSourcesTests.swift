@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Where a command may take its passcode and its touch from, through the binary: never the reader
@@ -14,7 +14,8 @@ import Testing
     @Test func verifyOverSSHDoesNotUseTheReader() async throws {
         try await runner.setPasscode()
         _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
-        let result = try await runner.run(["verify"], environment: touches("right-thumb").merging(["SSH_CONNECTION": "192.0.2.1 5 192.0.2.2 22"]) { $1 })
+        let result = try await runner.run(
+            ["verify"], environment: touches("right-thumb").merging(["SSH_CONNECTION": "192.0.2.1 5 192.0.2.2 22"]) { $1 })
         #expect(result.status == 4)
         #expect(result.stderr.contains("remote (SSH) session"))
     }

@@ -1,9 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
 import Vault
+
+@testable import FingerlockCLI
 
 /// `fingerlock pick`: one touch, `ID<TAB>TITLE` lines to a picker, the chosen note's first line to
 /// the clipboard (or printed). The picker is a fake `rofi` on PATH that keeps what it was given and

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Enrolling a finger that is already enrolled replaces its print only after a yes (or `--replace`).

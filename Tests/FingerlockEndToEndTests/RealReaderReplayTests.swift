@@ -1,12 +1,12 @@
 import AuthCore
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built binary against real readers: libfprint's recordings of a goodixmoc and a synaptics reader

@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A new recovery key is the only way back in once the passcode is forgotten: `passcode set` and
@@ -54,7 +54,10 @@ import Glibc
     @Test func passcodeSetIntoDevNullIsRefusedAndCreatesNoVault() async throws {
         let result = try await shell("\"$FL\" passcode set --passcode-stdin <\"$FLPASS\" >/dev/null")
         #expect(result.status == 6)
-        #expect(result.stderr == "fingerlock: The new recovery key would be lost: stdout is /dev/null, which keeps nothing. Nothing was changed; use --recovery-key-file FILE, or let stdout reach you.\n")
+        #expect(
+            result.stderr
+                == "fingerlock: The new recovery key would be lost: stdout is /dev/null, which keeps nothing. Nothing was changed; use --recovery-key-file FILE, or let stdout reach you.\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: vaultPath))
     }
 

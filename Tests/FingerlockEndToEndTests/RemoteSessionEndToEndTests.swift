@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// The built binary started under a process named `sshd` (a copy of `/bin/sh`), with none of

@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Attacks on the vault and policy from outside, each through the built binary: restore, lock, an
@@ -146,10 +146,12 @@ import Glibc
     // MARK: 6. output that cannot be written
 
     @Test func aRecoveryKeyThatCannotBeWrittenCreatesNoVault() async throws {
-        let status = try await shell("printf '%s\\n%s\\n' \"$P\" \"$P\" | \"$FL\" passcode set --passcode-stdin >/dev/full", environment: ["P": BinaryRunner.passcode])
+        let status = try await shell(
+            "printf '%s\\n%s\\n' \"$P\" \"$P\" | \"$FL\" passcode set --passcode-stdin >/dev/full", environment: ["P": BinaryRunner.passcode])
         #expect(status == 6)
         #expect(!FileManager.default.fileExists(atPath: runner.dataDirectory + "/vault.sqlite"))
-        let closed = try await shell("printf '%s\\n%s\\n' \"$P\" \"$P\" | \"$FL\" passcode set --passcode-stdin >&-", environment: ["P": BinaryRunner.passcode])
+        let closed = try await shell(
+            "printf '%s\\n%s\\n' \"$P\" \"$P\" | \"$FL\" passcode set --passcode-stdin >&-", environment: ["P": BinaryRunner.passcode])
         #expect(closed == 6)
         #expect(!FileManager.default.fileExists(atPath: runner.dataDirectory + "/vault.sqlite"))
     }
@@ -167,10 +169,13 @@ import Glibc
     @Test func anExportThatDoesNotFitLeavesNoTruncatedFile() async throws {
         try await runner.setPasscode()
         let body = String(repeating: "a line of a long note\n", count: 200)
-        #expect(try await runner.run(["notes", "add", "--title", "long", "--passcode-fd", "3"], stdin: body, descriptorsFromFiles: [3: passcodeFile]).status == 0)
+        #expect(
+            try await runner.run(["notes", "add", "--title", "long", "--passcode-fd", "3"], stdin: body, descriptorsFromFiles: [3: passcodeFile])
+                .status == 0)
         let file = runner.dataDirectory + "-export.json"
         // A file size limit of 2 KiB stands in for a full disk (SIGXFSZ ignored, so the write fails).
-        let status = try await shell("trap '' XFSZ; ulimit -f 4; exec \"$FL\" export --yes-plaintext --passcode-fd 3 3<\"$FLPASS\" >\"$OUT\"", environment: ["OUT": file])
+        let status = try await shell(
+            "trap '' XFSZ; ulimit -f 4; exec \"$FL\" export --yes-plaintext --passcode-fd 3 3<\"$FLPASS\" >\"$OUT\"", environment: ["OUT": file])
         #expect(status == 6)
         let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? -1
         #expect(size == 0)

@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Rows put back from an earlier state of the same vault (each authentic on its own), caught on
@@ -38,11 +38,13 @@ import Glibc
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let added = try await runner.run(["notes", "add", "--title", "old"], environment: touch, stdin: "the old body")
         let id = String(added.stdout.split(separator: " ")[1].dropLast())
-        _ = try await sql("""
+        _ = try await sql(
+            """
             db.execute("CREATE TABLE s.saved AS SELECT n.revision, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq")
             """)
         #expect(try await runner.run(["notes", "edit", id, "--title", "new"], environment: touch, stdin: "the new body").status == 0)
-        _ = try await sql("""
+        _ = try await sql(
+            """
             (revision, header, body) = db.execute("SELECT revision, header, body FROM s.saved").fetchone()
             db.execute("UPDATE notes SET revision = ?, header = ?", (revision, header))
             db.execute("UPDATE note_bodies SET body = ?", (body,))
@@ -59,11 +61,13 @@ import Glibc
         #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
         let set = try await runner.run(["config", "set", "max-tries", "10", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(set.status == 0, "\(set.stderr)")
-        _ = try await sql("""
+        _ = try await sql(
+            """
             db.execute("CREATE TABLE s.saved AS SELECT key, revision, sealed FROM settings")
             """)
         #expect(try await runner.run(["config", "set", "max-tries", "2", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n").status == 0)
-        _ = try await sql("""
+        _ = try await sql(
+            """
             db.execute("DELETE FROM settings")
             db.execute("INSERT INTO settings SELECT key, revision, sealed FROM s.saved")
             """)

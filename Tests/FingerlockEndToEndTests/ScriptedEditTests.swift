@@ -1,10 +1,10 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `notes edit` and `notes add` from scripts: only a non-empty body piped or redirected from a file
@@ -97,7 +97,8 @@ import Glibc
         let devNull = try await runner.run(["notes", "add"], environment: touch, stdinFrom: "/dev/null")
         #expect(devNull.status == 2)
         // A device is never read: /dev/zero would never end.
-        let zero = try await runner.run(["notes", "add", "--title", "Only a title"], environment: touch, stdinFrom: "/dev/zero", timeout: .seconds(30))
+        let zero = try await runner.run(
+            ["notes", "add", "--title", "Only a title"], environment: touch, stdinFrom: "/dev/zero", timeout: .seconds(30))
         #expect(zero.status == 0, "\(zero.stderr)")
         let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
         let notes = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])

@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// `notes search`'s snippet highlighted on a terminal only, through the built binary in a
 /// pseudo-terminal (the rest of the search habits are tested in process: `SearchHabitsTests`).

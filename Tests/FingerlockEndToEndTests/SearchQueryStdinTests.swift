@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `notes search --query-stdin`: the text searched for never goes through argv.

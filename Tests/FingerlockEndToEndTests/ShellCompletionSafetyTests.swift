@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// Note titles are data: at TAB, bash, zsh and fish (Debian's, each running the script the binary

@@ -1,6 +1,6 @@
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `status` that does not promise a touch during a lockout nor a window set to 0; `enroll` that says

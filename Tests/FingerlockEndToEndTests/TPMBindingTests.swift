@@ -1,5 +1,5 @@
-import FingerlockTestSupport
 import FingerlockCLITestSupport
+import FingerlockTestSupport
 import Foundation
 import Testing
 

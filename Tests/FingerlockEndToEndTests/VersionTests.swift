@@ -1,8 +1,9 @@
 import FingerlockCLITestSupport
-import Foundation
-@testable import FingerlockCLI
 import FingerlockTestSupport
+import Foundation
 import Testing
+
+@testable import FingerlockCLI
 
 /// `--version` and `doctor` show the one version written in `FingerlockVersion`; the bare `--help`.
 @Suite(.timed, .timeLimit(.minutes(2))) struct VersionTests {

@@ -1,7 +1,7 @@
-import FingerprintTestSupport
 import FingerlockCLITestSupport
-import Foundation
 import FingerlockTestSupport
+import FingerprintTestSupport
+import Foundation
 import Testing
 
 /// The built binary against libfprint's own `virtual_device` driver: real libfprint code paths, the

@@ -1,8 +1,8 @@
-import FingerlockServiceClient
 import FingerlockProtocol
+import FingerlockServiceClient
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)

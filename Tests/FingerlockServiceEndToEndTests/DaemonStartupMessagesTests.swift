@@ -1,6 +1,6 @@
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// What the built `fingerlockd` says when it cannot start where it was told to listen.

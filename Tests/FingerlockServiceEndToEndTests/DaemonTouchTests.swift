@@ -1,7 +1,7 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -32,14 +32,15 @@ struct DaemonTouchTests {
         var proof: [String: Any] {
             get throws {
                 _ = try client.call("io.fingerlock.Service.RegisterVault", ["vault": vault.id])
-                let slot = try client.call(
-                    "io.fingerlock.Service.SealPasscodeSlot",
-                    [
-                        "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
-                        "key": vault.key.base64EncodedString(),
-                        "associatedData": vault.associatedData.base64EncodedString(),
-                    ]
-                ).parameters["sealedSlot"] as? String
+                let slot =
+                    try client.call(
+                        "io.fingerlock.Service.SealPasscodeSlot",
+                        [
+                            "vault": vault.id, "stretched": vault.stretched.base64EncodedString(),
+                            "key": vault.key.base64EncodedString(),
+                            "associatedData": vault.associatedData.base64EncodedString(),
+                        ]
+                    ).parameters["sealedSlot"] as? String
                 return [
                     "vault": vault.id, "stretched": vault.stretched.base64EncodedString(), "sealedSlot": slot ?? "",
                     "associatedData": vault.associatedData.base64EncodedString(),

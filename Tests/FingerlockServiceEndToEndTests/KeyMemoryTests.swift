@@ -1,6 +1,6 @@
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)

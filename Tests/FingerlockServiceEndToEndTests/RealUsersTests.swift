@@ -1,7 +1,7 @@
 import Crypto
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Synchronization
 import Testing
 

@@ -1,6 +1,6 @@
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -238,9 +238,10 @@ struct SystemModeCommandsTests {
             // setpriv execs python itself, so killing this process kills the server.
             let user = RealUsersTests.serviceUser
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = [
-                "--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/python3", script, socket, mode,
-            ] + (record.map { [$0] } ?? [])
+            process.arguments =
+                [
+                    "--reuid", user, "--regid", user, "--init-groups", "--", "/usr/bin/python3", script, socket, mode,
+                ] + (record.map { [$0] } ?? [])
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
@@ -316,7 +317,8 @@ struct SystemModeCommandsTests {
         defer { rootOwned.terminateBlocking() }
         chown(setup.base + "/run3/socket", serviceUID, setup.gid(RealUsersTests.serviceUser))
         try await expectError(
-            setup.base + "/run3/socket", "SO_PEERCRED says \(setup.base)/run3/socket is served by uid 0, but the socket "
+            setup.base + "/run3/socket",
+            "SO_PEERCRED says \(setup.base)/run3/socket is served by uid 0, but the socket "
                 + "file belongs to uid \(serviceUID)", fix: "restart the service")
 
         // Another protocol version, and a service that never answers.
@@ -325,7 +327,8 @@ struct SystemModeCommandsTests {
         do {
             let newer = try await FakeService(setup, socket: setup.base + "/run4/protocol2", mode: "protocol2")
             try await expectError(
-                setup.base + "/run4/protocol2", "fingerlockd at \(setup.base)/run4/protocol2 speaks protocol 2; "
+                setup.base + "/run4/protocol2",
+                "fingerlockd at \(setup.base)/run4/protocol2 speaks protocol 2; "
                     + "this fingerlock speaks protocol 1.", fix: "from the same source")
             _ = newer
         }

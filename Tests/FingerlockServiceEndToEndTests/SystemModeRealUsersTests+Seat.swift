@@ -156,8 +156,11 @@ extension SystemModeRealUsersTests {
             environment: simulated, logind: "unix:path=\(setup.base)/no-bus-here")
         defer { allowing.terminateBlocking() }
         let allowed = try await setup.fingerlock(
-            as: alice, ["--data-dir", setup.base + "/\(alice)/data", "--socket", setup.base + "/run3/socket", "enroll",
-                "right-index", "--passcode-fd", "3"], passcodes: [Self.passcode])
+            as: alice,
+            [
+                "--data-dir", setup.base + "/\(alice)/data", "--socket", setup.base + "/run3/socket", "enroll",
+                "right-index", "--passcode-fd", "3",
+            ], passcodes: [Self.passcode])
         #expect(allowed.status == 0, "\(allowed.output) \(allowing.log)")
     }
 }

@@ -1,6 +1,6 @@
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 #if canImport(Glibc)
@@ -103,8 +103,10 @@ struct SystemModeRealUsersTests {
             let variables = ["FINGERLOCK_KEYRING_NAMESPACE": keyringNamespace].merging(environment) { $1 }
             return try await runCommandSeparately(
                 "/usr/sbin/runuser",
-                ["-u", user, "--", "/bin/sh", "-c", "p=$1; b=$2; shift 2; exec \"$@\" 3<\"$p\" <\"$b\"", "sh", passFile,
-                    bodyFile, "/usr/bin/env"] + variables.sorted(by: <).map { "\($0.key)=\($0.value)" } + [cli] + arguments,
+                [
+                    "-u", user, "--", "/bin/sh", "-c", "p=$1; b=$2; shift 2; exec \"$@\" 3<\"$p\" <\"$b\"", "sh", passFile,
+                    bodyFile, "/usr/bin/env",
+                ] + variables.sorted(by: <).map { "\($0.key)=\($0.value)" } + [cli] + arguments,
                 timeout: 90)
         }
 
@@ -143,8 +145,10 @@ struct SystemModeRealUsersTests {
     static func storeID(_ dataDirectory: String) async throws -> String {
         let (status, output) = try await runCommand(
             "/usr/bin/python3",
-            ["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select store_id from meta').fetchone()[0])",
-                dataDirectory + "/vault.sqlite"])
+            [
+                "-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select store_id from meta').fetchone()[0])",
+                dataDirectory + "/vault.sqlite",
+            ])
         try #require(status == 0)
         return output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -205,8 +209,11 @@ struct SystemModeRealUsersTests {
         // Bob, with a copy of Alice's vault and her passcode, gets nothing from the service.
         let bobCopy = try await setup.copy(data, to: bob, named: "data")
         let bobTry = try await run(
-            bob, ["--reader", "simulated", "--data-dir", bobCopy, "--socket", setup.socket, "notes", "list",
-                "--passcode-fd", "3"], [Self.passcode])
+            bob,
+            [
+                "--reader", "simulated", "--data-dir", bobCopy, "--socket", setup.socket, "notes", "list",
+                "--passcode-fd", "3",
+            ], [Self.passcode])
         #expect(bobTry.status == 4 && !bobTry.output.contains("kept"), "\(bobTry.output)")
 
         // The copy plus the right passcode opens nothing without the service, nor with another one.
@@ -250,8 +257,11 @@ struct SystemModeRealUsersTests {
         #expect(disabled.status == 0, "\(disabled.output)")
         #expect(try await setup.serviceStatus(as: alice, socket: setup.socket, vault: vault)["registered"] as? Bool == false)
         let userMode = try await run(
-            alice, ["--reader", "simulated", "--data-dir", data, "--socket", setup.base + "/none", "notes", "list",
-                "--passcode-fd", "3"], [Self.passcode])
+            alice,
+            [
+                "--reader", "simulated", "--data-dir", data, "--socket", setup.base + "/none", "notes", "list",
+                "--passcode-fd", "3",
+            ], [Self.passcode])
         #expect(userMode.status == 0 && userMode.output.contains("kept"), "\(userMode.output)")
     }
 

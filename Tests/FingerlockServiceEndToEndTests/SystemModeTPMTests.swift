@@ -43,7 +43,8 @@ struct SystemModeTPMTests {
             let options = ["--reader", "simulated", "--data-dir", data, "--socket", socket ?? setup.socket]
             return try await setup.fingerlockSeparately(as: alice, options + arguments, passcodes: passcodes, environment: noTPM)
         }
-        let set = try await setup.fingerlock(as: alice, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [Self.passcode, Self.passcode])
+        let set = try await setup.fingerlock(
+            as: alice, common + ["passcode", "set", "--passcode-fd", "3"], passcodes: [Self.passcode, Self.passcode])
         try #require(set.status == 0, "\(set.output)")
         let recoveryKey = try #require(set.output.firstMatch(of: /([A-Z0-9]{4}-){12}[A-Z0-9]{4}/).map { String($0.output.0) })
         try #require(try await run(["system", "enable", "--passcode-fd", "3"], [Self.passcode]).status == 0)
@@ -154,8 +155,10 @@ struct SystemModeTPMTests {
             let json = String(decoding: try JSONSerialization.data(withJSONObject: parameters), as: UTF8.self)
             let ran = try await runCommandSeparately(
                 "/usr/bin/setpriv",
-                ["--reuid=\(subordinate)", "--regid=\(subordinate)", "--clear-groups", "/usr/bin/python3", client,
-                    setup.socket, "io.fingerlock.Service." + method, json], timeout: 30)
+                [
+                    "--reuid=\(subordinate)", "--regid=\(subordinate)", "--clear-groups", "/usr/bin/python3", client,
+                    setup.socket, "io.fingerlock.Service." + method, json,
+                ], timeout: 30)
             return try #require(try JSONSerialization.jsonObject(with: Data(ran.stdout.utf8)) as? [String: Any], "\(ran)")
         }
         let vault = UUID().uuidString.lowercased()

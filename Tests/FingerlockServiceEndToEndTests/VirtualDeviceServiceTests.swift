@@ -1,7 +1,7 @@
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import FingerprintTestSupport
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)

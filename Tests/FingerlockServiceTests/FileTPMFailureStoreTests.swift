@@ -1,9 +1,9 @@
 import AuthCore
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Foundation
 import SafeFiles
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -59,7 +59,13 @@ struct FileTPMFailureStoreTests {
         let inside = Mutex(false)
         DispatchQueue.concurrentPerform(iterations: 20) { index in
             try? stores[index % 2].exclusively { ledger, save in
-                if inside.withLock({ let was = $0; $0 = true; return was }) { overlaps.withLock { $0 += 1 } }
+                if inside.withLock({
+                    let was = $0
+                    $0 = true
+                    return was
+                }) {
+                    overlaps.withLock { $0 += 1 }
+                }
                 try save(TPMFailureLedger(charges: ledger.charges + [charge("uid \(index)")]))
                 inside.withLock { $0 = false }
             }

@@ -1,6 +1,6 @@
 import FingerlockServiceTestSupport
-import Synchronization
 import FingerlockTestSupport
+import Synchronization
 import Testing
 
 @testable import FingerlockService

@@ -1,8 +1,8 @@
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Foundation
 import Logging
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

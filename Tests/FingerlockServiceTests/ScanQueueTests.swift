@@ -1,9 +1,9 @@
-import AuthCore
 import Auth
+import AuthCore
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

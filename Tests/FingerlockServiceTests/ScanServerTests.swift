@@ -1,10 +1,10 @@
-import AuthCore
 import Auth
+import AuthCore
 import FingerlockProtocol
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

@@ -1,9 +1,9 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

@@ -1,9 +1,9 @@
 import Auth
-import FingerlockServiceClient
 import FingerlockProtocol
+import FingerlockServiceClient
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import FingerlockService

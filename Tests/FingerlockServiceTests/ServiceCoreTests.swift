@@ -1,5 +1,5 @@
-import AuthCore
 import Auth
+import AuthCore
 import Crypto
 import FingerlockProtocol
 import FingerlockServiceTestSupport

@@ -1,8 +1,8 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

@@ -60,7 +60,10 @@ struct ServiceTouchTests {
     }
 
     @Test func fiveFailedTouchesForgetTheKeyUntilThePasscode() async throws {
-        let fixture = try TouchFixture(script: [.finger(.rightIndex), .finger(.rightIndex)] + Array(repeating: .unknown, count: 5) + [.finger(.rightIndex), .finger(.rightIndex)])
+        let fixture = try TouchFixture(
+            script: [.finger(.rightIndex), .finger(.rightIndex)] + Array(repeating: .unknown, count: 5) + [
+                .finger(.rightIndex), .finger(.rightIndex),
+            ])
         _ = try await fixture.enroll(.rightIndex)
         try fixture.unlockWithPasscode(cacheSeconds: 600)
         for attempt in 1...5 {

@@ -1,8 +1,8 @@
 import Crypto
 import FingerlockProtocol
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import FingerlockService

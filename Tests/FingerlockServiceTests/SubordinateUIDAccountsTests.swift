@@ -1,7 +1,7 @@
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService

@@ -1,9 +1,9 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
+import FingerlockTestSupport
 import Fingerprint
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import FingerlockService
@@ -20,8 +20,10 @@ struct TouchQueueTests {
         // Enrollment, then: a scan that holds the reader while five more wait; three of those time
         // out without a finger, one reads an unknown finger, the last the enrolled one.
         let fixture = try TouchFixture(
-            script: [.finger(.rightIndex), .finger(.rightIndex), .hold, .timeout, .timeout, .timeout, .unknown,
-                .finger(.rightIndex)])
+            script: [
+                .finger(.rightIndex), .finger(.rightIndex), .hold, .timeout, .timeout, .timeout, .unknown,
+                .finger(.rightIndex),
+            ])
         _ = try await fixture.enroll(.rightIndex)
         try fixture.unlockWithPasscode(cacheSeconds: 600)
         let outcomes = await withTaskGroup(of: String.self) { group in
@@ -127,7 +129,8 @@ final class FingerReads: Sendable {
 
 /// The simulated reader with its scans (verify and identify) replaced by `scan`.
 struct HookedReader: FingerprintReader {
-    typealias Scan = @Sendable (_ prints: [EnrolledPrint], _ timeout: Duration, _ fingerRead: @escaping @Sendable () -> Void)
+    typealias Scan =
+        @Sendable (_ prints: [EnrolledPrint], _ timeout: Duration, _ fingerRead: @escaping @Sendable () -> Void)
         async throws -> ScanResult
     let inner: SimulatedReader
     let scan: Scan

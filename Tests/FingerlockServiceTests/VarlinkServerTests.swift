@@ -1,7 +1,7 @@
 import FingerlockProtocol
 import FingerlockServiceTestSupport
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import FingerlockService

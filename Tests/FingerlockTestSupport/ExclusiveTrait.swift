@@ -1,5 +1,5 @@
-public import Testing
 import Synchronization
+public import Testing
 
 /// Something a whole test process shares (an environment variable a library reads, a device): the
 /// tests that use it, in whichever suites and targets they are, take turns (`.exclusive(to:)`).

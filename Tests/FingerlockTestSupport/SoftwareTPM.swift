@@ -89,7 +89,9 @@ public final class SoftwareTPM: @unchecked Sendable {
         let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let index = lines.firstIndex(where: { $0.hasPrefix(name + ":") }) else { throw Failure("no \(name) in \(output)") }
         var value = lines[index].dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
-        if value.isEmpty, index + 1 < lines.count { value = lines[index + 1].replacingOccurrences(of: "raw:", with: "").trimmingCharacters(in: .whitespaces) }
+        if value.isEmpty, index + 1 < lines.count {
+            value = lines[index + 1].replacingOccurrences(of: "raw:", with: "").trimmingCharacters(in: .whitespaces)
+        }
         if value.hasPrefix("0x") { return Int(value.dropFirst(2), radix: 16) ?? -1 }
         return Int(value) ?? -1
     }

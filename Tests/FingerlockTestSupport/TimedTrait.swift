@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Each test's own duration, for the suite's "slowest tests" list (`scripts/slowest-tests.py`).
 ///

@@ -1,10 +1,10 @@
+import FingerlockTestSupport
 import Foundation
 import SafeFiles
-import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `PrivateDirectory.resolve`: the directories leading to a data directory, and the links on the way.

@@ -1,11 +1,11 @@
+import FingerlockTestSupport
 import Foundation
 import SafeFiles
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 func makeTemporaryDirectory() -> String {

@@ -2,6 +2,7 @@ import Crypto
 import FingerlockTestSupport
 import Foundation
 import Testing
+
 @testable import TrustedPlatform
 
 /// The real ESAPI against swtpm: sealing, unsealing, the TPM's own counting, lockout, another TPM,

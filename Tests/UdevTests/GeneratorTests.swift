@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `udev/generate-rules.py` against the installed libfprint hwdb and small hand-written ones.

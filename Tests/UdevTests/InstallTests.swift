@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// `make install` / `make uninstall`, and the man page and completions `make` writes, with a

@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 /// The committed rules files pass the strict parser, and the parser really rejects malformed rules.

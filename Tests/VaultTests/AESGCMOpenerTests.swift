@@ -1,8 +1,8 @@
 import Crypto
 import Dispatch
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import Vault
@@ -89,10 +89,12 @@ struct NoteAssociatedDataTests {
         let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: UUID())
         for id in ["", UUID().uuidString.lowercased(), String(repeating: "é", count: 70)] {
             for revision: UInt64 in [1, 2, .max] {
-                #expect(NoteSealing.headerAD(keys, id: id, revision: revision)
-                    == keys.associatedData("note-header", [Array(id.utf8)], revision: revision))
-                #expect(NoteSealing.bodyAD(keys, id: id, revision: revision)
-                    == keys.associatedData("note-body", [Array(id.utf8)], revision: revision))
+                #expect(
+                    NoteSealing.headerAD(keys, id: id, revision: revision)
+                        == keys.associatedData("note-header", [Array(id.utf8)], revision: revision))
+                #expect(
+                    NoteSealing.bodyAD(keys, id: id, revision: revision)
+                        == keys.associatedData("note-body", [Array(id.utf8)], revision: revision))
             }
         }
         let stamp = Date(timeIntervalSinceReferenceDate: 700_000_000)

@@ -1,13 +1,13 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import Synchronization
-import FingerlockTestSupport
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `LockedVault`: the database opened for its header and kept for the unlock that follows. The

@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import Vault

@@ -1,9 +1,10 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import Synchronization
-import FingerlockTestSupport
 import Testing
+
 @testable import Vault
 
 /// A sealer that mixes in a secret of its own per vault, as fingerlockd does, and counts the

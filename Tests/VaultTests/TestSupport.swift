@@ -7,7 +7,7 @@ import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The cheap KDF cost every test vault uses (through the clearly named test-only API).

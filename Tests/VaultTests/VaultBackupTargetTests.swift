@@ -1,10 +1,11 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
+
 @testable import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where a backup may go: never over an existing file unless asked, never over anything but a

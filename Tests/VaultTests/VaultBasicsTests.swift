@@ -1,14 +1,14 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import SafeFiles
 import Synchronization
-import FingerlockTestSupport
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Vault basics", .timed)
@@ -86,7 +86,12 @@ struct VaultBasicsTests {
 
             #expect(try vault.update(id: note.id) { $0.title = "Groceries" } == nil)
             #expect(try vault.note(id: note.id).modified == saved.modified)
-            #expect(throws: Refused.self) { try vault.update(id: note.id) { (n: inout Note) throws(Refused) in n.title = "x"; throw Refused() } }
+            #expect(throws: Refused.self) {
+                try vault.update(id: note.id) { (n: inout Note) throws(Refused) in
+                    n.title = "x"
+                    throw Refused()
+                }
+            }
             #expect(try vault.note(id: note.id) == saved)
             #expect(throws: VaultError.self) { try vault.update(id: UUID()) { $0.title = "x" } }
 

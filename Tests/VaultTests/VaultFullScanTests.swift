@@ -1,6 +1,6 @@
+import FingerlockTestSupport
 import Foundation
 import GRDB
-import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -50,8 +50,10 @@ struct VaultFullScanTests {
             defer { vault.close() }
             let newest = Array(ids.reversed().prefix(limit))
             #expect(try vault.list(limit: limit).map(\.id) == newest)
-            #expect(try vault.list(NoteFilter(tags: ["even"]), limit: limit).map(\.id) == Array(
-                ids.indices.reversed().filter { $0 % 2 == 0 }.prefix(limit).map { ids[$0] }))
+            #expect(
+                try vault.list(NoteFilter(tags: ["even"]), limit: limit).map(\.id)
+                    == Array(
+                        ids.indices.reversed().filter { $0 % 2 == 0 }.prefix(limit).map { ids[$0] }))
             let needles = stride(from: 0, to: Self.count, by: 500).reversed().map { ids[$0] }
             #expect(try vault.search("NEEDLE", limit: limit).map(\.id) == Array(needles.prefix(limit)))
         }

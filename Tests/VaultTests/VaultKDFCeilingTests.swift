@@ -1,8 +1,8 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import Vault

@@ -1,12 +1,12 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import SafeFiles
-import FingerlockTestSupport
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tests with real child processes (`vault-stress`, built next to the test bundle).
@@ -154,7 +154,8 @@ struct VaultProcessTests {
             }
             let bytes = try AtomicFile.read(path)
             checked += 1
-            let found = bytes.count >= needle.count
+            let found =
+                bytes.count >= needle.count
                 && (0...(bytes.count - needle.count)).contains { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
             #expect(!found, "\(name) contains the plaintext marker")
         }

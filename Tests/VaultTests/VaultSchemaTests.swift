@@ -1,6 +1,6 @@
+import FingerlockTestSupport
 import Foundation
 import GRDB
-import FingerlockTestSupport
 import Testing
 import Vault
 

@@ -1,13 +1,13 @@
 import Crypto
+import FingerlockTestSupport
 import Foundation
 import GRDB
 import SafeFiles
-import FingerlockTestSupport
 import Testing
 import Vault
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Vault tampering", .timed)
@@ -84,7 +84,9 @@ struct VaultTamperTests {
             }
             #expect(detected > 0 && harmless > 0)
             let swept = (original.count - part + Self.byteFlipParts - 1) / Self.byteFlipParts
-            print("byte flips, part \(part + 1) of \(Self.byteFlipParts): \(swept) of \(original.count) bytes, \(detected) detected, \(harmless) harmless")
+            print(
+                "byte flips, part \(part + 1) of \(Self.byteFlipParts): \(swept) of \(original.count) bytes, \(detected) detected, \(harmless) harmless"
+            )
             #expect(detected + harmless == swept)
         }
     }

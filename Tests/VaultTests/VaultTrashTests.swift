@@ -1,6 +1,6 @@
+import FingerlockTestSupport
 import Foundation
 import GRDB
-import FingerlockTestSupport
 import Testing
 import Vault
 
@@ -129,8 +129,11 @@ struct VaultTrashTests {
             // Moved back among the notes by hand.
             try withRawDatabase(dir) { db in
                 try db.execute(sql: "DELETE FROM note_trash")
-                try db.execute(sql: "INSERT INTO notes (id, revision, header) VALUES (?, ?, ?)", arguments: [id, saved[0] as DatabaseValue, saved[2] as DatabaseValue])
-                try db.execute(sql: "INSERT INTO note_bodies (note, body) VALUES (?, ?)", arguments: [db.lastInsertedRowID, saved[3] as DatabaseValue])
+                try db.execute(
+                    sql: "INSERT INTO notes (id, revision, header) VALUES (?, ?, ?)",
+                    arguments: [id, saved[0] as DatabaseValue, saved[2] as DatabaseValue])
+                try db.execute(
+                    sql: "INSERT INTO note_bodies (note, body) VALUES (?, ?)", arguments: [db.lastInsertedRowID, saved[3] as DatabaseValue])
             }
             damaged = try open()
             expectVaultError(.tampered) { try damaged.list() }

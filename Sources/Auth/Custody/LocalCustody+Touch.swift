@@ -146,7 +146,8 @@ struct LocalCustody: KeyCustody {
                     // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
                     throw AuthError(
                         .authenticationFailed,
-                        "No match. That was the \(TouchLedger.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered." + lost)
+                        "No match. That was the \(TouchLedger.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered."
+                            + lost)
                 }
                 if noMatches < tries { interaction.notify("No match." + lost + " Try again.") }
             case .scanned(.retry(let reason)):

@@ -101,7 +101,10 @@ extension ServiceCustody {
             }
             let announced = Mutex(false)
             let enrolled = try await systemService.enroll(finger, proof: proof, timeout: timeout) { event in
-                if announced.withLock({ value in defer { value = true }; return !value }) {
+                if announced.withLock({ value in
+                    defer { value = true }
+                    return !value
+                }) {
                     updates(.starting(Self.serviceReaderInfo))
                 }
                 updates(.progress(event))

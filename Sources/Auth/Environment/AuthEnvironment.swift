@@ -1,9 +1,9 @@
 public import AuthCore
 public import Fingerprint
 public import Foundation
+import Synchronization
 public import TrustedPlatform
 import Vault
-import Synchronization
 
 /// What every use case of one command shares: the injected collaborators, the vault header read
 /// once, the ledgers over this user's counters, and the vault's custody (`custody`, resolved from

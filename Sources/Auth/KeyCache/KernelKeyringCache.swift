@@ -17,7 +17,9 @@ public struct KernelKeyringCache: KeyCache {
     /// `namespace` is used only when it is made of letters, digits, `-` and `_`.
     public init(prefix: String = "fingerlock", namespace: String? = nil) {
         self.prefix = prefix
-        let allowed = namespace.map { !$0.isEmpty && $0.utf8.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } }
+        let allowed = namespace.map {
+            !$0.isEmpty && $0.utf8.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        }
         self.namespace = allowed == true ? namespace : nil
     }
 
@@ -27,7 +29,8 @@ public struct KernelKeyringCache: KeyCache {
     public func unavailableReason() -> String? {
         // Resolving @u (without creating anything) fails where keyrings are disabled or filtered.
         if keyctl_get_keyring_ID(KEY_SPEC_USER_KEYRING, 0) < 0 {
-            return "The kernel keyring is not usable here (\(String(cString: strerror(errno)))), so a fingerprint cannot unlock the vault; the passcode is needed each time."
+            return
+                "The kernel keyring is not usable here (\(String(cString: strerror(errno)))), so a fingerprint cannot unlock the vault; the passcode is needed each time."
         }
         return nil
     }

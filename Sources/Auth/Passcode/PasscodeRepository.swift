@@ -34,7 +34,8 @@ public protocol PasscodeRepository: Sendable {
     func storeID() throws(VaultError) -> UUID
     /// Stages a backup beside the vault, opened with `credential` and verified, for `restore`.
     func stageRestore(
-        from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers, progress: ((_ done: Int, _ total: Int) -> Void)?)
+        from backupPath: String, using credential: VaultCredential, sealers: PasscodeSealers, progress: ((_ done: Int, _ total: Int) -> Void)?
+    )
         throws(VaultError) -> StagedRestore
     /// Opens with the store master key `masterKeyFor` finds for the store id (a cached key), checked
     /// like `.masterKey`; nil when it finds none. Errors it throws pass through unchanged.

@@ -19,7 +19,12 @@ final class PendingVault: Sendable {
     /// The kept vault if it still reads the vault's current file (nil otherwise, or when none is
     /// kept). Whoever takes it keeps it again when it did not unlock.
     func take() -> LockedVault? {
-        guard let vault = locked.withLock({ slot in defer { slot = nil }; return slot }) else { return nil }
+        guard
+            let vault = locked.withLock({ slot in
+                defer { slot = nil }
+                return slot
+            })
+        else { return nil }
         guard vault.isCurrent else {
             vault.close()
             return nil

@@ -1,4 +1,5 @@
 public import AuthCore
+import Foundation
 public import Vault
 
 /// The security settings, stored sealed in the vault so nobody can loosen them without unlocking it.
@@ -192,8 +193,6 @@ public struct SecuritySettings: Equatable, Sendable {
         return text
     }
 }
-
-import Foundation
 
 extension SecuritySetting {
     public var help: String {

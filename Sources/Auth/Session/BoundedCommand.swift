@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs a helper program and collects its standard output, giving up after a time limit. Uses
 /// `posix_spawn` directly: Foundation's `Process` starts a thread and a run loop, too much for a

@@ -51,7 +51,8 @@ struct LogindSession: Sendable, Equatable {
     static func id(inControlGroups text: String) -> String? {
         let (prefix, suffix) = ("session-".utf8, ".scope".utf8)
         for component in text.utf8.split(whereSeparator: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\n") })
-        where component.starts(with: prefix) && component.reversed().starts(with: suffix.reversed()) && component.count > prefix.count + suffix.count {
+        where component.starts(with: prefix) && component.reversed().starts(with: suffix.reversed()) && component.count > prefix.count + suffix.count
+        {
             let id = String(decoding: component.dropFirst(prefix.count).dropLast(suffix.count), as: UTF8.self)
             if isValidID(id) { return id }
         }

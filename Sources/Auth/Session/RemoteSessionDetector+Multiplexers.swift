@@ -48,7 +48,8 @@ extension RemoteSessionDetector {
         for pid in lookup.processIDs where !excluded.contains(pid) {
             guard let status = lookup.status(pid), status.name == name, probe.owner(pid) == probe.currentUserID else { continue }
             if let evidence = examine(pid, in: lookup).evidence {
-                return .multiplexerClient(multiplexer: multiplexer, processID: pid, terminal: status.terminalLine.map { "/dev/" + $0 }, because: evidence)
+                return .multiplexerClient(
+                    multiplexer: multiplexer, processID: pid, terminal: status.terminalLine.map { "/dev/" + $0 }, because: evidence)
             }
         }
         return nil

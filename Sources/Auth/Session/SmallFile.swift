@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads kernel-generated and runtime files (procfs, `/run`) with plain system calls. procfs files

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The session as this machine's `/proc`, `/run/systemd/sessions`, utmp and tmux show it.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads utmp as an array of glibc's own `struct utmpx` records, so the layout comes from the

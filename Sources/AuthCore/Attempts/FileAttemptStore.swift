@@ -2,7 +2,7 @@ import FoundationEssentials
 import SafeFiles
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The counters as one small 0600 record beside the vault, read and rewritten in place under a `flock`

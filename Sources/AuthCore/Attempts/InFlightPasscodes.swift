@@ -1,7 +1,7 @@
 import SafeFiles
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Passcode attempts still being checked, as locks the kernel keeps: one open-file-description lock

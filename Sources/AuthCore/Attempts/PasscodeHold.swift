@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Keeps one passcode attempt visibly in flight while its run checks it, so that a concurrent

@@ -1,7 +1,7 @@
 public import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The wrong-passcode rule, hosted by both modes: the delay is checked and the attempt counted in

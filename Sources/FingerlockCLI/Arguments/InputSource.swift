@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Standard input, injected so tests can hand in their own.
 public protocol InputSource: Sendable {

@@ -58,7 +58,8 @@ enum NoteIDArgument {
         } catch {
             guard error.status == .notFound else { throw CLIError(error.status, error.message + " (in the trash)") }
             throw CLIError(
-                .notFound, "No note in the trash has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it (see `fingerlock notes trash`).")
+                .notFound,
+                "No note in the trash has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it (see `fingerlock notes trash`).")
         }
     }
 

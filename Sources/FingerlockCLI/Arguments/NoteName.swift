@@ -47,8 +47,10 @@ struct NoteName {
         // A whole id names its note, whatever any title says.
         if name.count == 36, let exact = byID.first { return (exact.id, nil) }
         if byTitle.count > 1 {
-            throw CLIError(.usage, NoteIDArgument.ambiguityMessage(
-                name, Array(byTitle.prefix(shown)), more: byTitle.count > shown, by: .exact))
+            throw CLIError(
+                .usage,
+                NoteIDArgument.ambiguityMessage(
+                    name, Array(byTitle.prefix(shown)), more: byTitle.count > shown, by: .exact))
         }
         if let titled = byTitle.first {
             let others = byID.filter { $0.id != titled.id }

@@ -7,7 +7,10 @@ import Vault
 struct NoteQueryOptions: ParsableArguments {
     @Option(name: .long, help: "Only notes with this tag (repeat for notes with all of them; a leading # is dropped).")
     var tag: [String] = []
-    @Option(name: .long, help: ArgumentHelp("Only notes modified on or after this day (UTC): YYYY-MM-DD, today, yesterday, N days ago, last week, monday…", valueName: "day"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Only notes modified on or after this day (UTC): YYYY-MM-DD, today, yesterday, N days ago, last week, monday…", valueName: "day"))
     var since: String?
     @Option(name: .long, help: ArgumentHelp("Only notes modified on or before this day (UTC), written as for --since.", valueName: "day"))
     var until: String?

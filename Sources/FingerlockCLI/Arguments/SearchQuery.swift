@@ -17,7 +17,8 @@ enum SearchQuery {
     /// One line from stdin, its line ending (LF or CRLF) removed.
     static func read(from input: any InputSource) throws -> String {
         guard !input.isTerminal else {
-            throw CLIError(.usage, "--query-stdin reads the text from a pipe or a file, and stdin is a terminal: type the text as an argument instead.")
+            throw CLIError(
+                .usage, "--query-stdin reads the text from a pipe or a file, and stdin is a terminal: type the text as an argument instead.")
         }
         guard let text = String(data: try input.readAll(), encoding: .utf8) else {
             throw CLIError(.usage, "The query on stdin is not UTF-8 text.")

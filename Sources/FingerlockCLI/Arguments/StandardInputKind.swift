@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What standard input is, which decides whether it carries a note body. Only something piped or

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `YYYY-MM-DD` in UTC, as ISO 8601 dates elsewhere in the output, without a formatter per call.
 enum UTCDay {

@@ -9,7 +9,9 @@ import Vault
 struct ClipOptions: ParsableArguments {
     @Flag(
         name: .long,
-        help: "Copy the body's first line to the clipboard instead of printing it, like pass -c (wl-copy, xclip or xsel); cleared after clip-clear (45s).")
+        help:
+            "Copy the body's first line to the clipboard instead of printing it, like pass -c (wl-copy, xclip or xsel); cleared after clip-clear (45s)."
+    )
     var clip = false
 
     @Flag(name: .customLong("clip-all"), help: "Copy the whole body to the clipboard instead of the first line.")

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The session's clipboard, through the tool it has: `wl-copy`/`wl-paste` on Wayland, else `xclip`

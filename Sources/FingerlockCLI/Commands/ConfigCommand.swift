@@ -1,6 +1,6 @@
-import AuthCore
 import ArgumentParser
 import Auth
+import AuthCore
 
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Synchronization
 import Auth
 import Fingerprint
+import Synchronization
 
 struct EnrollCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
@@ -25,14 +25,17 @@ struct EnrollCommand: FingerlockCommand {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
         let text = Mutex(EnrollProgressText(finger: finger))
         let print = try await withInterruptCancellation {
-            try await Enrollment(session.environment).enroll(finger, username: dependencies.username, confirmReplacing: { [replace] old in
-                if replace { return true }
-                let enrolled = "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled)))"
-                guard let terminal = dependencies.openTerminal() else {
-                    throw CLIError(.usage, enrolled + "; --replace replaces it, or name another finger. Nothing was changed.")
+            try await Enrollment(session.environment).enroll(
+                finger, username: dependencies.username,
+                confirmReplacing: { [replace] old in
+                    if replace { return true }
+                    let enrolled = "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled)))"
+                    guard let terminal = dependencies.openTerminal() else {
+                        throw CLIError(.usage, enrolled + "; --replace replaces it, or name another finger. Nothing was changed.")
+                    }
+                    return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
                 }
-                return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
-            }) { update in
+            ) { update in
                 for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
             }
         }

@@ -34,8 +34,9 @@ struct ForgetCommand: FingerlockCommand {
         }
         for print in forgotten {
             if print.onReader == .leftOnDisconnectedReader {
-                console.print("  (\(print.reader) is not connected: a copy on its own storage stays there,"
-                    + " but it no longer unlocks anything.)")
+                console.print(
+                    "  (\(print.reader) is not connected: a copy on its own storage stays there,"
+                        + " but it no longer unlocks anything.)")
             }
             console.print("Forgot \(print.finger) on \(print.reader).")
         }

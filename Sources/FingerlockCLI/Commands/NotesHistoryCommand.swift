@@ -39,7 +39,9 @@ struct NotesHistoryCommand: FingerlockCommand {
             let note = try vault.revision(number, of: noteID)
             if json { return try console.printJSON(note) }
             var text = console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)) + "\n"
-            text += console.dim("revision \(number) of \(note.id.uuidString.lowercased()) · saved \(ISO8601DateFormatter().string(from: note.modified))") + "\n\n"
+            text +=
+                console.dim("revision \(number) of \(note.id.uuidString.lowercased()) · saved \(ISO8601DateFormatter().string(from: note.modified))")
+                + "\n\n"
             let body = console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body
             text += body.hasSuffix("\n") || body.isEmpty ? body : body + "\n"
             Pager.write(text, environment: dependencies.environment, console: console)

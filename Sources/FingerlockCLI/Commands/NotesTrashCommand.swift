@@ -25,7 +25,8 @@ struct NotesTrashCommand: FingerlockCommand {
     @Argument(help: ArgumentHelp("list (the default), restore or empty.", valueName: "action")) var action: Action = .list
     @Argument(help: ArgumentHelp("With restore: notes in the trash, by id (or a unique start of it) or title.", valueName: "id-or-title"))
     var ids: [String] = []
-    @Option(name: .customLong("older-than"), help: ArgumentHelp("With empty: only notes removed longer ago than this (7d, 12h).", valueName: "duration"))
+    @Option(
+        name: .customLong("older-than"), help: ArgumentHelp("With empty: only notes removed longer ago than this (7d, 12h).", valueName: "duration"))
     var olderThan: String?
     @Flag(name: .long, help: "With empty: do not ask for confirmation.") var yes = false
     @Flag(name: .long, help: "Print JSON.") var json = false
@@ -92,7 +93,10 @@ struct NotesTrashCommand: FingerlockCommand {
             }
             let count = due.isEmpty ? 0 : try vault.emptyTrash(before: cutoff)
             if json { return try console.printJSON(["deleted": count]) }
-            console.print(count == 0 ? "Nothing to delete: the trash holds no such note." : "Deleted \(count) \(count == 1 ? "note" : "notes") from the trash for good.")
+            console.print(
+                count == 0
+                    ? "Nothing to delete: the trash holds no such note."
+                    : "Deleted \(count) \(count == 1 ? "note" : "notes") from the trash for good.")
         }
     }
 }

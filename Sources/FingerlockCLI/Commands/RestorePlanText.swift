@@ -1,5 +1,5 @@
-import AuthCore
 import Auth
+import AuthCore
 import Vault
 
 /// What `restore` says before it asks: every part of the security state the backup brings back.
@@ -69,8 +69,10 @@ enum RestorePlanText {
         let total = counts.reduce(0) { $0 + $1.count }
         let named = counts.prefix(titlesShown).map { "\($0.count) of \(titles([$0.note]))" }
         let rest = counts.count - named.count
-        let list = rest > 0 ? named.joined(separator: ", ") + " and \(rest) more notes" : (
-            named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!)
+        let list =
+            rest > 0
+            ? named.joined(separator: ", ") + " and \(rest) more notes"
+            : (named.count <= 1 ? named.joined() : named.dropLast().joined(separator: ", ") + " and " + named.last!)
         return "\(total) (\(list))"
     }
 

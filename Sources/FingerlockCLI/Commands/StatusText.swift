@@ -1,5 +1,5 @@
-import AuthCore
 import Auth
+import AuthCore
 import Fingerprint
 import Vault
 

@@ -1,6 +1,6 @@
-import AuthCore
 import ArgumentParser
 import Auth
+import AuthCore
 import Fingerprint
 import Foundation
 

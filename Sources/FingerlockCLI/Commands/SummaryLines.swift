@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
 import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The lines of a plain listing (`id  day  title  #tag #tag`), made as UTF-8 bytes in chunks on
 /// all cores and handed over in order: building them as Swift strings, one append at a time on

@@ -1,6 +1,6 @@
 import Auth
-import FingerlockServiceClient
 import FingerlockProtocol
+import FingerlockServiceClient
 import Foundation
 import Vault
 

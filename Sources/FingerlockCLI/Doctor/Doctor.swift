@@ -1,8 +1,8 @@
 import Auth
 import Fingerprint
-import Vault
 import Foundation
 import SafeFiles
+import Vault
 
 /// `fingerlock doctor`: checks everything fingerprint unlock depends on and says, for each problem,
 /// the one thing that fixes it.

@@ -1,5 +1,5 @@
-public import Vault
 public import Auth
+public import Vault
 
 /// What `doctor` needs to check fingerlockd: where the CLI looks for it, the vault's mode, and a way
 /// to ask the service about this vault (no secret; nothing counted).

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// How `$VISUAL`/`$EDITOR` is started so that the editor keeps no copy of the note. Editors write
 /// text outside the file they edit: vim's `~/.viminfo` keeps deleted lines and searches, neovim's
@@ -80,10 +81,11 @@ struct EditorLaunch: Equatable, Sendable {
     /// Which editor an executable is, by the name of the file it finally is (so `vi` that is a link
     /// to vim.tiny counts as vim, while nvi, busybox or a wrapper script count as unknown).
     static func family(ofExecutable path: String) -> Family? {
-        let real = realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? path
+        let real =
+            realpath(path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? path
         let name = real.split(separator: "/").last.map(String.init) ?? real
         switch name {
         case "vim", "gvim", "vimx", "rvim": return .vim
@@ -104,7 +106,8 @@ struct EditorLaunch: Equatable, Sendable {
     /// first match in `PATH` (the shell's own default when unset).
     static func resolve(_ word: String, path: String?) -> String? {
         if word.contains("/") { return access(word, X_OK) == 0 ? word : nil }
-        let directories = (path ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin").split(separator: ":", omittingEmptySubsequences: false)
+        let directories = (path ?? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin").split(
+            separator: ":", omittingEmptySubsequences: false)
         for directory in directories {
             let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + word
             var info = stat()

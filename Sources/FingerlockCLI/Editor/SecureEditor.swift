@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Edits text in `$VISUAL`/`$EDITOR` without plaintext ever touching a disk: the file lives in a
 /// private (0700) directory on tmpfs — `$XDG_RUNTIME_DIR`, else `/dev/shm` — is 0600, and is
@@ -69,7 +70,8 @@ struct SecureEditor {
         guard let root = scratchRoot() else {
             throw CLIError(
                 .dataError,
-                "Neither $XDG_RUNTIME_DIR nor /dev/shm is a memory file system, so the note cannot be edited without writing it to disk; pipe the body on stdin instead.")
+                "Neither $XDG_RUNTIME_DIR nor /dev/shm is a memory file system, so the note cannot be edited without writing it to disk; pipe the body on stdin instead."
+            )
         }
         return (command, root)
     }

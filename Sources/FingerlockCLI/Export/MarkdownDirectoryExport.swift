@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import SafeFiles
 import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `export --format markdown-dir`: a new directory with one `.md` file per note, its metadata in a
 /// front-matter block (`NoteFrontMatter`) and the body after it as stored. The directory is filled

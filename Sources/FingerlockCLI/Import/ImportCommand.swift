@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import Foundation
 import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `notes import`: notes from fingerlock's own JSON export, a Markdown directory, jrnl or pass, in
 /// one vault transaction (all or nothing).
@@ -63,7 +64,8 @@ struct ImportCommand: FingerlockCommand {
                 let first = notes.first { taken.contains($0.id) }!.id.uuidString.lowercased()
                 throw CLIError(
                     .usage,
-                    "\(Self.notes(taken.count)) of the import \(taken.count == 1 ? "is" : "are") already in the vault (id \(first)\(taken.count > 1 ? ", …" : "")); nothing was imported. --skip-existing imports the others.")
+                    "\(Self.notes(taken.count)) of the import \(taken.count == 1 ? "is" : "are") already in the vault (id \(first)\(taken.count > 1 ? ", …" : "")); nothing was imported. --skip-existing imports the others."
+                )
             }
             notes.removeAll { taken.contains($0.id) }
         }
@@ -93,7 +95,8 @@ struct ImportCommand: FingerlockCommand {
                 format = found
             } else {
                 if path == nil && !StandardInputKind(dependencies.input).carriesBody {
-                    throw CLIError(.usage, "Give the file or directory to import, or pipe JSON on stdin (a password store in its usual place: --format pass).")
+                    throw CLIError(
+                        .usage, "Give the file or directory to import, or pipe JSON on stdin (a password store in its usual place: --format pass).")
                 }
                 let data = try json(dependencies)
                 format = try ImportFormatDetection.jsonFormat(data, source: path ?? "stdin")

@@ -37,7 +37,8 @@ enum JrnlJSONImport {
             } catch {
                 throw CLIError(
                     .dataError,
-                    "The jrnl JSON export is malformed: entry \(index + 1): \(ImportDates.quoted("\(entry.date) \(entry.time)")) \(error.predicate); nothing was imported.")
+                    "The jrnl JSON export is malformed: entry \(index + 1): \(ImportDates.quoted("\(entry.date) \(entry.time)")) \(error.predicate); nothing was imported."
+                )
             }
             var tags: [String] = []
             for raw in entry.tags ?? [] {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Vault
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Reads a directory of Markdown and text files (`.md`, `.markdown`, `.txt`), one note each, in
 /// name order; other files and subdirectories are left out, and counted. The title is the first
@@ -111,7 +112,8 @@ enum MarkdownDirectoryImport {
     private static func symbolicLink(_ path: String) -> CLIError {
         CLIError(
             .dataError,
-            "\(path) is a symbolic link: markdown-dir reads only regular files in the directory, never through a link (copy the file in instead); nothing was imported.")
+            "\(path) is a symbolic link: markdown-dir reads only regular files in the directory, never through a link (copy the file in instead); nothing was imported."
+        )
     }
 
     /// One file's note: its front matter's fields where it has them, else the title from a heading

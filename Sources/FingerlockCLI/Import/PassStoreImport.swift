@@ -37,9 +37,10 @@ struct PassStoreImport {
 
     /// Entry names (paths without `.gpg`) with their files' modification times, sorted.
     func entries() throws -> [(name: String, modified: Date)] {
-        guard let walker = FileManager.default.enumerator(
-            at: URL(fileURLWithPath: store), includingPropertiesForKeys: [.isRegularFileKey, .contentModificationDateKey],
-            options: [.skipsHiddenFiles])
+        guard
+            let walker = FileManager.default.enumerator(
+                at: URL(fileURLWithPath: store), includingPropertiesForKeys: [.isRegularFileKey, .contentModificationDateKey],
+                options: [.skipsHiddenFiles])
         else { throw CLIError(.dataError, "Cannot read the password store at \(store).") }
         let root = URL(fileURLWithPath: store).standardizedFileURL.path
         var found: [(String, Date)] = []
@@ -69,7 +70,8 @@ struct PassStoreImport {
                 if environment["GPG_TTY"] == nil, String(decoding: output.stderr, as: UTF8.self).contains("No secret key") {
                     throw CLIError(
                         .dataError,
-                        "pass show \(name) failed (\(reason)); if its key has a passphrase, gpg had no terminal to ask for it: run `pass show \(name)` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported.")
+                        "pass show \(name) failed (\(reason)); if its key has a passphrase, gpg had no terminal to ask for it: run `pass show \(name)` in a terminal first (gpg-agent then keeps the passphrase a while), or import from a terminal; nothing was imported."
+                    )
                 }
                 throw CLIError(.dataError, "pass show \(name) failed (\(reason)); nothing was imported.")
             }

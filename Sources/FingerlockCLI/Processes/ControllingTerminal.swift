@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The path of this process's controlling terminal, for helpers that must find it themselves: gpg

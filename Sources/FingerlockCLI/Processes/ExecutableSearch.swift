@@ -16,5 +16,5 @@ enum ExecutableSearch {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The real `ChildProcessRunner`: `posix_spawn` with socket pairs for stdio (they can be made
 /// close-on-exec atomically; glibc's `pipe2` is not visible to Swift).
@@ -17,13 +18,17 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
         let out = try Self.socketPair()
         let err: (Int32, Int32)
         do { err = try Self.socketPair() } catch {
-            close(out.0); close(out.1)
+            close(out.0)
+            close(out.1)
             throw error
         }
         let started = Self.spawn(executable, arguments, environment, stdin: nil, stdout: out.1, stderr: err.1, newSession: false)
         close(out.1)
         close(err.1)
-        defer { close(out.0); close(err.0) }
+        defer {
+            close(out.0)
+            close(err.0)
+        }
         let pid = try started.get(executable)
         var stdout: [UInt8] = []
         var stderr: [UInt8] = []
@@ -80,7 +85,8 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
         let into = try Self.socketPair()
         let out: (Int32, Int32)
         do { out = try Self.socketPair() } catch {
-            close(into.0); close(into.1)
+            close(into.0)
+            close(into.1)
             throw error
         }
         let started = Self.spawn(executable, arguments, environment, stdin: into.1, stdout: out.1, stderr: STDERR_FILENO, newSession: false)

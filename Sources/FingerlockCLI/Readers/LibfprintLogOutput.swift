@@ -7,7 +7,8 @@ public enum LibfprintLogOutput {
     public static func sink(environment: [String: String], err: any OutputStream) -> @Sendable (LibfprintLogLine) -> Void {
         guard environment["G_MESSAGES_DEBUG"] != nil else { return { _ in } }
         return { line in
-            err.write("fingerlock: libfprint \(line.level.rawValue) (\(TerminalSafeText.line(line.domain))): \(TerminalSafeText.line(line.message))\n")
+            err.write(
+                "fingerlock: libfprint \(line.level.rawValue) (\(TerminalSafeText.line(line.domain))): \(TerminalSafeText.line(line.message))\n")
         }
     }
 }

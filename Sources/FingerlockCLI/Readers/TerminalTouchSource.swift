@@ -25,7 +25,8 @@ public struct TerminalTouchSource: SimulatedTouchSource {
                     return script.touches[0]
                 }
                 // Never repeated back: it may have been the passcode, typed at the wrong prompt.
-                terminal.write("That is not a finger name (not shown, in case it was your passcode). Type one such as right-index-finger, or press Enter.\n")
+                terminal.write(
+                    "That is not a finger name (not shown, in case it was your passcode). Type one such as right-index-finger, or press Enter.\n")
             }
         }
     }
@@ -52,4 +53,3 @@ public struct TerminalTouchSource: SimulatedTouchSource {
         }
     }
 }
-

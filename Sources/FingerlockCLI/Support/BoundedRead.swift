@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a descriptor to its end, never more than a limit and one byte: whatever a name or a pipe

@@ -1,5 +1,5 @@
-public import AuthCore
 public import Auth
+public import AuthCore
 public import Fingerprint
 public import Foundation
 public import TrustedPlatform

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Yes/no questions on the controlling terminal.
 enum Confirmation {
     /// Asks `question`; true only for an explicit yes. Without a terminal, refuses with `hint`.
@@ -10,5 +12,3 @@ enum Confirmation {
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 }
-
-import Foundation

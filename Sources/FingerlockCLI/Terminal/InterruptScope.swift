@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// Counts SIGINTs. Signal dispositions are process-wide, so the latch is too; it is only ever
 /// incremented (lock-free, async-signal-safe) by the handler and read by `withInterruptCancellation`.

@@ -18,7 +18,11 @@ enum MatchHighlight {
         func next() -> Range<String.Index>? {
             queries.compactMap { text.range(of: $0, options: .caseInsensitive, range: position..<text.endIndex) }
                 .filter { !$0.isEmpty }
-                .min { ($0.lowerBound, text.distance(from: $1.lowerBound, to: $1.upperBound)) < ($1.lowerBound, text.distance(from: $0.lowerBound, to: $0.upperBound)) }
+                .min {
+                    ($0.lowerBound, text.distance(from: $1.lowerBound, to: $1.upperBound)) < (
+                        $1.lowerBound, text.distance(from: $0.lowerBound, to: $0.upperBound)
+                    )
+                }
         }
         while position < text.endIndex, let found = next() {
             if position < found.lowerBound { result += rest(String(text[position..<found.lowerBound])) }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Long human output on a terminal goes through `$PAGER` (default `less -FRX`), as git does; output
 /// to a pipe or a file never does.

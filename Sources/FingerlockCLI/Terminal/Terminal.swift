@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The controlling terminal (`/dev/tty`), where prompts go so stdin stays free for note bodies.
 public final class Terminal: Sendable {

@@ -1,9 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Auth
 import Fingerprint
+import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Passcodes from a script: one per line from stdin or a numbered descriptor, never from argv or
 /// the environment. The reader is skipped for unlocking; notices go to stderr.
@@ -106,8 +108,6 @@ final class NonInteractive: AuthInteraction {
         try console.out.deliverOnce(RecoveryKeyText.line(text))
     }
 }
-
-import Foundation
 
 /// How a recovery key is printed where there is no terminal to show it on.
 enum RecoveryKeyText {

@@ -108,7 +108,8 @@ final class TerminalInteraction: AuthInteraction {
     /// Shows the recovery key once and waits for the user to confirm it was saved; the change it
     /// belongs to is made only then (Ctrl-C here cancels it).
     func presentRecoveryKey(_ text: String) async throws {
-        terminal.write("""
+        terminal.write(
+            """
 
             Your recovery key — the only way back in if you forget the passcode. It is shown once:
 

@@ -206,5 +206,10 @@ private final class FinalReply: Sendable {
 
     func set(_ data: Data?) { reply.withLock { $0 = data } }
 
-    func take() -> Data? { reply.withLock { value in defer { value = nil }; return value } }
+    func take() -> Data? {
+        reply.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
 }

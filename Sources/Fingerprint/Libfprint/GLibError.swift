@@ -26,12 +26,6 @@ struct GLibError: Error, Equatable, Sendable {
     var code: Int
     var message: String
 
-    init(domain: Domain, code: Int, message: String) {
-        self.domain = domain
-        self.code = code
-        self.message = message
-    }
-
     /// Copies and frees `error` (which must be non-nil). On the libfprint thread.
     ///
     /// Only the two integers of the struct are read before the error is known to be GLib's own; an

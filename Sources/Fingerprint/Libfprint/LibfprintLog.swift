@@ -42,10 +42,11 @@ enum LibfprintLog {
         let routed = Sink(destination)
         sink.withLock { $0 = routed }
         guard installed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        libfprint.g_log_set_writer_func({ level, fields, count, _ in
-            LibfprintLog.write(level: level, fields: fields, count: Int(count))
-            return G_LOG_WRITER_HANDLED
-        }, nil, nil)
+        libfprint.g_log_set_writer_func(
+            { level, fields, count, _ in
+                LibfprintLog.write(level: level, fields: fields, count: Int(count))
+                return G_LOG_WRITER_HANDLED
+            }, nil, nil)
     }
 
     private static func write(level: GLogLevelFlags, fields: UnsafePointer<GLogField>?, count: Int) {

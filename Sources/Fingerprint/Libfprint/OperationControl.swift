@@ -79,11 +79,12 @@ final class OperationControl: Sendable {
         guard let deadline = state.withLock({ $0.deadline }) else { return }
         let remaining = max(deadline - .now, .zero)
         let milliseconds = guint(clamping: Int((remaining.seconds * 1000).rounded(.up)))
+        // Priority 0 is G_PRIORITY_DEFAULT; the callback's 0 is G_SOURCE_REMOVE (the macros are not imported).
         let source = libfprint.g_timeout_add_full(
-            0 /* G_PRIORITY_DEFAULT */, milliseconds,
+            0, milliseconds,
             { data in
                 Unmanaged<OperationControl>.fromOpaque(data!).takeUnretainedValue().timerFired()
-                return 0 /* G_SOURCE_REMOVE */
+                return 0
             },
             Unmanaged.passRetained(self).toOpaque(),
             { data in Unmanaged<OperationControl>.fromOpaque(data!).release() })

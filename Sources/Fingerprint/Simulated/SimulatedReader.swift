@@ -1,6 +1,6 @@
 import Crypto
-import Synchronization
 public import FoundationEssentials
+import Synchronization
 
 /// A fingerprint reader without hardware, for tests, demos and scripted CI runs.
 ///

@@ -26,11 +26,11 @@ struct SchemaObject: Hashable, Sendable {
         VaultSchema.tablesV1.map {
             table($0.name, withMode && $0.name == "meta" ? VaultSchema.metaSQLWithMode : $0.sql)
         }
-        + ["slots", "notes", "templates", "settings"].map(autoindex)
-        + [
-            table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
-            autoindex("grdb_migrations"),
-        ]
+            + ["slots", "notes", "templates", "settings"].map(autoindex)
+            + [
+                table("grdb_migrations", "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)"),
+                autoindex("grdb_migrations"),
+            ]
     }
 
     /// What migration "v2" adds.

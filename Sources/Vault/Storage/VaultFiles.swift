@@ -2,11 +2,11 @@ import Foundation
 import SafeFiles
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where a vault lives inside the data directory, and the checks made before touching it.

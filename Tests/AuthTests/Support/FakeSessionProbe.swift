@@ -65,9 +65,9 @@ struct FakeSessionProbe: SessionProbe {
     /// The kernel's encoding of a terminal's device number, as `/proc/PID/stat` shows it.
     static func deviceNumber(_ line: String) -> Int32 {
         let (major, minor): (Int32, Int32) =
-            if line.hasPrefix("pts/"), let index = Int32(line.dropFirst(4)) { (136 + index / 256, index % 256) }
-            else if line.hasPrefix("tty"), let index = Int32(line.dropFirst(3)) { (4, index) }
-            else { (0, 0) }
+            if line.hasPrefix("pts/"), let index = Int32(line.dropFirst(4)) {
+                (136 + index / 256, index % 256)
+            } else if line.hasPrefix("tty"), let index = Int32(line.dropFirst(3)) { (4, index) } else { (0, 0) }
         return (major << 8) | (minor & 0xff) | ((minor & ~0xff) << 12)
     }
 }

@@ -1,7 +1,7 @@
-import FingerlockServiceClient
 import Auth
 import AuthCore
 import FingerlockService
+import FingerlockServiceClient
 import FingerlockTestSupport
 import Fingerprint
 import Foundation
@@ -65,11 +65,12 @@ final class ParityInstallation: Sendable {
         let passcodes = VaultPasscodeRepository(
             dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now),
             cost: .insecureForTestsOnly())
-        return AuthContext(AuthEnvironment(
-            .init(
-                passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
-                attempts: attempts, interaction: interaction, remoteSession: { remoteSession }, now: clock.now,
-                testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath))))
+        return AuthContext(
+            AuthEnvironment(
+                .init(
+                    passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
+                    attempts: attempts, interaction: interaction, remoteSession: { remoteSession }, now: clock.now,
+                    testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath))))
     }
 
     /// A user who types `secrets` at the prompts (from a script: one try per prompt).

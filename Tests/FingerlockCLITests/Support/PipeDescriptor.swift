@@ -1,7 +1,7 @@
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Makes `fd` the read end of a new pipe (the write end closed), for tests of `--passcode-fd`: pick a

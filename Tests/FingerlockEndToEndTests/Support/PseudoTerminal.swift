@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built binary (or another program) with a pseudo-terminal as its controlling terminal, so prompts on
@@ -24,16 +24,17 @@ final class PseudoTerminalSession {
         master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
         var unlock: CInt = 0
         var number: CUnsignedInt = 0
-        let TIOCSPTLCK: UInt = 0x4004_5431
-        let TIOCGPTN: UInt = 0x8004_5430
-        guard master >= 0, ioctl(master, TIOCSPTLCK, &unlock) == 0, ioctl(master, TIOCGPTN, &number) == 0 else {
+        // The ioctls TIOCSPTLCK and TIOCGPTN (Linux's numbers; Glibc does not import the macros).
+        let tiocsptlck: UInt = 0x4004_5431
+        let tiocgptn: UInt = 0x8004_5430
+        guard master >= 0, ioctl(master, tiocsptlck, &unlock) == 0, ioctl(master, tiocgptn, &number) == 0 else {
             throw POSIXError(.EIO)
         }
         slavePath = "/dev/pts/\(number)"
         if let rows {
             var size = winsize(ws_row: rows, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-            let TIOCSWINSZ: UInt = 0x5414
-            guard ioctl(master, TIOCSWINSZ, &size) == 0 else { throw POSIXError(.EIO) }
+            let tiocswinsz: UInt = 0x5414  // TIOCSWINSZ
+            guard ioctl(master, tiocswinsz, &size) == 0 else { throw POSIXError(.EIO) }
         }
         let slave = open(slavePath, O_RDWR | O_NOCTTY)
         guard slave >= 0 else { throw POSIXError(.EIO) }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real X server (Xvfb) on a free display, for the clipboard tests; stopped when released. CI
@@ -66,8 +66,8 @@ final class XvfbServer: Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
         return posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp) == 0 ? pid : nil
@@ -106,8 +106,8 @@ final class XvfbServer: Sendable {
         let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/xclip"] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = [strdup("DISPLAY=\(display)"), strdup("PATH=/usr/bin:/bin"), nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var child: pid_t = 0
         let started = posix_spawn(&child, "/usr/bin/xclip", &actions, nil, argv, envp) == 0

@@ -1,5 +1,5 @@
-import AuthCore
 import Auth
+import AuthCore
 import FingerlockProtocol
 import FingerlockServiceTestSupport
 import Fingerprint

@@ -1,7 +1,7 @@
+import FingerlockTestSupport
 import Fingerprint
 import FingerprintTestSupport
 import Foundation
-import FingerlockTestSupport
 import Testing
 
 /// Every test that touches libfprint, under one serialized parent: the `FP_VIRTUAL_*` variables are

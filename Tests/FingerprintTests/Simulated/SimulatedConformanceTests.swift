@@ -1,6 +1,6 @@
+import FingerlockTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 @testable import Fingerprint

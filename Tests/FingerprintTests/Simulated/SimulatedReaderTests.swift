@@ -1,5 +1,5 @@
-import Foundation
 import FingerlockTestSupport
+import Foundation
 import Testing
 
 @testable import Fingerprint
@@ -38,10 +38,11 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
             stages: 3)
         let events = try await collectEnrollment(reader, .rightIndex)
         #expect(events.count == 8)
-        #expect(Array(events.prefix(7)) == [
-            .opened(stages: 3), .stage(completed: 1, total: 3), .retry(.general), .retry(.centerFinger), .retry(.general),
-            .stage(completed: 2, total: 3), .stage(completed: 3, total: 3),
-        ])
+        #expect(
+            Array(events.prefix(7)) == [
+                .opened(stages: 3), .stage(completed: 1, total: 3), .retry(.general), .retry(.centerFinger), .retry(.general),
+                .stage(completed: 2, total: 3), .stage(completed: 3, total: 3),
+            ])
         guard case .enrolled(let print) = events.last else {
             Issue.record("no print at the end")
             return
@@ -98,7 +99,8 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
 
     @Test func cancellationEndsAWaitingScanPromptly() async throws {
         let reader = SimulatedReader(touches: SilentTouchSource(), now: Date.init)
-        let print = EnrolledPrint(finger: .leftThumb, reader: reader.identity, template: SimulatedReader.makeTemplate(for: .leftThumb), enrolled: Date())
+        let print = EnrolledPrint(
+            finger: .leftThumb, reader: reader.identity, template: SimulatedReader.makeTemplate(for: .leftThumb), enrolled: Date())
         let task = Task { try await reader.verify(print, timeout: .seconds(60)) }
         try await Task.sleep(for: .milliseconds(50))
         let started = ContinuousClock.now
@@ -109,7 +111,8 @@ func collectEnrollment(_ reader: SimulatedReader, _ finger: Finger) async throws
 
     @Test func printsOfOtherReadersAreRefused() async throws {
         let reader = simulatedReader([.finger(.leftThumb)])
-        let foreign = EnrolledPrint(finger: .leftThumb, reader: ReaderIdentity(driver: "goodixmoc", deviceID: "1"), template: Data([1, 2]), enrolled: Date())
+        let foreign = EnrolledPrint(
+            finger: .leftThumb, reader: ReaderIdentity(driver: "goodixmoc", deviceID: "1"), template: Data([1, 2]), enrolled: Date())
         let error = await #expect(throws: FingerprintError.self) { try await reader.verify(foreign, timeout: .seconds(1)) }
         #expect(error?.code == .incompatiblePrint)
         let forged = EnrolledPrint(finger: .leftThumb, reader: reader.identity, template: Data("left-thumb".utf8), enrolled: Date())

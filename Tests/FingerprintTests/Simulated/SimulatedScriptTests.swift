@@ -1,5 +1,5 @@
-import Fingerprint
 import FingerlockTestSupport
+import Fingerprint
 import Testing
 
 @Suite(.timed) struct SimulatedScriptTests {

@@ -1,7 +1,7 @@
+import FingerlockTestSupport
 import FingerprintTestSupport
 import Foundation
 import Synchronization
-import FingerlockTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -95,7 +95,8 @@ public struct ReaderStorageManagement: Sendable {
         }
         guard matches.count == 1 else {
             throw AuthError(
-                .invalidInput, "The id \(wanted) fits \(matches.count) stored prints: give more of it (\(matches.map(\.print.id).joined(separator: ", "))).")
+                .invalidInput,
+                "The id \(wanted) fits \(matches.count) stored prints: give more of it (\(matches.map(\.print.id).joined(separator: ", "))).")
         }
         if case .thisVault(let finger) = entry.owner {
             throw AuthError(

@@ -82,7 +82,7 @@ public struct VaultRestore: Sendable {
             let key = try AuthError.mapped { try current.exportMasterKey() }
             do {
                 return try passcodes.stageRestore(from: backupPath, using: .masterKey(key), sealers: .vaultOnly, progress: progress)
-            } catch where error.code == .wrongKey {
+            } catch  where error.code == .wrongKey {
                 // Rekeyed since, or another vault: the backup's own secret opens it.
             } catch {
                 throw AuthError.from(error)
@@ -93,7 +93,7 @@ public struct VaultRestore: Sendable {
             do {
                 return try passcodes.stageRestore(
                     from: backupPath, using: credential, sealers: environment.passcodeSealers, progress: progress)
-            } catch where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
+            } catch  where [.wrongPasscode, .wrongRecoveryKey, .invalidInput].contains(error.code) {
                 continue
             } catch {
                 throw AuthError.from(error)
@@ -109,17 +109,20 @@ public struct VaultRestore: Sendable {
             if let kindHere, kindHere != backupKind {
                 throw AuthError(
                     .dataError,
-                    "The backup is of a \(Self.describe(backupKind)) but this data directory holds a \(Self.describe(kindHere)); restore it into another --data-dir. Nothing was restored.")
+                    "The backup is of a \(Self.describe(backupKind)) but this data directory holds a \(Self.describe(kindHere)); restore it into another --data-dir. Nothing was restored."
+                )
             }
             if current == nil, let chosen = dependencies.testReaderChosen, (backupKind == .test) != chosen {
                 throw AuthError(
                     .dataError,
-                    "The backup is of a \(Self.describe(backupKind)), but the reader chosen (--reader) is \(chosen ? "a test reader" : "real hardware"); nothing was restored.")
+                    "The backup is of a \(Self.describe(backupKind)), but the reader chosen (--reader) is \(chosen ? "a test reader" : "real hardware"); nothing was restored."
+                )
             }
             if current == nil, dependencies.testReaderChosen == nil, backupKind == .test {
                 throw AuthError(
                     .dataError,
-                    "The backup is of a test vault; restore it with --reader simulated (or a virtual_* driver) so this data directory does not become a test vault by accident. Nothing was restored.")
+                    "The backup is of a test vault; restore it with --reader simulated (or a virtual_* driver) so this data directory does not become a test vault by accident. Nothing was restored."
+                )
             }
             let modeAfter = try backup.mode
             let custodyAfter = environment.custody(for: modeAfter)
