@@ -185,18 +185,19 @@ extension SystemModeRealUsersTests {
         let enrolled = try await Self.run(setup, alice, session: nil, ["enroll", "right-index", "--passcode-fd", "3"], [Self.passcode])
         try #require(enrolled.status == 0, "\(enrolled.output) \(service.log)")
         let configured = try await Self.run(
-            setup, alice, session: nil, ["config", "set", "scan-timeout", "30s", "--passcode-fd", "3"], [Self.passcode])
+            setup, alice, session: nil, ["config", "set", "scan-timeout", "15s", "--passcode-fd", "3"], [Self.passcode])
         try #require(configured.status == 0, "\(configured.output)")
         let unlocked = try await Self.run(setup, alice, session: nil, ["unlock", "--passcode-fd", "3"], [Self.passcode])
         try #require(unlocked.status == 0, "\(unlocked.output)")
         _ = try await Self.systemVault(setup, bob, session: nil)
-        // Bob waits for the reader as long as his own scan timeout: longer than Alice's scans hold it,
-        // which is long enough for his command to start and prove his passcode on a loaded machine.
+        // Bob waits for the reader as long as his own scan timeout: longer than Alice's scans hold it
+        // (15 s each), which is long enough for his command to start and prove his passcode on a
+        // loaded machine (a few seconds at most).
         let bobsTimeout = try await Self.run(
             setup, bob, session: nil, ["config", "set", "scan-timeout", "60s", "--passcode-fd", "3"], [Self.passcode])
         try #require(bobsTimeout.status == 0, "\(bobsTimeout.output)")
 
-        /// Alice's `verify`, once its scan holds the reader (for 30 s): the service logs it.
+        /// Alice's `verify`, once its scan holds the reader (for 15 s): the service logs it.
         func alicesHoldingVerify(_ number: Int) async throws -> Task<(status: Int32, output: String), any Error> {
             let verify = Task.detached { try await Self.run(setup, alice, session: nil, ["verify"]) }
             var holding = false
