@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make test` runs it: two processes of the one test binary, started together.
 #
-# The second process runs the tests on libfprint's virtual devices (libfprint's own and the policy's on
-# a shared chip): they take turns (the FP_VIRTUAL_* variables are process-wide) and are mostly waiting on the virtual devices, so inside the main run they were its last
-# minute or two with a core idle. With the real-users suites beside them as well, a libfprint test
+# The second process runs the tests that set something for their whole process: those on libfprint's
+# virtual devices (libfprint's own and the policy's on a shared chip; the FP_VIRTUAL_* variables) and
+# the one that sets the umask. They take turns (`.exclusive(to: .processSettings)`) and mostly wait on
+# the virtual devices, so inside the main run they were its last minute or two with a core idle. With the real-users suites beside them as well, a libfprint test
 # was starved past its time limit in CI: they stay in the main run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 WIDTH=${1:-4}
 TESTS=.build/debug/fingerlockPackageTests.xctest
-SECOND='LibfprintTests|SharedChipPolicyTests'
+SECOND='LibfprintTests|SharedChipPolicyTests|PermissiveUmaskTests'
 
 [ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'make test' (or 'swift build --build-tests -Xcc -O2') first." >&2; exit 1; }
 # What both runs ran (Swift Testing's xunit files) and each test's own duration (the `.timed` trait

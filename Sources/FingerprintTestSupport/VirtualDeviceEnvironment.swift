@@ -7,7 +7,7 @@ import Foundation
 /// The process environment that makes libfprint create its virtual devices: one socket path per
 /// driver (`FP_VIRTUAL_DEVICE`, `FP_VIRTUAL_DEVICE_STORAGE`, `FP_VIRTUAL_IMAGE`) and only those
 /// drivers (`FP_DRIVERS_WHITELIST`). The variables are process-wide and libfprint reads them when a
-/// context enumerates: tests that set them take turns (`.exclusive(to: .libfprintEnvironment)`).
+/// context enumerates: tests that set them take turns (`.exclusive(to: .processSettings)`).
 public enum VirtualDeviceEnvironment {
     /// Each virtual driver's name and the variable that holds its socket path.
     public static let variables = [

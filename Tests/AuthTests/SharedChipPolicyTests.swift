@@ -14,7 +14,7 @@ import Vault
 /// real policy (`AuthEnvironment` and its use cases), vaults and attempt files, and libfprint's own storage driver.
 /// `scripts/test.sh` runs these with libfprint's own tests, in the second process, where they take turns
 /// with them for the `FP_VIRTUAL_*` variables.
-@Suite(.timed, .serialized, .exclusive(to: .libfprintEnvironment))
+@Suite(.timed, .serialized, .exclusive(to: .processSettings))
 struct SharedChipPolicyTests {
     /// A match counts only for a print sealed in this vault, whatever else the chip holds.
     @Test(.timeLimit(.minutes(2)))

@@ -7,9 +7,11 @@ public struct ProcessWideResource: Sendable, Hashable {
     public let name: String
     public init(_ name: String) { self.name = name }
 
-    /// libfprint's `FP_VIRTUAL_*` and `FP_DRIVERS_WHITELIST` variables, read when a context enumerates,
-    /// and the default GLib main context all libfprint calls share.
-    public static let libfprintEnvironment = ProcessWideResource("libfprint environment")
+    /// What a test sets for every thread of its process: libfprint's `FP_VIRTUAL_*` and
+    /// `FP_DRIVERS_WHITELIST` variables (read when a context enumerates) with the default GLib main
+    /// context all libfprint calls share, and the umask. `scripts/test.sh` runs the tests that set
+    /// them in a second process, where they take turns.
+    public static let processSettings = ProcessWideResource("process settings")
 }
 
 /// Runs each test case it covers while holding its resource, waiting its turn (first come, first

@@ -43,8 +43,11 @@ public final class SoftwareTPM: @unchecked Sendable {
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<500 where !FileManager.default.fileExists(atPath: socket + ".ctrl") && process.isRunning { usleep(10_000) }
-        guard process.isRunning else {
+        // Both sockets: swtpm makes the control one first, and a client that connects to the server
+        // socket before it exists gets "tcti:IO failure" (seen on a busy CI machine).
+        func listening() -> Bool { [socket, socket + ".ctrl"].allSatisfy { FileManager.default.fileExists(atPath: $0) } }
+        for _ in 0..<2000 where !listening() && process.isRunning { usleep(10_000) }
+        guard process.isRunning, listening() else {
             throw Failure("swtpm did not start: " + ((try? String(contentsOf: log, encoding: .utf8)) ?? ""))
         }
     }

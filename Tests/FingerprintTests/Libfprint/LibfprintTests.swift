@@ -8,7 +8,7 @@ import Testing
 /// process-wide, libfprint reads them when a context enumerates, and all libfprint calls share the
 /// default GLib main context. Each test builds its own context (so each gets fresh virtual devices).
 /// The policy's tests on a shared chip (AuthTests' `SharedChipPolicyTests`) take turns with these.
-@Suite(.timed, .serialized, .exclusive(to: .libfprintEnvironment), .timeLimit(.minutes(1)))
+@Suite(.timed, .serialized, .exclusive(to: .processSettings), .timeLimit(.minutes(1)))
 struct LibfprintTests {}
 
 extension LibfprintTests {

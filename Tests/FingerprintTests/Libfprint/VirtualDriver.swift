@@ -16,7 +16,7 @@ enum VirtualDriver: String, CaseIterable, Sendable, CustomTestStringConvertible 
     var testDescription: String { rawValue }
 
     /// Sets up the process environment for `drivers` (only from tests that take turns with
-    /// `.exclusive(to: .libfprintEnvironment)`: the variables are process-wide) and returns a fresh
+    /// `.exclusive(to: .processSettings)`: the variables are process-wide) and returns a fresh
     /// context that will enumerate them, with the socket paths.
     static func environment(for drivers: [VirtualDriver]) -> (LibfprintContext, [VirtualDriver: String]) {
         let paths = VirtualDeviceEnvironment.prepare(drivers: drivers.map(\.rawValue))
