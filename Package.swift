@@ -224,7 +224,7 @@ let package = Package(
         // tests' vault fixture (a vault made at the test KDF cost that the built binary then opens).
         .target(
             name: "FingerlockCLITestSupport",
-            dependencies: ["FingerlockCLI", "Auth", "AuthCore", "Vault", "FingerlockServiceClient"],
+            dependencies: ["FingerlockCLI", "Auth", "AuthCore", "Vault", "FingerlockServiceClient", "FingerlockTestSupport"],
             path: "Tests/FingerlockCLITestSupport",
             swiftSettings: upcoming
         ),

@@ -2,6 +2,7 @@ import Auth
 public import AuthCore
 public import FingerlockCLI
 import FingerlockServiceClient
+import FingerlockTestSupport
 public import Foundation
 import Synchronization
 import Vault

@@ -26,8 +26,8 @@ public struct ExclusiveTrait: SuiteTrait, TestTrait, TestScoping {
     ) async throws {
         guard testCase != nil else { return try await function() }
         let turn = TurnTaking.of(resource)
-        await turn.begin()
-        defer { turn.end() }
+        await turn.enter(exclusive: true)
+        defer { turn.leave(exclusive: true) }
         try await function()
     }
 }
@@ -37,16 +37,8 @@ extension Trait where Self == ExclusiveTrait {
     public static func exclusive(to resource: ProcessWideResource) -> Self { ExclusiveTrait(resource: resource) }
 }
 
-/// One resource's turns: who holds it and who waits, in order.
-final class TurnTaking: Sendable {
-    private struct State {
-        var held = false
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state = Mutex(State())
-
-    /// The one `TurnTaking` of each resource in this process (a process-wide resource has
-    /// process-wide turns).
+extension TurnTaking {
+    /// The turns of each resource in this process (a process-wide resource has process-wide turns).
     private static let all = Mutex<[ProcessWideResource: TurnTaking]>([:])
 
     static func of(_ resource: ProcessWideResource) -> TurnTaking {
@@ -56,31 +48,5 @@ final class TurnTaking: Sendable {
             all[resource] = created
             return created
         }
-    }
-
-    func begin() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.held else {
-                    state.held = true
-                    return true
-                }
-                state.waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Hands the resource to the next in line, or frees it.
-    func end() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.held = false
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
     }
 }
