@@ -108,7 +108,7 @@ enum FakeServer {
     }
 
     static func listen(path: String) throws -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
@@ -121,6 +121,16 @@ enum FakeServer {
         return fd
     }
 
+    /// Accepts a client whose descriptor no child process inherits: other tests in this process start
+    /// daemons, and one that inherited the connection would keep it open past our `close`, so the
+    /// client would never see the end of file it waits for (a CI failure). Swift's Glibc module has no
+    /// `accept4`; the moment before `fcntl` is the only window.
+    static func acceptClosingOnExec(_ listener: Int32) -> Int32 {
+        let fd = accept(listener, nil, nil)
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return fd
+    }
+
     /// Accepts `connections` clients one after another; reads each one's command, keeps the connection
     /// open for `holdOpen`, answers `reply` to `LIST`, then closes it. Returns the commands received.
     static func serve(path: String, connections: Int, holdOpen: Duration, reply: String) throws -> [String] {
@@ -128,7 +138,7 @@ enum FakeServer {
         defer { close(listener) }
         var commands: [String] = []
         for _ in 0..<connections {
-            let client = accept(listener, nil, nil)
+            let client = acceptClosingOnExec(listener)
             guard client >= 0 else { throw Failure(call: "accept") }
             var buffer = [UInt8](repeating: 0, count: 1024)
             let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
@@ -149,7 +159,7 @@ enum FakeServer {
         var received: [UInt8] = []
         var connections = 0
         while received.count < wanted {
-            let client = accept(listener, nil, nil)
+            let client = acceptClosingOnExec(listener)
             guard client >= 0 else { throw Failure(call: "accept") }
             connections += 1
             var buffer = [UInt8](repeating: 0, count: 1024)
