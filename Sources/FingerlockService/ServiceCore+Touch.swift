@@ -76,64 +76,55 @@ extension ServiceCore {
         let timeout = try touchTimeout(parameters.timeoutSeconds, told)
         let wanted = try parameters.finger.map { name throws(VarlinkError) in try Self.finger(name) }
         let secret = try registeredSecret(owner)
-        let ledger = TouchLedger(try state { try dependencies.attempts(owner) })
-        try checkTouchCanUnlock(owner, ledger)
+        let attempt = TouchAttempt(TouchLedger(try state { try dependencies.attempts(owner) })) { [self] in forgetKey(owner) }
+        try checkTouchCanUnlock(owner, attempt)
         if parameters.reuse == true, let key = try reusedKey(owner, told) {
             return .init(key: key, finger: "", reader: "", reused: true, policyKnown: told != nil)
         }
         // Only the user at the reader's seat: a touch there is theirs, not a caller's elsewhere.
         try await requireSeat(peer, for: "UnlockWithTouch")
-        let count = TouchCount(ledger)
-        let scan: (result: ScanResult, prints: [EnrolledPrint], reader: ReaderIdentity, lost: LostPrints?)
+        let scan: (verdict: TouchVerdict, reader: ReaderIdentity)
         do {
             scan = try await scans.run(for: owner.uid, .scan, waitingAtMost: timeout, waiting: waiting) {
                 // The seat may have changed hands while this one waited.
                 try await takeReader(peer, for: "UnlockWithTouch")
                 // Touches that ran while this one waited may have locked the vault out.
-                try checkTouchCanUnlock(owner, ledger)
+                try checkTouchCanUnlock(owner, attempt)
                 // The reader is looked up in turn, never before: the lookup waits for libfprint's
                 // thread, which the running scan holds, and would let a later request in first.
                 let reader = try await currentReader(timeout: timeout)
-                let prints = try touchPrints(owner, secret: secret, reader: reader, policy: policy, wanted: wanted)
-                // Counted the moment the reader has a finger, before anyone learns the result: a
-                // client killed at a no-match cannot skip it, while a scan that only waited, or
-                // timed out without a finger, is not a touch.
-                let result = try await reader.match(prints, timeout: timeout) { count.fingerRead() }
-                // Whether "not in my storage" was about lost prints: asked while the reader is still ours.
-                let lost = result == .notInReaderStorage ? await LostPrints.find(scanned: prints, on: reader) : nil
-                return (result, prints, reader.identity, lost)
+                try checkReaderKind(reader, policy)
+                let source = TemplateFingerSource(try state { try dependencies.templates.prints(owner, secret: secret) }, reader: reader)
+                // The failed-touch rule, as in user mode: counted when the reader has the finger.
+                // A counter that cannot be written ends the touch as a service failure (logged).
+                let verdict = try await attempt.run { fingerRead in
+                    try await source.match(wanted, timeout: timeout, fingerRead: fingerRead)
+                }
+                return (verdict, reader.identity)
             }
         } catch {
-            // A finger read before the scan failed or was cancelled stays counted, maybe as the
-            // last one allowed.
-            if let failures = count.made, failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }
             throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
         }
-        switch scan.result {
-        case .match(let print) where scan.prints.contains(print):
-            try state { try ledger.matched() }
+        switch scan.verdict {
+        case .matched(let finger):
             // Locked, expired or forgotten while the finger was on the reader: nothing to release.
             guard let key = try state({ try sessions.keyAfterTouch(name: owner.cacheName) }) else {
                 throw Self.passcodeRequired(.locked)
             }
             logger.info("unlocked with a touch", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return .init(
-                key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: print.finger.rawValue,
+                key: key.withUnsafeBytes { Data($0).base64EncodedString() }, finger: finger?.rawValue ?? "",
                 reader: scan.reader.description, policyKnown: told != nil)
-        case .notInReaderStorage where scan.lost?.noneLeft == true:
+        case .printsLost(let sentence):
             // No finger could have matched a print the reader lost: no failed touch. The user must
             // enroll again, as in user mode; the wire has no value of its own for it yet.
-            try state { try count.undo() }
-            let sentence = scan.lost?.sentence(on: scan.reader) ?? ""
             logger.notice(
                 "touch of a print the reader no longer stores",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "reader": "\(scan.reader)"])
             throw VarlinkError(
                 .readerUnavailable,
                 ["problem": .string(ServiceInterface.ReaderProblem.deviceError.rawValue), "message": .string(sentence)])
-        case .match, .noMatch, .notInReaderStorage:
-            let failures = try state { try count.failures() }
-            if failures >= TouchLedger.lockoutThreshold { forgetKey(owner) }
+        case .noMatch(let failures, _):
             logger.notice(
                 "touch did not match",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
@@ -141,28 +132,7 @@ extension ServiceCore {
                 .noMatch,
                 ["failedTouches": .int(failures), "touchesLeft": .int(TouchLedger.touchesLeft(after: failures))])
         case .retry(let reason):
-            try state { try count.undo() }
             throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
-        }
-    }
-
-    /// The prints a touch on `reader` is matched against: the vault's for that reader (and of the
-    /// reader's kind the vault accepts), only `wanted` when named, one when the reader cannot identify.
-    private func touchPrints(
-        _ owner: VaultOwner, secret: SymmetricKey, reader: any FingerprintReader, policy: ServiceVaultPolicy, wanted: Finger?
-    ) throws(VarlinkError) -> [EnrolledPrint] {
-        try checkReaderKind(reader, policy)
-        let enrolled = try state { try dependencies.templates.prints(owner, secret: secret) }
-        do {
-            return try MatchCandidates(enrolled, reader: reader.identity, canIdentify: reader.info.canIdentify, wanted: wanted)
-                .prints
-        } catch {
-            switch error {
-            case .noneEnrolled(let reader):
-                throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.description)])
-            case .fingerNotEnrolled(let finger, _):
-                throw VarlinkError(.fingerNotEnrolled, ["finger": .string(finger.rawValue)])
-            }
         }
     }
 
@@ -173,7 +143,7 @@ extension ServiceCore {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
         let told = try toldPolicy(owner)
         _ = try registeredSecret(owner)
-        try checkTouchCanUnlock(owner, TouchLedger(try state { try dependencies.attempts(owner) }))
+        try checkTouchCanUnlock(owner, TouchAttempt(TouchLedger(try state { try dependencies.attempts(owner) })) { [self] in forgetKey(owner) })
         if let key = try reusedKey(owner, told) { return .init(key: key) }
         var settings: [String: VarlinkError.Value] = [:]
         if let told { settings = ["maxTries": .int(told.maxTries), "scanTimeoutSeconds": .int(told.scanTimeoutSeconds)] }
@@ -181,12 +151,9 @@ extension ServiceCore {
     }
 
     /// Refuses a touch that could release nothing: locked out, or no key held.
-    private func checkTouchCanUnlock(_ owner: VaultOwner, _ ledger: TouchLedger) throws(VarlinkError) {
-        // The lockout first: it also forgets the key, and is what the user must be told.
-        if try state({ try ledger.isLockedOut() }) {
-            forgetKey(owner)
-            throw Self.passcodeRequired(.lockout)
-        }
+    private func checkTouchCanUnlock(_ owner: VaultOwner, _ attempt: TouchAttempt) throws(VarlinkError) {
+        // The lockout first: it also forgets the key (``TouchAttempt``), and is what the user must be told.
+        if try state({ try attempt.lockedOut() }) { throw Self.passcodeRequired(.lockout) }
         // No key held, no scan: the touch could release nothing.
         guard try holdsKey(owner) else { throw Self.passcodeRequired(.locked) }
     }
@@ -230,6 +197,11 @@ extension ServiceCore {
         switch error {
         case let error as VarlinkError:
             return error
+        case let problem as MatchCandidates.Problem:
+            switch problem {
+            case .noneEnrolled(let reader): return VarlinkError(.noFingerEnrolled, ["reader": .string(reader.description)])
+            case .fingerNotEnrolled(let finger, _): return VarlinkError(.fingerNotEnrolled, ["finger": .string(finger.rawValue)])
+            }
         case let error as FingerprintError:
             let problem: ServiceInterface.ReaderProblem
             switch error.code {

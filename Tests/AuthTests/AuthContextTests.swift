@@ -257,7 +257,9 @@ struct Installation {
             .evaluate(.biometricsOrPasscode, reason: "r")
         #expect(interaction.scans == 2)
         #expect(
-            interaction.notices.last == "No match. That was the 5th failed touch in a row: fingerprint unlock is off until the passcode is entered.")
+            interaction.notices.last
+                == "No match. That was the 5th failed touch in a row: the key is forgotten, and fingerprint unlock is off until the passcode is entered."
+        )
     }
 
     @Test func passcodeDelaysEscalateAndPersistAcrossContexts() async throws {

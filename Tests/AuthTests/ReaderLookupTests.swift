@@ -76,7 +76,7 @@ final class ObservingKeyCache: KeyCache {
         }
         let interaction = ScriptedInteraction()
         let result = try await TouchVerification(context(lookup, interaction: interaction, cache: cache).environment).verifyTouch(finger: nil)
-        #expect(result.print.finger == .rightIndex)
+        #expect(result.finger == .rightIndex)
         #expect(interaction.prompts.isEmpty)
         #expect(sawTheVaultOpened.withLock { $0 })
     }
@@ -89,7 +89,7 @@ final class ObservingKeyCache: KeyCache {
         }
         let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: install.cache).environment).verifyTouch(
             finger: .rightIndex)
-        #expect(result.print.finger == .rightIndex)
+        #expect(result.finger == .rightIndex)
         #expect(try install.attempts.read().failedTouches == 0)
     }
 
@@ -116,7 +116,7 @@ final class ObservingKeyCache: KeyCache {
             return (Installation.reader([.finger(.rightIndex)]), nil)
         }
         let result = try await TouchVerification(context(lookup, interaction: interaction, cache: install.cache).environment).verifyTouch(finger: nil)
-        #expect(result.print.finger == .rightIndex)
+        #expect(result.finger == .rightIndex)
         #expect(interaction.prompts.count == 1)
     }
 
@@ -172,7 +172,7 @@ final class ObservingKeyCache: KeyCache {
         let cache = ObservingKeyCache(install.cache) { lookup.isStarted }
         let result = try await TouchVerification(context(lookup, interaction: ScriptedInteraction(), cache: cache).environment).verifyTouch(
             finger: nil)
-        #expect(result.print.finger == .rightIndex)
+        #expect(result.finger == .rightIndex)
         #expect(cache.heldAtEveryRead.withLock { $0 } == [true])
     }
 

@@ -280,9 +280,9 @@ struct SharedChipFixture {
         if let id { try await socket.touch(id) }
         for command in commands { try await socket.queue(command) }
         do {
-            let finger = try await verified.print.finger
+            let finger = try await verified.finger
             await context.waitUntilIdle()
-            return finger
+            return try #require(finger)
         } catch {
             await context.waitUntilIdle()
             throw error

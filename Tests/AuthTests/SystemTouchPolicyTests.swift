@@ -207,7 +207,7 @@ final class FakeSystemFingers: SystemService {
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex), .match(.rightIndex)])
         let verified = try await TouchVerification(context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup).environment)
             .verifyTouch(finger: nil)
-        #expect(verified.print.finger == .rightIndex)
+        #expect(verified.finger == .rightIndex)
         let vault = try await context(fingers, interaction: ScriptedInteraction(secrets: []), readerLookup: lookup).openNotes()
         vault.close()
         try await Task.sleep(for: .milliseconds(50))
@@ -255,7 +255,7 @@ final class FakeSystemFingers: SystemService {
             key: try install.masterKey(), touches: [.fail(.passcodeRequired(lockout: false)), .match(.leftThumb)])
         let interaction = ScriptedInteraction(secrets: [Installation.passcode])
         let verified = try await TouchVerification(context(fingers, interaction: interaction).environment).verifyTouch(finger: nil)
-        #expect(verified.print.finger == .leftThumb)
+        #expect(verified.finger == .leftThumb)
         #expect(interaction.prompts.count == 1 && interaction.prompts[0].contains("read the enrolled fingers"))
     }
 
@@ -272,7 +272,7 @@ final class FakeSystemFingers: SystemService {
         #expect(interaction.prompts.isEmpty)
     }
 
-    @Test func theLastFailedTouchSaysTheServiceForgotTheKey() async throws {
+    @Test func theLastFailedTouchSaysTheKeyIsForgotten() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(
             key: try install.masterKey(), touches: [.fail(.noMatch(failedTouches: 5, touchesLeft: 0))])
@@ -282,7 +282,7 @@ final class FakeSystemFingers: SystemService {
             Issue.record("a no-match verified")
         } catch let error as AuthError {
             #expect(error.code == .authenticationFailed)
-            #expect(error.message.contains("forgot the key"))
+            #expect(error.message.contains("the key is forgotten"))
         }
     }
 

@@ -20,21 +20,24 @@ struct LocalCustody: KeyCustody {
 
     func checkBiometrics() async throws {
         try await biometricPreconditions()
+        // The lockout first: it forgets the key, and is what the user must be told.
+        if try AuthError.mapped({ try touchAttempt().lockedOut() }) { throw AuthError.lockout }
         let storeID = try environment.recordedStoreID
         guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw AuthError.noCachedKey }
-        if try touchLedger.isLockedOut() { throw AuthError.lockout }
     }
 
     func unlockWithFinger() async throws -> Vault {
         let reader = try await environment.requireReader()
-        let vault = try await vaultFromCache()
+        try await biometricPreconditions()
+        if try AuthError.mapped({ try touchAttempt().lockedOut() }) { throw AuthError.lockout }
+        let vault = try openWithCachedKey()
         do {
             try environment.checkReaderKind(reader, vault: vault)
-            if try AuthError.mapped({ try touchLedger.isLockedOut() }) { throw AuthError.lockout }
             let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
             if try environment.isWithinReuseWindow(vault, settings) { return vault }
-            let candidates = try matchCandidates(vault: vault, reader: reader, wanted: nil)
-            _ = try await touches(candidates.prints, reader: reader, tries: settings.maxTries, timeout: settings.scanTimeout)
+            let source = try fingerSource(vault: vault, reader: reader)
+            _ = try await candidates(of: source, wanted: nil)
+            _ = try await touches(source, wanted: nil, tries: settings.maxTries, timeout: settings.scanTimeout)
             environment.startReuseWindow(vault)
             return vault
         } catch {
@@ -48,6 +51,8 @@ struct LocalCustody: KeyCustody {
         // overlaps the checks and the unlock below.
         dependencies.readerLookup.start()
         try await environment.refuseRemoteSession()
+        // A lockout is said before anything is asked (it forgot the key, so the passcode would be next).
+        if try AuthError.mapped({ try touchAttempt().lockedOut() }) { throw AuthError.lockout }
         // The cached key opens the vault while the reader is being found; the passcode is asked for
         // only once the reader is known to be there. So a vault that cannot be opened is reported
         // before a missing reader, and a missing reader before any passcode prompt.
@@ -62,17 +67,16 @@ struct LocalCustody: KeyCustody {
         let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
         try environment.checkReaderKind(reader, vault: vault)
-        if try AuthError.mapped({ try touchLedger.isLockedOut() }) { throw AuthError.lockout }
-        let candidates = try matchCandidates(vault: vault, reader: reader, wanted: finger)
-        if !candidates.identifies {
-            interaction.notify("This reader cannot identify among fingers; checking \(candidates.prints[0].finger).")
+        let source = try fingerSource(vault: vault, reader: reader)
+        let checked = try await candidates(of: source, wanted: finger)
+        if !checked.identifies {
+            interaction.notify("This reader cannot identify among fingers; checking \(checked.fingers[0]).")
         }
         let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
-        let matched = try await touches(
-            candidates.prints, reader: reader, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
+        let matched = try await touches(source, wanted: finger, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
         // A matching touch is an unlock, `verify`'s too (as fingerlockd counts it).
         environment.startReuseWindow(vault)
-        return TouchVerification.VerifiedTouch(print: matched, reader: reader.identity, identified: candidates.identifies)
+        return TouchVerification.VerifiedTouch(finger: matched, reader: reader.identity, identified: checked.identifies)
     }
 
     /// The vault opened with the cached key, once a touch could be asked for at all.
@@ -89,101 +93,54 @@ struct LocalCustody: KeyCustody {
         }
     }
 
-    /// Up to `tries` touches. Each is counted as a failure before it is evaluated (so a crash or a
-    /// parallel run cannot skip one) and uncounted when it turns out not to be a no-match.
+    /// The failed-touch rule over the user's attempt file; a lockout forgets the key in the keyring.
+    func touchAttempt() throws -> TouchAttempt {
+        let storeID = try environment.recordedStoreID.uuidString
+        let keyCache = dependencies.keyCache
+        let reuseWindow = environment.reuseWindow
+        return TouchAttempt(touchLedger) {
+            _ = try? keyCache.invalidate(name: storeID)
+            reuseWindow.close(for: storeID)
+        }
+    }
+
+    /// Up to `tries` touches on this process's reader (``TouchSession``), each under the failed-touch
+    /// rule (``TouchAttempt``); the finger that matched.
     func touches(
-        _ prints: [EnrolledPrint], reader: any FingerprintReader, tries: Int, timeout: Duration, offerPasscode: Bool = true
-    ) async throws -> EnrolledPrint {
-        var prints = prints
-        var noMatches = 0
-        var hints = 0
-        /// What a no-match message adds: prints the reader turned out to have lost.
-        var lost = ""
-        let verb = reader.info.scanType == .swipe ? "Swipe your finger on" : "Touch"
-        while noMatches < tries {
-            let failures = try AuthError.mapped { try touchLedger.count() }
-            guard failures <= TouchLedger.lockoutThreshold else {
-                try uncountTouch()
-                throw AuthError.lockout
+        _ source: TemplateFingerSource, wanted: Finger?, tries: Int, timeout: Duration, offerPasscode: Bool = true
+    ) async throws -> Finger {
+        let attempt = try touchAttempt()
+        let matched: Finger? = try await TouchSession(interaction: interaction).run(
+            tries: tries, scanType: source.reader.scanType, offerPasscode: offerPasscode
+        ) {
+            if try attempt.lockedOut() { throw AuthError.lockout }
+            let verdict = try await attempt.run { fingerRead in
+                try await source.match(wanted, timeout: timeout, fingerRead: fingerRead)
             }
-            let outcome: ScanOutcome<ScanResult>
-            do {
-                let prompt = "\(verb) the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
-                outcome = try await interaction.scan(prompt: prompt) { [prints] in
-                    try await reader.match(prints, timeout: timeout)
-                }
-            } catch {
-                try uncountTouch()
-                let failure = AuthError.from(error)
-                // A reader that reads the terminal itself (the interactive simulated one) reports
-                // Enter as its own fallback: the same as leaving the scan at the prompt.
-                if failure.code == .userFallback { throw AuthError.scanLeft(typed: "", offerPasscode: offerPasscode) }
-                throw failure
-            }
-            switch outcome {
-            case .scanned(.match(let print)):
-                try AuthError.mapped { try touchLedger.matched() }
-                return print
-            case .scanned(.noMatch), .scanned(.notInReaderStorage):
-                if case .scanned(.notInReaderStorage) = outcome {
-                    // The reader decided, so the touch stays counted unless its answer is known to be
-                    // about lost prints (``LostPrints``): then no touch could have matched them.
-                    let gone = await LostPrints.find(scanned: prints, on: reader)
-                    if gone.noneLeft {
-                        try uncountTouch()
-                        throw AuthError(
-                            .biometryNotAvailable, gone.sentence(on: reader.identity), unavailability: .printNotStored)
-                    }
-                    if !gone.prints.isEmpty {
-                        // The touch was compared with the prints still stored and matched none: a real
-                        // no-match. The lost ones leave the scan; the user learns how to get them back.
-                        prints.removeAll { gone.prints.contains($0) }
-                        lost = " " + gone.sentence(on: reader.identity)
-                    }
-                }
-                noMatches += 1
-                if failures >= TouchLedger.lockoutThreshold {
-                    // Still a no-match (exit 1 where nothing can ask for the passcode), and now a lockout.
-                    throw AuthError(
-                        .authenticationFailed,
-                        "No match. That was the \(TouchLedger.lockoutThreshold)th failed touch in a row: fingerprint unlock is off until the passcode is entered."
-                            + lost)
-                }
-                if noMatches < tries { interaction.notify("No match." + lost + " Try again.") }
-            case .scanned(.retry(let reason)):
-                try uncountTouch()
-                hints += 1
-                guard hints <= AuthContext.maximumRetryHints else {
-                    throw AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
-                }
-                interaction.notify(reason.hint)
-            case .passcodeRequested(let typed):
-                try uncountTouch()
-                throw AuthError.scanLeft(typed: typed, offerPasscode: offerPasscode)
-            }
+            if case .matched(let finger) = verdict { return .matched(finger) }
+            return .other(verdict)
         }
-        throw AuthError(
-            .authenticationFailed, (tries == 1 ? "No match." : "No match after \(tries) tries.") + lost)
+        // A template source always names the finger that matched.
+        guard let matched else { throw AuthError(.dataError, "The reader matched without naming the finger.") }
+        return matched
     }
 
-    func uncountTouch() throws {
-        try AuthError.mapped { try touchLedger.undo() }
+    /// The vault's fingers on `reader`, as the templates sealed in it.
+    func fingerSource(vault: Vault, reader: any FingerprintReader) throws -> TemplateFingerSource {
+        TemplateFingerSource(try VaultPrintStore(vault: vault).prints(for: reader.identity), reader: reader)
     }
 
-    /// The vault's prints a touch on `reader` is matched against (the rule both modes share).
-    func matchCandidates(vault: Vault, reader: any FingerprintReader, wanted: Finger?) throws -> MatchCandidates {
-        let enrolled = try VaultPrintStore(vault: vault).prints(for: reader.identity)
+    /// Which fingers a touch on `source` is checked against; none is a clear error.
+    func candidates(of source: any FingerSource, wanted: Finger?) async throws -> CheckedFingers {
         do {
-            return try MatchCandidates(enrolled, reader: reader.identity, canIdentify: reader.info.canIdentify, wanted: wanted)
-        } catch {
-            switch error {
-            case .noneEnrolled:
+            return try await source.candidates(wanted)
+        } catch let problem as MatchCandidates.Problem {
+            switch problem {
+            case .noneEnrolled(let reader):
                 throw AuthError.notEnrolled(reader)
-            case .fingerNotEnrolled(let finger, _):
-                throw AuthError(
-                    .notFound, "\(finger) is not enrolled on \(reader.identity); `fingerlock fingers` lists the enrolled ones.")
+            case .fingerNotEnrolled(let finger, let reader):
+                throw AuthError(.notFound, "\(finger) is not enrolled on \(reader); `fingerlock fingers` lists the enrolled ones.")
             }
         }
     }
-
 }

@@ -35,54 +35,29 @@ extension ServiceCustody {
         let defaults = SecuritySettings()
         let tries = tries ?? told?.tries ?? defaults.maxTries
         let timeout = told?.scanTimeout ?? defaults.scanTimeout
-        var noMatches = 0
-        var hints = 0
-        while true {
-            let outcome: ScanOutcome<SystemTouch>
+        let touch: SystemTouch = try await TouchSession(interaction: interaction).run(tries: tries, offerPasscode: offerPasscode) {
+            [systemService, interaction] in
             do {
-                let prompt = "Touch the fingerprint reader" + (offerPasscode ? " (or press Enter to type your passcode)" : "")
-                outcome = try await interaction.scan(prompt: prompt) { [systemService, interaction] in
+                return .matched(
                     try await systemService.unlockWithTouch(vault: storeID, finger: finger, timeout: timeout, reuse: reuse) {
                         interaction.notify(AuthError.readerBusy(with: $0, waiting: "your touch"))
-                    }
-                }
+                    })
             } catch let error as SystemServiceError {
+                // fingerlockd applied the failed-touch rule (``TouchAttempt``); its verdict goes on to
+                // the same tries as user mode's.
                 switch error.code {
-                case .noMatch(let failed, let left):
-                    noMatches += 1
-                    if left == 0 {
-                        throw AuthError(
-                            .authenticationFailed,
-                            "No match. That was the \(failed)th failed touch in a row: fingerlockd forgot the key, so the passcode is needed.")
-                    }
-                    if noMatches < tries {
-                        interaction.notify("No match. Try again.")
-                        continue
-                    }
-                    throw AuthError(.authenticationFailed, tries == 1 ? "No match." : "No match after \(tries) tries.")
-                case .retry(let reason):
-                    hints += 1
-                    guard hints <= AuthContext.maximumRetryHints else {
-                        throw AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
-                    }
-                    interaction.notify(reason.hint)
-                    continue
-                default:
-                    throw AuthError.from(systemService: error)
+                case .noMatch(let failed, _): return .other(.noMatch(failures: failed, lost: nil))
+                case .retry(let reason): return .other(.retry(reason))
+                default: throw AuthError.from(systemService: error)
                 }
-            }
-            switch outcome {
-            case .passcodeRequested(let typed):
-                throw AuthError.scanLeft(typed: typed, offerPasscode: offerPasscode)
-            case .scanned(let touch):
-                // The released key must open this vault, as any key does: it is checked, never trusted.
-                let vault = try AuthError.mapped { try passcodes.open(withKey: touch.key) }
-                // A vault moved before fingerlockd took settings: it learns them now, the vault open
-                // (also when the service did not say whether it knows them).
-                if !(policyKnown ?? touch.policyKnown ?? false) { environment.tellServicePolicy(of: vault) }
-                return (vault, touch)
             }
         }
+        // The released key must open this vault, as any key does: it is checked, never trusted.
+        let vault = try AuthError.mapped { try passcodes.open(withKey: touch.key) }
+        // A vault moved before fingerlockd took settings: it learns them now, the vault open
+        // (also when the service did not say whether it knows them).
+        if !(policyKnown ?? touch.policyKnown ?? false) { environment.tellServicePolicy(of: vault) }
+        return (vault, touch)
     }
 
     /// `enroll` for a system-mode vault: the passcode proven to the service, which scans and keeps

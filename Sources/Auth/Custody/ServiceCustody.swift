@@ -39,12 +39,11 @@ struct ServiceCustody: KeyCustody {
             (vault, touch) = try await touchUnlock(finger: finger, tries: 1, offerPasscode: false, reuse: false)
         }
         vault.close()
-        // Without reuse every key comes from a scan, which names its finger and reader.
-        guard let matched = touch.finger, let reader = touch.reader else {
-            throw AuthError(.dataError, "fingerlockd released the key without naming the finger that matched.")
+        // Without reuse every key comes from a scan, which names its reader.
+        guard let reader = touch.reader else {
+            throw AuthError(.dataError, "fingerlockd released the key without naming the reader that matched.")
         }
-        let print = EnrolledPrint(finger: matched, reader: reader, template: Data(), enrolled: Date())
-        return TouchVerification.VerifiedTouch(print: print, reader: reader, identified: true)
+        return TouchVerification.VerifiedTouch(finger: touch.finger, reader: reader, identified: true)
     }
 
     // MARK: The key after the passcode

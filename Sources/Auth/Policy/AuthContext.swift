@@ -10,9 +10,6 @@ public import Vault
 /// `UseCases/`, made from the same `AuthEnvironment`; what differs between the modes is the vault's
 /// `KeyCustody` (`Custody/`). Commands parse, call one method, render.
 public final class AuthContext: Sendable {
-    /// Retry hints tolerated in one evaluation (they do not count as tries).
-    static let maximumRetryHints = 10
-
     /// What this context shares with the use cases of the same command.
     public let environment: AuthEnvironment
     private var passcodes: any PasscodeRepository { environment.passcodes }

@@ -116,8 +116,8 @@ extension AuthError {
     static var lockout: AuthError {
         AuthError(.biometryLockout, "Too many failed touches: fingerprint unlock is off until the passcode is entered.")
     }
-    static func notEnrolled(_ reader: any FingerprintReader) -> AuthError {
-        AuthError(.biometryNotEnrolled, "No finger is enrolled on \(reader.identity); run `fingerlock enroll`.")
+    static func notEnrolled(_ reader: ReaderIdentity) -> AuthError {
+        AuthError(.biometryNotEnrolled, "No finger is enrolled on \(reader); run `fingerlock enroll`.")
     }
     static var systemModeTouch: AuthError {
         AuthError(

@@ -77,9 +77,11 @@ struct VerifyRequest: Equatable {
         let verification = TouchVerification(session.environment)
         let result = try await withInterruptCancellation { [finger] in try await verification.verifyTouch(finger: finger) }
         if json {
-            try dependencies.console.printJSON(Match(matched: true, finger: result.print.finger.description, reader: result.reader.description))
+            try dependencies.console.printJSON(Match(matched: true, finger: result.finger?.description, reader: result.reader.description))
+        } else if let finger = result.finger {
+            dependencies.console.print(dependencies.console.green("Match: \(finger)."))
         } else {
-            dependencies.console.print(dependencies.console.green("Match: \(result.print.finger)."))
+            dependencies.console.print(dependencies.console.green("Match (the reader does not say which finger)."))
         }
     }
 
@@ -87,7 +89,17 @@ struct VerifyRequest: Equatable {
     /// and a non-zero status), so a script may test either.
     struct Match: Encodable {
         var matched: Bool
-        var finger: String
+        /// null when the fingers' keeper does not say which finger matched.
+        var finger: String?
         var reader: String
+
+        enum CodingKeys: String, CodingKey { case matched, finger, reader }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(matched, forKey: .matched)
+            try container.encode(finger, forKey: .finger)
+            try container.encode(reader, forKey: .reader)
+        }
     }
 }

@@ -23,14 +23,16 @@ public struct TouchVerification: Sendable {
 
     /// What `verify` reports.
     public struct VerifiedTouch: Sendable {
-        public var print: EnrolledPrint
+        /// The finger that matched; nil when the fingers' keeper does not say which (fprintd
+        /// identifying among all of a user's fingers).
+        public var finger: Finger?
         public var reader: ReaderIdentity
         /// Whether the touch was matched against every enrolled finger (false: only the first).
         public var identified: Bool
     }
 
     /// One touch against the enrolled prints (`fingerlock verify`): the vault key comes from the
-    /// cache, else from the passcode. Returns the finger that matched; a no-match counts towards
+    /// cache, else from the passcode. Returns the finger that matched (when known); a no-match counts towards
     /// lockout and throws `.authenticationFailed`.
     public func verifyTouch(finger: Finger?) async throws -> VerifiedTouch {
         guard passcodes.hasPasscode else { throw AuthError.passcodeNotSet }
