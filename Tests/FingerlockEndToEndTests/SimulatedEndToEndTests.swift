@@ -91,11 +91,20 @@ extension BinaryRunner {
             #expect(wrong.stderr == "fingerlock: Wrong passcode.\n")
         }
         // The fifth wrong passcode, killed while scrypt runs: the failure was counted before.
+        // Killed once the count is written (scrypt at the calibrated cost takes far longer than the
+        // wait for it), not after a fixed time a busy machine may not have started the binary in.
         let process = try runner.start(["unlock", "--passcode-stdin"], stdin: "wrong 5\n")
-        usleep(150_000)
+        let attemptsPath = runner.dataDirectory + "/attempts"
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? String(contentsOfFile: attemptsPath, encoding: .utf8))?.contains("passcodes=5 ") != true,
+            process.isRunning, ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(process.isRunning, "the fifth attempt ended before it could be killed mid-check")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        let attempts = try String(contentsOfFile: runner.dataDirectory + "/attempts", encoding: .utf8)
+        let attempts = try String(contentsOfFile: attemptsPath, encoding: .utf8)
         #expect(attempts.contains("passcodes=5 "))
         let delayed = try await runner.run(["unlock", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(delayed.status == 3)

@@ -118,21 +118,16 @@ extension ServiceCustody {
     private func withSealedPasscodeSlot<T>(
         reason: String, _ body: (SealedPasscodeSlot) async throws -> T
     ) async throws -> T {
-        let prompts = interaction.passcodeFromScript ? 1 : PasscodeUnlock.promptsPerCommand
-        for attempt in 1...prompts {
-            let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: "")
+        try await PasscodePrompts(interaction: interaction).ask(prompt: "Passcode (\(reason)): ") { passcode in
             let proof = try AuthError.mapped { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
             do {
-                return try await body(proof)
+                return .accepted(try await body(proof))
             } catch let error as SystemServiceError {
-                if case .wrongPasscode = error.code, attempt < prompts {
-                    interaction.notify("Wrong passcode, try again.")
-                    continue
-                }
-                throw AuthError.from(systemService: error)
+                // The service counted it; its count is the command's last word.
+                guard case .wrongPasscode = error.code else { throw AuthError.from(systemService: error) }
+                return .refused(notice: "Wrong passcode, try again.", final: AuthError.from(systemService: error).message)
             }
         }
-        throw AuthError(.authenticationFailed, "Wrong passcode.")
     }
 }
 

@@ -43,21 +43,19 @@ struct PasscodeUnlock: Sendable {
     /// Asks until the passcode opens the vault (three tries at a terminal, one from a script).
     /// Returns the passcode too, for work that re-derives with it (rekey, restore's comparison).
     func promptForPasscode(reason: String, typedAhead: String) async throws -> (Vault, String) {
-        let prompts = interaction.passcodeFromScript ? 1 : PasscodeUnlock.promptsPerCommand
-        var typed = typedAhead
-        var refusal = CountedAttempt.Refusal(serviceSays: nil)
-        for attempt in 1...prompts {
-            try refuseDuringPasscodeDelay()
-            try environment.custody.refuseWhileTheTPMWouldNotBeAsked()
-            let passcode = try await interaction.askSecret(prompt: "Passcode (\(reason)): ", typedAhead: typed)
-            typed = ""
-            switch try countedAttempt(anyOf: [.passcode(passcode)]) {
-            case .opened(let vault, _): return (vault, passcode)
-            case .refused(let why): refusal = why
+        try await PasscodePrompts(interaction: interaction).ask(
+            prompt: "Passcode (\(reason)): ", typedAhead: typedAhead,
+            beforeEach: {
+                try refuseDuringPasscodeDelay()
+                try environment.custody.refuseWhileTheTPMWouldNotBeAsked()
             }
-            if attempt < prompts { interaction.notify(refusal.retryNotice(default: "Wrong passcode, try again.")) }
+        ) { passcode in
+            switch try countedAttempt(anyOf: [.passcode(passcode)]) {
+            case .opened(let vault, _): .accepted((vault, passcode))
+            case .refused(let why):
+                .refused(notice: why.retryNotice(default: "Wrong passcode, try again."), final: why.finalMessage(default: "Wrong passcode."))
+            }
         }
-        throw AuthError(.authenticationFailed, refusal.finalMessage(default: "Wrong passcode."))
     }
 
     /// Opens with the recovery key (for `passcode reset`) or the current passcode, counted like a

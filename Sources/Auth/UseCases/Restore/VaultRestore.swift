@@ -48,20 +48,18 @@ public struct VaultRestore: Sendable {
     /// The current vault's passcode or recovery key (one prompt accepts either), counted and delayed
     /// like any passcode.
     private func promptForPasscodeOrRecoveryKey(reason: String) async throws -> (Vault, VaultCredential) {
-        let prompts = interaction.passcodeFromScript ? 1 : PasscodeUnlock.promptsPerCommand
-        var refusal = CountedAttempt.Refusal(serviceSays: nil)
-        for attempt in 1...prompts {
-            try PasscodeUnlock(environment).refuseDuringPasscodeDelay()
-            let input = try await interaction.askSecret(prompt: "Passcode or recovery key (\(reason)): ", typedAhead: "")
-            switch try PasscodeUnlock(environment).countedAttempt(anyOf: Self.credentials(for: input)) {
-            case .opened(let vault, let credential): return (vault, credential)
-            case .refused(let why): refusal = why
-            }
-            if attempt < prompts {
-                interaction.notify(refusal.retryNotice(default: "Wrong passcode or recovery key, try again."))
+        let unlock = PasscodeUnlock(environment)
+        return try await PasscodePrompts(interaction: interaction).ask(
+            prompt: "Passcode or recovery key (\(reason)): ", beforeEach: unlock.refuseDuringPasscodeDelay
+        ) { input in
+            switch try unlock.countedAttempt(anyOf: Self.credentials(for: input)) {
+            case .opened(let vault, let credential): .accepted((vault, credential))
+            case .refused(let why):
+                .refused(
+                    notice: why.retryNotice(default: "Wrong passcode or recovery key, try again."),
+                    final: why.finalMessage(default: "Wrong passcode or recovery key."))
             }
         }
-        throw AuthError(.authenticationFailed, refusal.finalMessage(default: "Wrong passcode or recovery key."))
     }
 
     /// Stages the backup: with the current key when it is an older copy of this vault, else with
