@@ -72,7 +72,7 @@ enum FingerlockdMain {
             fail("--state-dir DIR is required\n\(usage)", code: 64)
         }
         guard let selector = ReaderSelector(readerText) else {
-            fail("--reader \(readerText): expected auto, simulated, DRIVER or DRIVER:DEVICE-ID", code: 64)
+            fail("--reader \(readerText): expected auto, simulated, fprintd, DRIVER or DRIVER:DEVICE-ID", code: 64)
         }
         let readers: ServiceReaders
         do {

@@ -103,7 +103,7 @@ struct SharedChipPolicyTests {
             #expect(error?.message.contains("vault \(aliceTag)") == true)
             #expect(error?.message.contains("fingerlock storage delete \(aliceEntry.print.id)") == true)
             #expect(error?.message.hasSuffix("Nothing was saved.") == true)
-            #expect(try await Enrollment(bob.environment).enrolledPrints().isEmpty)
+            #expect(try await Enrollment(bob.environment).enrolledFingers().isEmpty)
         }
     }
 

@@ -91,7 +91,16 @@ protocol KeyCustody: Sendable {
     func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws
         -> [Enrollment.ForgottenPrint]
 
-    func enrolledPrints() async throws -> [EnrolledPrint]
+    /// The enrolled fingers (`fingers`): never a template, only names, readers and dates.
+    func enrolledFingers() async throws -> [Enrollment.ListedFinger]
+
+    /// `enroll --reader fprintd` without a finger: after the passcode, the vault takes the fingers
+    /// fprintd has for the user (its accepted set, ``AcceptedFingers``).
+    func acceptFprintdFingers() async throws -> AcceptedFingers
+
+    /// `forget --reader fprintd`: after the passcode, the vault stops taking fprintd's fingers;
+    /// returns the set it accepted (nil: it took none).
+    func stopAcceptingFprintdFingers() async throws -> AcceptedFingers?
 
     /// `doctor`: the enrolled fingers when they can be known without a prompt.
     func inspectFingers() throws -> SetupStatus

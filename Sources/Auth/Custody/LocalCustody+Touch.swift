@@ -22,20 +22,23 @@ struct LocalCustody: KeyCustody {
         try await biometricPreconditions()
         // The lockout first: it forgets the key, and is what the user must be told.
         if try AuthError.mapped({ try touchAttempt().lockedOut() }) { throw AuthError.lockout }
-        let storeID = try environment.recordedStoreID
-        guard try dependencies.keyCache.load(name: storeID.uuidString) != nil else { throw AuthError.noCachedKey }
+        // Where the fingers are (the reader in effect, or fprintd) is sealed in the vault.
+        let vault = try openWithCachedKey()
+        defer { vault.close() }
+        _ = try await fingerSource(for: vault)
     }
 
     func unlockWithFinger() async throws -> Vault {
-        let reader = try await environment.requireReader()
         try await biometricPreconditions()
         if try AuthError.mapped({ try touchAttempt().lockedOut() }) { throw AuthError.lockout }
         let vault = try openWithCachedKey()
         do {
-            try environment.checkReaderKind(reader, vault: vault)
             let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
-            if try environment.isWithinReuseWindow(vault, settings) { return vault }
-            let source = try fingerSource(vault: vault, reader: reader)
+            if try environment.isWithinReuseWindow(vault, settings) {
+                try await requireTheReaderOfTemplates(vault)
+                return vault
+            }
+            let source = try await fingerSource(for: vault)
             _ = try await candidates(of: source, wanted: nil)
             _ = try await touches(source, wanted: nil, tries: settings.maxTries, timeout: settings.scanTimeout)
             environment.startReuseWindow(vault)
@@ -57,17 +60,21 @@ struct LocalCustody: KeyCustody {
         // only once the reader is known to be there. So a vault that cannot be opened is reported
         // before a missing reader, and a missing reader before any passcode prompt.
         let cached = try cachedVault()
-        let reader: any FingerprintReader
+        let vault: Vault
         do {
-            reader = try await environment.requireReader()
+            // A missing reader (of a vault with templates) is said before any passcode prompt.
+            if let opened = cached.vault {
+                vault = opened
+            } else {
+                _ = try await environment.requireReaderUnlessFprintdChosen()
+                vault = try await self.vault(cached, orPasscodeFor: "read the enrolled fingers")
+            }
         } catch {
             cached.vault?.close()
             throw error
         }
-        let vault = try await vault(cached, orPasscodeFor: "read the enrolled fingers")
         defer { vault.close() }
-        try environment.checkReaderKind(reader, vault: vault)
-        let source = try fingerSource(vault: vault, reader: reader)
+        let source = try await fingerSource(for: vault)
         let checked = try await candidates(of: source, wanted: finger)
         if !checked.identifies {
             interaction.notify("This reader cannot identify among fingers; checking \(checked.fingers[0]).")
@@ -76,7 +83,7 @@ struct LocalCustody: KeyCustody {
         let matched = try await touches(source, wanted: finger, tries: 1, timeout: settings.scanTimeout, offerPasscode: false)
         // A matching touch is an unlock, `verify`'s too (as fingerlockd counts it).
         environment.startReuseWindow(vault)
-        return TouchVerification.VerifiedTouch(finger: matched, reader: reader.identity, identified: checked.identifies)
+        return TouchVerification.VerifiedTouch(finger: matched, reader: source.reader.identity, identified: checked.identifies)
     }
 
     /// The vault opened with the cached key, once a touch could be asked for at all.
@@ -87,7 +94,7 @@ struct LocalCustody: KeyCustody {
 
     func biometricPreconditions() async throws {
         try await environment.refuseRemoteSession()
-        _ = try await environment.requireReader()
+        _ = try await environment.requireReaderUnlessFprintdChosen()
         if let reason = dependencies.keyCache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
@@ -104,13 +111,13 @@ struct LocalCustody: KeyCustody {
         }
     }
 
-    /// Up to `tries` touches on this process's reader (``TouchSession``), each under the failed-touch
-    /// rule (``TouchAttempt``); the finger that matched.
+    /// Up to `tries` touches (``TouchSession``), each under the failed-touch rule (``TouchAttempt``);
+    /// the finger that matched, when the source names it.
     func touches(
-        _ source: TemplateFingerSource, wanted: Finger?, tries: Int, timeout: Duration, offerPasscode: Bool = true
-    ) async throws -> Finger {
+        _ source: any FingerSource, wanted: Finger?, tries: Int, timeout: Duration, offerPasscode: Bool = true
+    ) async throws -> Finger? {
         let attempt = try touchAttempt()
-        let matched: Finger? = try await TouchSession(interaction: interaction).run(
+        return try await TouchSession(interaction: interaction).run(
             tries: tries, scanType: source.reader.scanType, offerPasscode: offerPasscode
         ) {
             if try attempt.lockedOut() { throw AuthError.lockout }
@@ -120,20 +127,33 @@ struct LocalCustody: KeyCustody {
             if case .matched(let finger) = verdict { return .matched(finger) }
             return .other(verdict)
         }
-        // A template source always names the finger that matched.
-        guard let matched else { throw AuthError(.dataError, "The reader matched without naming the finger.") }
-        return matched
     }
 
-    /// The vault's fingers on `reader`, as the templates sealed in it.
-    func fingerSource(vault: Vault, reader: any FingerprintReader) throws -> TemplateFingerSource {
-        TemplateFingerSource(try VaultPrintStore(vault: vault).prints(for: reader.identity), reader: reader)
+    /// The vault's fingers: fprintd's when the vault accepted them, else the templates sealed in it
+    /// for the reader in effect (which must be of the vault's kind).
+    func fingerSource(for vault: Vault) async throws -> any FingerSource {
+        if let accepted = try FprintdAcceptance.read(vault) {
+            return try await environment.fprintdSource(accepted: accepted)
+        }
+        let reader = try await environment.requireReader()
+        try environment.checkReaderKind(reader, vault: vault)
+        let prints = try AuthError.mapped { try VaultPrintStore(vault: vault).prints(for: reader.identity) }
+        return TemplateFingerSource(prints, reader: reader)
+    }
+
+    /// Within the reuse window no touch is made, but a vault of templates still needs its reader
+    /// there and of its kind (as a touch would); fprintd's vaults need nothing more.
+    func requireTheReaderOfTemplates(_ vault: Vault) async throws {
+        guard try FprintdAcceptance.read(vault) == nil else { return }
+        try environment.checkReaderKind(try await environment.requireReader(), vault: vault)
     }
 
     /// Which fingers a touch on `source` is checked against; none is a clear error.
     func candidates(of source: any FingerSource, wanted: Finger?) async throws -> CheckedFingers {
         do {
             return try await source.candidates(wanted)
+        } catch let changed as FprintdFingerSource.FingersChanged {
+            throw AuthError(.biometryNotAvailable, changed.message, unavailability: .fingersChanged)
         } catch let problem as MatchCandidates.Problem {
             switch problem {
             case .noneEnrolled(let reader):

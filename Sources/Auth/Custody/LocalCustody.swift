@@ -195,17 +195,30 @@ extension LocalCustody {
         return forgotten
     }
 
-    /// The enrolled fingers, read with the cached key or else the passcode (`fingers`).
-    func enrolledPrints() async throws -> [EnrolledPrint] {
+    /// The enrolled fingers, read with the cached key or else the passcode (`fingers`): fprintd's
+    /// accepted set, or the templates sealed in the vault.
+    func enrolledFingers() async throws -> [Enrollment.ListedFinger] {
         let vault = try await openWithoutTouch(reason: "read the enrolled fingers")
         defer { vault.close() }
-        return try VaultPrintStore(vault: vault).allPrints()
+        if let accepted = try FprintdAcceptance.read(vault) { return Self.listed(accepted) }
+        return try VaultPrintStore(vault: vault).allPrints().map {
+            Enrollment.ListedFinger(finger: $0.finger, reader: $0.reader, enrolled: $0.enrolled)
+        }
+    }
+
+    /// fprintd's fingers as the vault accepted them; fprintd does not say when they were enrolled.
+    static func listed(_ accepted: AcceptedFingers) -> [Enrollment.ListedFinger] {
+        let reader = FprintdDevice(name: accepted.device, scanType: .press, enrollStages: 0).info.identity
+        return accepted.fingers.map { Enrollment.ListedFinger(finger: $0, reader: reader, enrolled: nil) }
     }
 
     func inspectFingers() throws -> SetupStatus {
         let (vault, _) = try cachedVault()
         guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
         defer { vault.close() }
+        if let accepted = try FprintdAcceptance.read(vault) {
+            return SetupStatus(passcodeSet: true, enrolledFingers: Self.listed(accepted).map { "\($0.finger) on \($0.reader)" })
+        }
         let prints = try VaultPrintStore(vault: vault).allPrints()
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
     }
@@ -235,8 +248,12 @@ extension LocalCustody {
         let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }
         if !status.lockedOut { status.reuseWindowLeft = environment.reuseWindow.left(for: storeID, window: settings.reuseWindow) }
         status.kind = try AuthError.mapped { try vault.kind }
-        status.enrolledFingers = try AuthError.mapped {
-            try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
+        if let accepted = try FprintdAcceptance.read(vault) {
+            status.enrolledFingers = Self.listed(accepted).map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
+        } else {
+            status.enrolledFingers = try AuthError.mapped {
+                try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
+            }
         }
     }
 

@@ -134,7 +134,9 @@ struct ServiceCustody: KeyCustody {
     }
 
     /// The service tells its owner which fingers it keeps, without the passcode.
-    func enrolledPrints() async throws -> [EnrolledPrint] { try fingersInService() }
+    func enrolledFingers() async throws -> [Enrollment.ListedFinger] {
+        try fingersInService().map { Enrollment.ListedFinger(finger: $0.finger, reader: $0.reader, enrolled: $0.enrolled) }
+    }
 
     /// An unreachable service is the service finding's to report.
     func inspectFingers() throws -> SetupStatus {
@@ -203,5 +205,19 @@ struct ServiceCustody: KeyCustody {
     /// still be held.
     func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
         throw AuthError.from(systemService: error)
+    }
+
+    // MARK: fprintd
+
+    /// fingerlockd keeps the fingers of a system-mode vault; it does not verify through fprintd yet.
+    func acceptFprintdFingers() async throws -> AcceptedFingers { throw Self.noFprintd }
+
+    func stopAcceptingFprintdFingers() async throws -> AcceptedFingers? { throw Self.noFprintd }
+
+    static var noFprintd: AuthError {
+        AuthError(
+            .biometryNotAvailable,
+            "A system-mode vault's fingers are fingerlockd's own; fingerlockd does not take fprintd's fingers yet.",
+            unavailability: .systemMode)
     }
 }

@@ -35,6 +35,11 @@ public final class AuthEnvironment: Sendable {
         public var systemService: any SystemService
         /// The TPM a passcode slot may be bound to (asked only for a bound slot, or to bind one).
         public var tpm: any TrustedPlatformModule
+        /// fprintd, for a vault that accepted the fingers it keeps (nil where it is not offered):
+        /// asked only by such a vault, or when fprintd was chosen (`fprintdChosen`).
+        public var fprintd: (any FprintdFingers)?
+        /// `--reader fprintd`: enrolling accepts (or enrolls through) fprintd's fingers.
+        public var fprintdChosen: Bool
 
         public init(
             passcodes: any PasscodeRepository, readerLookup: ReaderLookup, keyCache: any KeyCache,
@@ -42,8 +47,11 @@ public final class AuthEnvironment: Sendable {
             remoteSession: @escaping @Sendable () -> String?, now: @escaping @Sendable () -> Date,
             connectedReaders: @escaping @Sendable () async -> [any FingerprintReader] = { [] },
             testReaderChosen: Bool? = nil, systemService: any SystemService = NoSystemService(),
-            tpm: any TrustedPlatformModule = ESAPIModule()
+            tpm: any TrustedPlatformModule = ESAPIModule(), fprintd: (any FprintdFingers)? = nil,
+            fprintdChosen: Bool = false
         ) {
+            self.fprintd = fprintd
+            self.fprintdChosen = fprintdChosen
             self.passcodes = passcodes
             self.readerLookup = readerLookup
             self.keyCache = keyCache

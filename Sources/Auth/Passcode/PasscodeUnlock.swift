@@ -29,6 +29,7 @@ struct PasscodeUnlock: Sendable {
             throw error
         }
         environment.custody(of: vault).passcodeProven(vault)
+        await environment.acceptFprintdChanges(vault)
         return vault
     }
 

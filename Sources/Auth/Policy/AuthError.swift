@@ -40,6 +40,8 @@ public struct AuthError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Unavailability: String, Sendable, Equatable {
         case noReader, noPermission, busy, unplugged, deviceError, wrongReaderKind, noKeyring, remoteSession, noCachedKey,
             printNotStored,
+            /// fprintd's fingers are not the set the vault accepted: the passcode accepts them.
+            fingersChanged,
             /// A system-mode vault: nothing of it is in the user's keyring (touches go through fingerlockd).
             systemMode
     }

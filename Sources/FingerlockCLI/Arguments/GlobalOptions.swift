@@ -8,7 +8,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Which reader: auto, simulated, DRIVER or DRIVER:DEVICE-ID (env FINGERLOCK_READER).",
+            "Which reader: auto, simulated, fprintd (the desktop's fingers), DRIVER or DRIVER:DEVICE-ID (env FINGERLOCK_READER).",
             valueName: "reader"),
         completion: .custom { _, _, prefix in
             // bash adds these as they are: only plain words (every driver name is one).

@@ -1,6 +1,6 @@
 import Fingerprint
 
-/// The `--reader` value: `auto`, `simulated`, `DRIVER` or `DRIVER:DEVICE-ID` (the selector the
+/// The `--reader` value: `auto`, `simulated`, `fprintd`, `DRIVER` or `DRIVER:DEVICE-ID` (the selector the
 /// service's `--reader` takes too), parsed with the CLI's usage errors and typo hints.
 typealias ReaderChoice = ReaderSelector
 
@@ -13,7 +13,7 @@ extension ReaderSelector {
             }
             self = choice
         } else {
-            throw CLIError(.usage, "--reader \(text): expected auto, simulated, DRIVER or DRIVER:DEVICE-ID.")
+            throw CLIError(.usage, "--reader \(text): expected auto, simulated, fprintd, DRIVER or DRIVER:DEVICE-ID.")
         }
     }
 

@@ -16,6 +16,9 @@ struct ReaderResolver {
         switch choice {
         case .simulated:
             return try simulatedReader().map { [$0] } ?? []
+        case .fprintd:
+            // fprintd owns its reader: fingerlock lists it through fprintd (`readers`), never opens it.
+            return []
         case .auto:
             return try await dependencies.hardwareReaders()
         case .driver, .exact:
@@ -27,6 +30,7 @@ struct ReaderResolver {
     func reader() async throws -> (any FingerprintReader)? {
         switch choice {
         case .simulated: return try simulatedReader()
+        case .fprintd: return nil
         default: return try await dependencies.hardwareReaders().first(where: matches)
         }
     }
@@ -38,6 +42,7 @@ struct ReaderResolver {
             if let reader = try simulatedReader() { return reader }
             throw missingReaderError
         }
+        guard choice != .fprintd else { throw missingReaderError }
         let connected = try await dependencies.hardwareReaders()
         if let reader = connected.first(where: matches) { return reader }
         throw missingReaderError(connected: connected.map(\.identity))
@@ -49,7 +54,7 @@ struct ReaderResolver {
             switch choice {
             case .driver: Array(Set(connected.map(\.driver))).sorted()
             case .exact: connected.map(\.description)
-            case .auto, .simulated: []
+            case .auto, .simulated, .fprintd: []
             }
         guard let hint = Suggestion.didYouMean(choice.description, among: candidates) else { return missingReaderError }
         return FingerprintError.noReader("No fingerprint reader \(choice) was found; \(hint)")
@@ -62,6 +67,8 @@ struct ReaderResolver {
             FingerprintError.noReader()
         case .simulated:
             FingerprintError.noReader("The simulated reader is absent (FINGERLOCK_SIMULATED_TOUCHES starts with 'absent').")
+        case .fprintd:
+            FingerprintError.noReader("With --reader fprintd, fprintd scans: fingerlock opens no reader itself.")
         case .driver, .exact:
             FingerprintError.noReader("No fingerprint reader \(choice) was found; `fingerlock readers` lists the connected ones.")
         }

@@ -43,7 +43,8 @@ struct AuthSession {
                 return (nil, error)
             }
         }
-        if !needsReader {
+        if !needsReader || resolver.choice == .fprintd {
+            // With fprintd, fprintd scans: this process never opens a reader.
             readerLookup = .found(nil)
         } else if resolver.choice == .simulated {
             // Made on the spot (its script errors are usage errors, reported now).
@@ -86,7 +87,8 @@ struct AuthSession {
                 interaction: interaction, remoteSession: dependencies.remoteSession, now: dependencies.now,
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
                 systemService: dependencies.systemService(socketPath),
-                tpm: dependencies.tpm(dependencies.environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation)))
+                tpm: dependencies.tpm(dependencies.environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation),
+                fprintdChosen: resolver.choice == .fprintd))
         context = AuthContext(environment)
         self.resolver = resolver
     }
@@ -123,6 +125,7 @@ extension ReaderResolver {
         switch choice {
         case .auto: nil
         case .simulated: true
+        case .fprintd: false
         case .driver(let driver): ReaderIdentity(driver: driver, deviceID: "0").isTestReader
         case .exact(let identity): identity.isTestReader
         }

@@ -43,6 +43,12 @@ public struct ServiceReaders: Sendable {
             }
             return .fixed(reader)
         }
+        if selector == .fprintd {
+            // fingerlockd does not verify through fprintd yet: a reader it never opens is none.
+            return ServiceReaders {
+                throw FingerprintError.noReader("fingerlockd does not use fprintd's reader yet; run it with --reader auto or DRIVER.")
+            }
+        }
         let contexts = IdleReleased(keep: keepContext, make: context)
         return ServiceReaders {
             let connected = try await contexts.current().readers()

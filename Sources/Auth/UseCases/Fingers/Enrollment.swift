@@ -1,6 +1,6 @@
-import AuthCore
+public import AuthCore
 public import Fingerprint
-import Foundation
+public import Foundation
 import Vault
 
 /// Enrolling and forgetting fingers, and listing them: enrolling and forgetting need the passcode
@@ -52,8 +52,29 @@ public struct Enrollment: Sendable {
         try await custody.forget(finger, covers: covers)
     }
 
+    /// `enroll --reader fprintd` without a finger: the vault takes the fingers fprintd already has for
+    /// the user (the desktop's), after the passcode; a touch then verifies through fprintd. When
+    /// fprintd's set changes later, a touch asks the passcode again, which accepts the new set.
+    public func acceptFprintdFingers() async throws -> AcceptedFingers {
+        try await custody.acceptFprintdFingers()
+    }
+
+    /// `forget --reader fprintd`: the vault stops taking fprintd's fingers (fprintd keeps them for
+    /// the desktop); returns the set it had accepted, nil when it took none.
+    public func stopAcceptingFprintdFingers() async throws -> AcceptedFingers? {
+        try await custody.stopAcceptingFprintdFingers()
+    }
+
+    /// An enrolled finger as `fingers` lists it.
+    public struct ListedFinger: Equatable, Sendable {
+        public var finger: Finger
+        public var reader: ReaderIdentity
+        /// When it was enrolled; nil where the keeper does not say (fprintd).
+        public var enrolled: Date?
+    }
+
     /// The enrolled fingers, read with the cached key or else the passcode (`fingers`).
-    public func enrolledPrints() async throws -> [EnrolledPrint] {
-        try await custody.enrolledPrints()
+    public func enrolledFingers() async throws -> [ListedFinger] {
+        try await custody.enrolledFingers()
     }
 }

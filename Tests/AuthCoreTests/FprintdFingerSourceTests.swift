@@ -1,0 +1,65 @@
+import AuthCore
+import FingerlockTestSupport
+import Fingerprint
+import Synchronization
+import Testing
+
+/// fprintd's fingers behind the finger seam: what is checked before any scan (the accepted set, a
+/// finger named that fprintd does not have), and how fprintd's answers read. fprintd itself is
+/// stood in for by a scripted keeper here; the real one is tested on a private bus.
+@Suite(.timed, .timeLimit(.minutes(1))) struct FprintdFingerSourceTests {
+    /// Answers as fprintd would, from a script; counts the verifies started.
+    final class ScriptedFprintd: FprintdFingers {
+        let fingers: [Finger]
+        let answers: Mutex<[FprintdVerifyResult]>
+        let verifies = Mutex(0)
+
+        init(fingers: [Finger], answers: [FprintdVerifyResult] = []) {
+            self.fingers = fingers
+            self.answers = Mutex(answers)
+        }
+
+        func device() async throws -> FprintdDevice { FprintdDevice(name: "Goodix MOC", scanType: .press, enrollStages: 10) }
+        func enrolledFingers() async throws -> [Finger] { fingers }
+        func verify(_ finger: Finger?, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
+            -> FprintdVerifyResult
+        {
+            verifies.withLock { $0 += 1 }
+            let answer = answers.withLock { $0.removeFirst() }
+            if answer != .retry(.general) { fingerRead() }
+            return answer
+        }
+    }
+
+    @Test func aMatchNamesTheFingerFprintdSelectedOrTheOneAskedFor() async throws {
+        let fprintd = ScriptedFprintd(fingers: [.rightIndex, .leftThumb], answers: [.match(selected: nil), .match(selected: .leftThumb), .noMatch])
+        let source = try await FprintdFingerSource.open(fprintd, accepted: AcceptedFingers(device: "Goodix MOC", fingers: [.leftThumb, .rightIndex]))
+        #expect(source.reader.identity == ReaderIdentity(driver: "fprintd", deviceID: "Goodix MOC"))
+        #expect(try await source.enrolledFingers().map(\.finger) == [.leftThumb, .rightIndex])
+        #expect(try await source.match(nil, timeout: .seconds(1)) {} == .match(nil))
+        #expect(try await source.match(nil, timeout: .seconds(1)) {} == .match(.leftThumb))
+        #expect(try await source.match(.rightIndex, timeout: .seconds(1)) {} == .noMatch(lost: nil))
+    }
+
+    @Test func aChangedSetIsRefusedBeforeAnyScanAndSaysWhatChanged() async throws {
+        let fprintd = ScriptedFprintd(fingers: [.rightIndex, .rightMiddle], answers: [.match(selected: nil)])
+        let source = try await FprintdFingerSource.open(fprintd, accepted: AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex]))
+        let error = await #expect(throws: FprintdFingerSource.FingersChanged.self) {
+            _ = try await source.match(nil, timeout: .seconds(1)) {}
+        }
+        #expect(error?.change.added == [.rightMiddle])
+        #expect(error?.message.contains("added right-middle-finger") == true)
+        #expect(error?.current == AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex, .rightMiddle]))
+        #expect(fprintd.verifies.withLock { $0 } == 0)
+    }
+
+    @Test func noFingersOrAFingerFprintdDoesNotHaveIsNothingToCheck() async throws {
+        let identity = ReaderIdentity(driver: "fprintd", deviceID: "Goodix MOC")
+        let none = try await FprintdFingerSource.open(ScriptedFprintd(fingers: []), accepted: nil)
+        await #expect(throws: MatchCandidates.Problem.noneEnrolled(identity)) { _ = try await none.candidates(nil) }
+        let one = try await FprintdFingerSource.open(ScriptedFprintd(fingers: [.leftThumb]), accepted: nil)
+        await #expect(throws: MatchCandidates.Problem.fingerNotEnrolled(.rightIndex, identity)) {
+            _ = try await one.candidates(.rightIndex)
+        }
+    }
+}
