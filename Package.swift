@@ -94,6 +94,12 @@ let package = Package(
             name: "CGio",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // The system bus through GIO (dlopen'd): logind for fingerlockd's seat rule, fprintd for the
+        // fingers a desktop keeps. Maps GLib only when a bus question is asked.
+        .target(name: "SystemBus", dependencies: ["CGio"], swiftSettings: upcoming),
+        // fprintd's client: the fingers a desktop keeps, behind AuthCore's finger seam. Apart from
+        // Fingerprint, whose libfprint shim declares GLib's structs too (one module may own them).
+        .target(name: "Fprintd", dependencies: ["Fingerprint", "SystemBus", "AuthCore"], swiftSettings: upcoming),
         // Declarations of BoringSSL's AEAD context functions, which swift-crypto links in but does
         // not export: one AES-GCM context per key for scans (see `AESGCMOpener`). No library of its own.
         .systemLibrary(name: "CBoringSSLShim"),
@@ -189,7 +195,7 @@ let package = Package(
             dependencies: [
                 // AuthCore, not Auth: the service hosts the rules and never opens a vault, so it links
                 // neither GRDB/SQLite nor libkeyutils.
-                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles", "TrustedPlatform", "CGio",
+                "FingerlockProtocol", "AuthCore", "Fingerprint", "SafeFiles", "TrustedPlatform", "SystemBus",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -229,6 +235,11 @@ let package = Package(
             swiftSettings: upcoming
         ),
 
+        .testTarget(
+            name: "FprintdTests",
+            dependencies: ["Fprintd", "Fingerprint", "FingerprintTestSupport", "FingerlockTestSupport"],
+            swiftSettings: upcoming
+        ),
         .testTarget(name: "SafeFilesTests", dependencies: ["FingerlockTestSupport", "SafeFiles"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",

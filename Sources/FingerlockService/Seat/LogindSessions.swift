@@ -1,19 +1,25 @@
+import SystemBus
+
 /// ``LoginSessions`` asked of systemd-logind over the system bus, on one private connection opened
 /// at the first question (a few milliseconds; one verdict's questions each time). Blocking: use it
 /// off Swift's cooperative pool, on one thread, and let it go after the verdict.
 final class LogindSessions: LoginSessions {
     static let service = "org.freedesktop.login1"
     static let manager = "/org/freedesktop/login1"
-    private let gio: Result<GioLibrary, LoginQueryError>
+    private let gio: Result<GioLibrary, SystemBusError>
     private var connection: SystemBusConnection?
 
-    init(gio: Result<GioLibrary, LoginQueryError>) { self.gio = gio }
+    init(gio: Result<GioLibrary, SystemBusError>) { self.gio = gio }
 
     private func bus() throws(LoginQueryError) -> SystemBusConnection {
         if let connection { return connection }
-        let opened = try SystemBusConnection(gio: gio)
-        connection = opened
-        return opened
+        do {
+            let opened = try SystemBusConnection(gio: gio)
+            connection = opened
+            return opened
+        } catch {
+            throw LoginQueryError(error)
+        }
     }
 
     func activeSession(seat: String) throws(LoginQueryError) -> LoginSession? {
@@ -96,7 +102,7 @@ final class LogindSessions: LoginSessions {
 public struct LogindSeatAccess: SeatAccess {
     let rule: SeatRule
     /// GIO, opened once here, at the service's start (the executable makes one of these).
-    let gio: Result<GioLibrary, LoginQueryError>
+    let gio: Result<GioLibrary, SystemBusError>
 
     /// `seat`: the reader's seat (seat0: the service does not read the reader's udev ID_SEAT).
     /// `allowWithoutLogind`: where no system bus or no logind answers, every caller may scan
@@ -113,5 +119,22 @@ public struct LogindSeatAccess: SeatAccess {
                 continuation.resume(returning: rule.verdict(uid: uid, pid: pid, sessions: LogindSessions(gio: gio)))
             }
         }
+    }
+}
+
+extension LoginQueryError {
+    init(_ error: SystemBusError) {
+        switch error {
+        case .absent(let reason): self = .absent(reason)
+        case .failed(let reason): self = .failed(reason)
+        }
+    }
+}
+
+extension BusCallError {
+    /// As the seat rule sees it: a bus without logind is `absent`, anything else `failed`.
+    var query: LoginQueryError {
+        if serviceMissing { return .absent("no logind on the system bus: \(message)") }
+        return .failed(name.isEmpty ? message : "\(name): \(message)")
     }
 }

@@ -2,6 +2,7 @@ import FingerlockProtocol
 import FoundationEssentials
 public import Logging
 import Synchronization
+import SystemBus
 
 #if canImport(Glibc)
     import Glibc

@@ -4,14 +4,15 @@
     import Musl
 #endif
 
-/// Starts `body` on a new, detached POSIX thread: the accept loop and each connection block in
-/// `accept`/`recv` and must not hold one of Swift concurrency's few cooperative threads.
+/// Starts `body` on a new, detached POSIX thread: fingerlockd's accept loop and connections (blocked
+/// in `accept`/`recv`) and blocking bus calls must not hold one of Swift concurrency's few
+/// cooperative threads.
 ///
 /// Not Foundation's `Thread`: that is the one API here that needs full Foundation, whose
 /// internationalisation data (ICU, 34 MB) would then be linked into fingerlockd, where every other
 /// module needs only FoundationEssentials.
-enum DetachedThread {
-    static func start(_ body: @escaping @Sendable () -> Void) {
+public enum DetachedThread {
+    public static func start(_ body: @escaping @Sendable () -> Void) {
         final class Box: Sendable {
             let body: @Sendable () -> Void
             init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -26,5 +27,14 @@ enum DetachedThread {
             }, box.toOpaque())
         precondition(created == 0, "cannot start a thread (error \(created))")
         pthread_detach(thread)
+    }
+}
+
+extension DetachedThread {
+    /// Runs blocking `body` on a thread of its own and waits for it without blocking the pool.
+    public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            start { continuation.resume(with: Result { try body() }) }
+        }
     }
 }

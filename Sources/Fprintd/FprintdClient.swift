@@ -1,0 +1,288 @@
+public import AuthCore
+public import Fingerprint
+import Synchronization
+import SystemBus
+
+/// fprintd (`net.reactivated.Fprint`) on the system bus: its default device, one user's fingers, and
+/// one verify at a time. GIO is loaded, and the bus connected, only at the first question, so a
+/// command that asks nothing of fprintd maps no GLib. One private connection per client: a claim
+/// belongs to the connection that made it, and fprintd releases it if the connection goes.
+///
+/// Every blocking call runs on a thread of its own, never on Swift's cooperative pool; every call
+/// has a time limit, so a hung fprintd is an error, never a hang.
+public final class FprintdClient: Sendable {
+    static let service = "net.reactivated.Fprint"
+    static let manager = "/net/reactivated/Fprint/Manager"
+    static let deviceInterface = "net.reactivated.Fprint.Device"
+
+    /// Whose fingers: "" for the caller's own (fprintd asks the bus who calls); a name needs polkit's
+    /// `setusername` (fingerlockd for a vault's owner).
+    public let username: String
+    let callTimeout: Duration
+    /// The bus to talk on; nil for the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
+    let busAddress: String?
+    /// How long a `Claim` refused with AlreadyInUse is tried again before the reader counts as busy.
+    let claimPatience: Duration
+    private let state: Mutex<State>
+
+    private struct State: ~Copyable {
+        var gio: Result<GioLibrary, SystemBusError>?
+        var bus: LockedBus?
+        var devicePath: String?
+    }
+
+    public init(
+        username: String = "", busAddress: String? = nil, callTimeout: Duration = .seconds(5), claimPatience: Duration = .seconds(2)
+    ) {
+        self.username = username
+        self.busAddress = busAddress
+        self.callTimeout = callTimeout
+        self.claimPatience = claimPatience
+        state = Mutex(State())
+    }
+
+    // MARK: Questions
+
+    /// fprintd's default device and its properties.
+    public func device() async throws -> FprintdDevice {
+        try await DetachedThread.run { [self] in
+            let bus = try connection()
+            let path = try defaultDevice(bus)
+            let name = try property(bus, path, "name").string ?? "fprintd's reader"
+            let scanType: ScanType = try property(bus, path, "scan-type").string == "swipe" ? .swipe : .press
+            let stages = Int(try property(bus, path, "num-enroll-stages").int32 ?? 0)
+            return FprintdDevice(name: name, scanType: scanType, enrollStages: stages)
+        }
+    }
+
+    /// The user's fingers enrolled with fprintd on its default device; empty when none.
+    public func enrolledFingers() async throws -> [Finger] {
+        try await DetachedThread.run { [self] in
+            let bus = try connection()
+            let path = try defaultDevice(bus)
+            do {
+                let reply = try bus.call(path, "ListEnrolledFingers", [.string(username)], replyType: "(as)")
+                return (reply.child(0)?.strings ?? []).compactMap(Finger.init(name:)).sorted()
+            } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
+                return []
+            } catch let error as BusCallError {
+                throw FprintdError.map(error, during: "list your fingers")
+            }
+        }
+    }
+
+    // MARK: Verify
+
+    /// One verify of `finger` (nil: `any`) up to fprintd's first answer; see ``FprintdFingers``.
+    /// The claim is released in every case, as soon as the answer (or the error, the timeout, the
+    /// cancellation) is there, so a lock screen or sudo can take the reader right after.
+    public func verify(_ finger: Finger?, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
+        -> FprintdVerifyResult
+    {
+        let (bus, path) = try await DetachedThread.run { [self] in
+            let bus = try connection()
+            return (bus, try defaultDevice(bus))
+        }
+        let inbox = bus.openInbox()
+        defer { bus.closeInbox() }
+        try await claim(bus, path)
+        do {
+            try await DetachedThread.run {
+                do {
+                    _ = try bus.call(path, "VerifyStart", [.string(finger?.rawValue ?? "any")], replyType: "()")
+                } catch let error as BusCallError {
+                    throw FprintdError.map(error, during: "verify")
+                }
+            }
+            let result = try await answer(from: inbox, path: path, timeout: timeout, fingerRead: fingerRead)
+            await release(bus, path, verifying: true)
+            return result
+        } catch {
+            await release(bus, path, verifying: true)
+            throw error
+        }
+    }
+
+    /// Waits for the verify's answer on `path`.
+    private func answer(
+        from inbox: AsyncStream<BusSignal>, path: String, timeout: Duration, fingerRead: @escaping @Sendable () -> Void
+    ) async throws -> FprintdVerifyResult {
+        try await withThrowingTaskGroup(of: FprintdVerifyResult.self) { group in
+            group.addTask {
+                var selected: Finger?
+                for await signal in inbox {
+                    if signal.member == "NameOwnerChanged" {
+                        throw FprintdError.stopped
+                    }
+                    guard signal.path == path, signal.interface == Self.deviceInterface else { continue }
+                    if signal.member == "VerifyFingerSelected" {
+                        selected = signal.string(0).flatMap(Finger.init(name:))
+                        continue
+                    }
+                    guard signal.member == "VerifyStatus", let status = signal.string(0) else { continue }
+                    switch status {
+                    case "verify-match":
+                        fingerRead()
+                        return .match(selected: selected)
+                    case "verify-no-match":
+                        fingerRead()
+                        return .noMatch
+                    case "verify-retry-scan": return .retry(.general)
+                    case "verify-swipe-too-short": return .retry(.tooShort)
+                    case "verify-finger-not-centered": return .retry(.centerFinger)
+                    case "verify-remove-and-retry": return .retry(.removeFinger)
+                    case "verify-disconnected":
+                        throw FingerprintError(.unplugged, "The reader was disconnected from fprintd during the scan.")
+                    default:
+                        throw FingerprintError(.deviceError, "fprintd's reader failed during the scan (\(status)).")
+                    }
+                }
+                try Task.checkCancellation()
+                throw FingerprintError(.deviceError, "fprintd's answer never came.")
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+                throw FingerprintError.timedOut(after: seconds)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// `Claim`, tried again for `claimPatience` while another client holds the reader (a lock screen
+    /// does the same); never taken as already ours.
+    private func claim(_ bus: LockedBus, _ path: String) async throws {
+        let deadline = ContinuousClock.now + claimPatience
+        var pause = Duration.milliseconds(100)
+        while true {
+            do {
+                try await DetachedThread.run { [username] in
+                    _ = try bus.call(path, "Claim", [.string(username)], replyType: "()")
+                }
+                return
+            } catch let error as BusCallError where error.name == FprintdError.prefix + "AlreadyInUse" {
+                guard ContinuousClock.now + pause < deadline else { throw FprintdError.map(error, during: "claim the reader") }
+                try await Task.sleep(for: pause)
+                pause *= 2
+            } catch let error as BusCallError {
+                throw FprintdError.map(error, during: "claim the reader")
+            }
+        }
+    }
+
+    /// `VerifyStop` (when verifying) and `Release`, whatever happened: errors here change nothing
+    /// (fprintd also releases a claim whose connection goes away). Runs even in a cancelled task.
+    private func release(_ bus: LockedBus, _ path: String, verifying: Bool) async {
+        _ = try? await DetachedThread.run {
+            if verifying { _ = try? bus.call(path, "VerifyStop", [], replyType: "()") }
+            _ = try? bus.call(path, "Release", [], replyType: "()")
+        }
+    }
+
+    // MARK: The connection
+
+    /// The connection, made at the first question, with the signals a verify waits for.
+    private func connection() throws -> LockedBus {
+        try state.withLock { state in
+            if let bus = state.bus { return bus }
+            let gio = state.gio ?? GioLibrary.open()
+            state.gio = gio
+            let connection: SystemBusConnection
+            do {
+                connection = try SystemBusConnection(gio: gio, address: busAddress, callTimeout: callTimeout)
+            } catch let error as SystemBusError {
+                switch error {
+                case .absent(let reason), .failed(let reason):
+                    throw FingerprintError(.noReader, "fprintd cannot be asked: \(reason)")
+                }
+            }
+            let bus = LockedBus(connection)
+            do {
+                try bus.watch()
+            } catch let error as BusCallError {
+                throw FprintdError.map(error, during: "watch the reader")
+            }
+            state.bus = bus
+            return bus
+        }
+    }
+
+    private func defaultDevice(_ bus: LockedBus) throws -> String {
+        if let known = state.withLock({ $0.devicePath }) { return known }
+        do {
+            let reply = try bus.call(
+                Self.manager, "GetDefaultDevice", [], replyType: "(o)", interface: "net.reactivated.Fprint.Manager")
+            guard let path = reply.child(0)?.string else { throw FingerprintError(.deviceError, "fprintd named no device.") }
+            state.withLock { $0.devicePath = path }
+            return path
+        } catch let error as BusCallError {
+            throw FprintdError.map(error, during: "find its reader")
+        }
+    }
+
+    private func property(_ bus: LockedBus, _ path: String, _ name: String) throws -> BusVariant {
+        do {
+            let reply = try bus.call(
+                path, "Get", [.string(Self.deviceInterface), .string(name)], replyType: "(v)",
+                interface: "org.freedesktop.DBus.Properties")
+            guard let value = reply.child(0)?.unboxed else { throw FingerprintError(.deviceError, "fprintd's \(name) has no value.") }
+            return value
+        } catch let error as BusCallError {
+            throw FprintdError.map(error, during: "describe its reader")
+        }
+    }
+}
+
+/// The client's one bus connection, shared by the client's threads one call at a time, and the
+/// inbox its signals go to while a verify waits.
+final class LockedBus: @unchecked Sendable {
+    // @unchecked: `connection` is used only under `lock`; `inbox` is a Mutex.
+    private let connection: SystemBusConnection
+    private let lock = Mutex(())
+    private let inbox = Mutex<AsyncStream<BusSignal>.Continuation?>(nil)
+
+    init(_ connection: SystemBusConnection) { self.connection = connection }
+
+    func call(
+        _ path: String, _ method: String, _ arguments: [SystemBusConnection.Argument], replyType: String,
+        interface: String = FprintdClient.deviceInterface, interactive: Bool = false
+    ) throws -> BusVariant {
+        try lock.withLock { _ in
+            try connection.call(
+                FprintdClient.service, path, interface, method, arguments, replyType: replyType, interactive: interactive)
+        }
+    }
+
+    /// fprintd's device signals, and fprintd leaving the bus (or restarting).
+    func watch() throws {
+        try lock.withLock { _ in
+            try connection.watchSignals([
+                "type='signal',sender='\(FprintdClient.service)',interface='\(FprintdClient.deviceInterface)'",
+                "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(FprintdClient.service)'",
+            ]) { [self] signal in
+                _ = inbox.withLock { $0?.yield(signal) }
+            }
+        }
+    }
+
+    /// A fresh inbox for one verify: signals from before it (a cancelled verify's last status) are not in it.
+    func openInbox() -> AsyncStream<BusSignal> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
+        inbox.withLock {
+            $0?.finish()
+            $0 = continuation
+        }
+        return stream
+    }
+
+    func closeInbox() {
+        inbox.withLock {
+            $0?.finish()
+            $0 = nil
+        }
+    }
+}
+
+/// The client is the fprintd that AuthCore's ``FprintdFingerSource`` asks.
+extension FprintdClient: FprintdFingers {}

@@ -1,0 +1,166 @@
+public import Foundation
+
+/// The real fprintd for one test, on a private system bus of its own: dbus-daemon (any user may
+/// connect), python3-dbusmock's polkit (narrowed with ``allow(_:)``) and `/usr/libexec/fprintd`
+/// with libfprint's `virtual_device` behind it, its prints in the rig's directory (never the
+/// machine's /var/lib/fprint). Everything is started here and stopped by PID in ``stop()``.
+public final class FprintdRig: @unchecked Sendable {
+    // Invariant: the processes are started in init and changed only by stopFprintd()/startFprintd()
+    // and stop(), which a test calls from one task at a time.
+    public let directory: String
+    public var address: String { "unix:path=\(directory)/system_bus_socket" }
+    /// libfprint's virtual_device socket: touches are fed here (`VirtualDeviceSocket`).
+    public var virtualDevice: String { directory + "/vd.sock" }
+    private let bus = Process()
+    private let polkit = Process()
+    private var fprintd: Process?
+    private var stopped = false
+
+    public static let verify = "net.reactivated.fprint.device.verify"
+    public static let enroll = "net.reactivated.fprint.device.enroll"
+    public static let setUsername = "net.reactivated.fprint.device.setusername"
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// - Parameters:
+    ///   - withFprintd: false for a bus with polkit but without fprintd (fprintd not installed).
+    ///   - allowed: the polkit actions granted to every caller (verify and enroll: a desktop user).
+    public init(withFprintd: Bool = true, allowed: [String] = [FprintdRig.verify, FprintdRig.enroll]) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-fpd-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        let config = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(directory)/system_bus_socket</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*"/>
+                <allow receive_sender="*"/>
+              </policy>
+            </busconfig>
+            """
+        try config.write(toFile: directory + "/bus.conf", atomically: false, encoding: .utf8)
+        try Self.launch(bus, "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"], [:])
+        guard try await Self.poll({ FileManager.default.fileExists(atPath: self.directory + "/system_bus_socket") }) else {
+            throw Failure(description: "dbus-daemon did not listen in \(directory)")
+        }
+        // Other users (the tests' real users) connect too.
+        chmod(directory + "/system_bus_socket", 0o666)
+        try Self.launch(polkit, "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "polkitd"], ["DBUS_SYSTEM_BUS_ADDRESS": address])
+        guard try await Self.poll({ (try? self.allowNow(allowed)) != nil }) else {
+            throw Failure(description: "dbusmock's polkit did not come up on \(address)")
+        }
+        if withFprintd { try await startFprintd() }
+    }
+
+    deinit { stop() }
+
+    /// Grants exactly `actions` to every caller from now on.
+    public func allow(_ actions: [String]) throws { try allowNow(actions) }
+
+    private func allowNow(_ actions: [String]) throws {
+        let list = actions.isEmpty ? "array:string:" : "array:string:" + actions.joined(separator: ",")
+        let status = try run(
+            "/usr/bin/dbus-send",
+            [
+                "--system", "--print-reply", "--dest=org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                "org.freedesktop.DBus.Mock.SetAllowed", list,
+            ])
+        guard status == 0 else { throw Failure(description: "SetAllowed failed (\(status))") }
+    }
+
+    /// Starts fprintd (again), with libfprint's virtual_device at ``virtualDevice``.
+    public func startFprintd() async throws {
+        let process = Process()
+        try Self.launch(
+            process, "/usr/libexec/fprintd", ["--no-timeout"],
+            [
+                "DBUS_SYSTEM_BUS_ADDRESS": address, "FP_VIRTUAL_DEVICE": virtualDevice, "STATE_DIRECTORY": directory + "/state",
+                "G_MESSAGES_DEBUG": "",
+            ], log: directory + "/fprintd.log")
+        fprintd = process
+        guard
+            try await Self.poll({
+                (try? self.run(
+                    "/usr/bin/busctl",
+                    [
+                        "--address=\(self.address)", "call", "net.reactivated.Fprint",
+                        "/net/reactivated/Fprint/Manager", "net.reactivated.Fprint.Manager", "GetDevices",
+                    ])) == 0
+            })
+        else {
+            throw Failure(
+                description: "fprintd did not come up: " + ((try? String(contentsOfFile: directory + "/fprintd.log", encoding: .utf8)) ?? ""))
+        }
+    }
+
+    /// Kills fprintd (SIGKILL: as a crash; SIGTERM: as a stop) and waits for it to be gone.
+    public func stopFprintd(signal: Int32 = SIGTERM) {
+        guard let fprintd, fprintd.isRunning else { return }
+        kill(fprintd.processIdentifier, signal)
+        fprintd.waitUntilExit()
+        self.fprintd = nil
+    }
+
+    /// Runs `fprintd-enroll`, `fprintd-list`… against this rig's bus (as root, for root); its status.
+    @discardableResult
+    public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
+        let process = Process()
+        try Self.launch(process, executable, arguments, environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 })
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Starts `executable` against this rig's bus without waiting for it.
+    public func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        try Self.launch(process, executable, arguments, environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 })
+        return process
+    }
+
+    public func stop() {
+        guard !stopped else { return }
+        stopped = true
+        for process in [fprintd, polkit, bus].compactMap({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func launch(
+        _ process: Process, _ executable: String, _ arguments: [String], _ environment: [String: String], log: String? = nil
+    ) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardInput = FileHandle.nullDevice
+        if let log {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            process.standardOutput = handle
+            process.standardError = handle
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
+        try process.run()
+    }
+
+    /// Polls `condition` every 20 ms for up to 10 s, without blocking the cooperative pool.
+    static func poll(_ condition: () throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if try condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try condition()
+    }
+}
