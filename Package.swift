@@ -175,7 +175,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "fingerlock",
-            dependencies: ["FingerlockCLI", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint", "SafeFiles", "Vault"],
+            dependencies: ["FingerlockCLI", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint", "Fprintd", "SafeFiles", "Vault"],
             exclude: ["StaticLibstdcxx"],
             swiftSettings: upcoming,
             // Release start-up (every command pays it): the static binary exports none of its Swift

@@ -4,6 +4,7 @@ import FingerlockCLI
 import FingerlockServiceClient
 import Fingerprint
 import Foundation
+import Fprintd
 import SafeFiles
 import Vault
 
@@ -39,7 +40,9 @@ let dependencies = CLIDependencies(
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
     remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
     childProcesses: PosixChildProcessRunner(),
-    systemService: { socketPath in SystemServiceClient(socketPath: socketPath) }
+    systemService: { socketPath in SystemServiceClient(socketPath: socketPath) },
+    // Loads GIO and connects only when a vault or `--reader fprintd` first asks fprintd.
+    fprintd: FprintdClient()
 )
 /// Runs the command and exits from where it ends. Top-level code is on the main actor, and returning
 /// to it after the command (which runs off it) would wake the main queue's thread just to exit.

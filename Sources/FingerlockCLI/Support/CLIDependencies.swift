@@ -36,6 +36,9 @@ public struct CLIDependencies: Sendable {
     public var childProcesses: any ChildProcessRunner
     /// The TPM at a TCTI (`FINGERLOCK_TPM_TCTI`, default the kernel's resource manager).
     public var tpm: @Sendable (_ location: String) -> any TrustedPlatformModule
+    /// fprintd on the system bus, for the user running the command (nil where it is not offered).
+    /// Asked only by a vault that takes fprintd's fingers, or with `--reader fprintd`.
+    public var fprintd: (any FprintdFingers)?
 
     public init(
         environment: [String: String], console: Console,
@@ -46,9 +49,11 @@ public struct CLIDependencies: Sendable {
         attemptStore: @escaping @Sendable (_ dataDirectory: String) -> any AttemptStore,
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
         systemService: @escaping @Sendable (_ socketPath: String) -> any SystemService,
-        tpm: @escaping @Sendable (_ location: String) -> any TrustedPlatformModule = { ESAPIModule(tcti: $0) }
+        tpm: @escaping @Sendable (_ location: String) -> any TrustedPlatformModule = { ESAPIModule(tcti: $0) },
+        fprintd: (any FprintdFingers)? = nil
     ) {
         self.tpm = tpm
+        self.fprintd = fprintd
         self.systemService = systemService
         self.childProcesses = childProcesses
         self.passcodeRepository = passcodeRepository

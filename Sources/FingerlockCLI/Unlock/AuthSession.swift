@@ -88,7 +88,7 @@ struct AuthSession {
                 connectedReaders: listed, testReaderChosen: resolver.choosesTestReader,
                 systemService: dependencies.systemService(socketPath),
                 tpm: dependencies.tpm(dependencies.environment["FINGERLOCK_TPM_TCTI"] ?? ESAPIModule.defaultLocation),
-                fprintdChosen: resolver.choice == .fprintd))
+                fprintd: dependencies.fprintd, fprintdChosen: resolver.choice == .fprintd))
         context = AuthContext(environment)
         self.resolver = resolver
     }

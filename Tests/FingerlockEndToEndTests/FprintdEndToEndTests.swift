@@ -1,0 +1,96 @@
+import FingerlockCLITestSupport
+import FingerlockTestSupport
+import FingerprintTestSupport
+import Foundation
+import Testing
+
+/// A desktop user's fingers through the built binary: fingerprints enrolled with fprintd (as GNOME's
+/// settings would), a vault that takes them, a touch through Debian's real fprintd on a private bus,
+/// and fprintd's set changing behind the vault's back.
+@Suite(.timed, .timeLimit(.minutes(3))) struct FprintdEndToEndTests {
+    static func enroll(_ rig: FprintdRig, id: String, finger: String) async throws {
+        let enrolling = try rig.start("/usr/bin/fprintd-enroll", ["-f", finger])
+        let socket = VirtualDeviceSocket(path: rig.virtualDevice)
+        try await socket.send(.sleep(milliseconds: 0))
+        for _ in 0..<5 { try await socket.send(.scan(id)) }
+        while enrolling.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(enrolling.terminationStatus == 0, "fprintd-enroll failed")
+    }
+
+    /// Runs `arguments` while `id` touches the reader once fprintd scans.
+    static func touching(
+        _ runner: BinaryRunner, _ rig: FprintdRig, _ id: String, _ arguments: [String], stdin: String = ""
+    ) async throws -> CommandResult {
+        async let result = runner.run(arguments, stdin: stdin)
+        try await VirtualDeviceSocket(path: rig.virtualDevice).touch(id)
+        return try await result
+    }
+
+    @Test func theDesktopsFingersUnlockAVaultThatTookThemAndAChangedSetNeedsThePasscode() async throws {
+        let rig = try await FprintdRig()
+        defer { rig.stop() }
+        try await Self.enroll(rig, id: "fl-right", finger: "right-index-finger")
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "fprintd", "DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        try await runner.setPasscode()
+        let passcode = "\(BinaryRunner.passcode)\n"
+
+        // A finger name with fprintd is refused (fprintd enrolls in the desktop's settings).
+        let named = try await runner.run(["enroll", "left-thumb", "--passcode-stdin"], stdin: passcode)
+        #expect(named.status == 64, "\(named.stderr)")
+        #expect(named.stderr.contains("fprintd enrolls fingers in your desktop's settings"))
+
+        let took = try await runner.run(["enroll", "--passcode-stdin"], stdin: passcode)
+        #expect(took.status == 0, "\(took.stderr)")
+        #expect(took.stdout.contains("This vault now takes fprintd's fingers: right-index-finger on Virtual device for debugging."))
+        let fingers = try await runner.run(["fingers", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(fingers.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.count == 1)
+        #expect(rows.first?["finger"] as? String == "right-index-finger")
+        #expect(rows.first?["reader"] as? String == "fprintd:Virtual device for debugging")
+        // fprintd does not say when a finger was enrolled: null, never a made-up date.
+        #expect(rows.first?["enrolled"] is NSNull)
+
+        let matched = try await Self.touching(runner, rig, "fl-right", ["verify", "--json"])
+        #expect(matched.status == 0, "\(matched.stderr)")
+        let match = try #require(try JSONSerialization.jsonObject(with: Data(matched.stdout.utf8)) as? [String: Any])
+        #expect(match["finger"] as? String == "right-index-finger")
+        let other = try await Self.touching(runner, rig, "someone-else", ["verify"])
+        #expect(other.status == 1, "\(other.stderr)")
+        #expect(other.stderr.contains("No match."))
+        // The notes open with a touch, as with any reader.
+        let listed = try await Self.touching(runner, rig, "fl-right", ["notes", "list"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+
+        // A finger added in the desktop's settings needs only the login password: the vault does
+        // not take it until fingerlock's passcode says so.
+        try await Self.enroll(rig, id: "fl-thumb", finger: "left-thumb")
+        let changed = try await runner.run(["verify"])
+        #expect(changed.status != 0)
+        #expect(changed.stderr.contains("fprintd's fingers changed since this vault accepted them (added left-thumb)"), "\(changed.stderr)")
+        let accepted = try await runner.run(["unlock", "--passcode-stdin"], stdin: passcode)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stderr.contains("This vault now accepts fprintd's fingers as they are (added left-thumb)"), "\(accepted.stderr)")
+        // virtual_device cannot identify: fprintd's `any` checks the first enrolled finger only (the
+        // thumb now), and names it.
+        let again = try await Self.touching(runner, rig, "fl-thumb", ["verify"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("Match: left-thumb."), "\(again.stdout)")
+
+        // Removing the vault's record of fprintd is not a way back to the templates: it is sealed.
+        let stopped = try await runner.run(["forget", "--all", "--passcode-stdin"], stdin: passcode)
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        #expect(stopped.stdout.contains("This vault no longer takes fprintd's fingers (left-thumb, right-index-finger"), "\(stopped.stdout)")
+        let none = try await runner.run(["verify"])
+        #expect(none.status != 0)
+    }
+
+    @Test func withoutFprintdOnTheBusTheVaultSaysSoAndThePasscodeStillOpensIt() async throws {
+        let rig = try await FprintdRig(withFprintd: false)
+        defer { rig.stop() }
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "fprintd", "DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        try await runner.setPasscode()
+        let took = try await runner.run(["enroll", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(took.status == 4, "\(took.stderr)")
+        #expect(took.stderr.contains("fprintd is not installed or not running"), "\(took.stderr)")
+    }
+}
