@@ -84,6 +84,37 @@ import Testing
         #expect(none.status != 0)
     }
 
+    /// doctor's fprintd finding, from `--json`.
+    static func fprintdFinding(_ runner: BinaryRunner) async throws -> [String: Any]? {
+        let doctor = try await runner.run(["doctor", "--json"])
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [[String: Any]])
+        return findings.first { $0["check"] as? String == "fprintd-fingers" }
+    }
+
+    @Test func readersAndDoctorShowFprintdsFingersAndHowToUseThem() async throws {
+        let rig = try await FprintdRig()
+        defer { rig.stop() }
+        try await Self.enroll(rig, id: "fl-right", finger: "right-index-finger")
+        let runner = BinaryRunner(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        let readers = try await runner.run(["readers", "--reader", "fprintd"])
+        #expect(readers.status == 0, "\(readers.stderr)")
+        #expect(readers.stdout.contains("fprintd:Virtual device for debugging"), "\(readers.stdout)")
+        #expect(readers.stdout.contains("your fingers: right-index-finger"), "\(readers.stdout)")
+        // A vault for hardware readers, as `--reader fprintd` makes one.
+        _ = try await InProcessCLI(vaultFixtureFor: runner.environment.merging(["FINGERLOCK_READER": "fprintd"]) { $1 }, home: runner.home)
+            .setPasscode(BinaryRunner.passcode)
+        let before = try #require(try await Self.fprintdFinding(runner))
+        #expect(before["status"] as? String == "warning")
+        #expect((before["message"] as? String)?.contains("fprintd has fingers for you") == true, "\(before)")
+        #expect((before["fix"] as? String)?.contains("fingerlock enroll --reader fprintd") == true)
+        let took = try await runner.run(
+            ["enroll", "--reader", "fprintd", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(took.status == 0, "\(took.stderr)")
+        let after = try #require(try await Self.fprintdFinding(runner))
+        #expect(after["status"] as? String == "ok", "\(after)")
+        #expect((after["message"] as? String)?.contains("This vault takes fprintd's fingers") == true, "\(after)")
+    }
+
     @Test func withoutFprintdOnTheBusTheVaultSaysSoAndThePasscodeStillOpensIt() async throws {
         let rig = try await FprintdRig(withFprintd: false)
         defer { rig.stop() }

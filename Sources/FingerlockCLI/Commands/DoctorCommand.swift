@@ -32,6 +32,7 @@ struct DoctorCommand: FingerlockCommand {
                 socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { ModeMigration(environment).currentMode },
                 vaultStatus: { try VaultStatusReport(environment).serviceStatus() }))
         doctorDependencies.tpm = { TPMBindingManagement(environment).report(askTPM: true) }
+        doctorDependencies.fprintd = dependencies.fprintd
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)
         dependencies.console.out.write(output)
         if status != 0 { throw DoctorFoundProblems(status: status) }

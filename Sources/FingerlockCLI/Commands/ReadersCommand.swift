@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthCore
 import Fingerprint
 
 struct ReadersCommand: FingerlockCommand {
@@ -13,8 +14,12 @@ struct ReadersCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         let resolver = try ReaderResolver(option: global.reader, dependencies: dependencies)
-        let infos = try await resolver.listedReaders().map(\.info)
         let console = dependencies.console
+        if resolver.choice == .fprintd {
+            try await listFprintd(dependencies, console: console)
+            return
+        }
+        let infos = try await resolver.listedReaders().map(\.info)
         if json {
             try console.printJSON(infos)
             return
@@ -28,6 +33,25 @@ struct ReadersCommand: FingerlockCommand {
             console.print(
                 "  scan type: \(info.scanType.rawValue) · enroll stages: \(Self.stages(info)) · features: \(info.features)")
         }
+    }
+
+    /// `--reader fprintd`: fprintd's reader (as libfprint's are listed, driver `fprintd`) and the
+    /// fingers fprintd keeps for the user.
+    private func listFprintd(_ dependencies: CLIDependencies, console: Console) async throws {
+        guard let fprintd = dependencies.fprintd else { throw FingerprintError.noReader("fprintd cannot be asked here.") }
+        let device = try await fprintd.device()
+        let fingers = try await fprintd.enrolledFingers()
+        if json {
+            try console.printJSON([device.info])
+            return
+        }
+        console.print("\(console.bold(device.info.identity.description))  \(device.name)")
+        console.print("  scan type: \(device.scanType.rawValue) · enroll stages: \(device.enrollStages) · kept by fprintd")
+        let names = fingers.isEmpty ? "none (enroll in your desktop's settings, or fprintd-enroll)" : fingers.map(\.rawValue).joined(separator: ", ")
+        console.print("  your fingers: \(names)")
+        console.print(
+            "  a touch is checked against every finger where the reader identifies, else against the first one only;"
+                + " `fingerlock verify` says which matched when fprintd names it")
     }
 
     /// The stage count, with what it is worth before the reader is opened.

@@ -30,7 +30,9 @@ public struct Doctor: Sendable {
         findings.append(fprintdFinding(readerNodes: usb.readerNodes))
         findings.append(keyringFinding())
         findings += dataDirectoryFindings()
-        findings += await setupFindings()
+        let setup = await setupFindings()
+        findings += setup.findings
+        if let fprintd = await fprintdFingersFinding(vaultTakesThem: setup.takesFprintd) { findings.append(fprintd) }
         findings += serviceFindings()
         if let tpm = dependencies.tpm { findings.append(tpmFinding(tpm())) }
         findings.append(sessionFinding())
@@ -363,22 +365,27 @@ public struct Doctor: Sendable {
 
     // MARK: - Passcode and enrolled fingers
 
-    func setupFindings() async -> [DoctorFinding] {
+    /// The passcode and enrolled-fingers findings, and whether the vault takes fprintd's fingers.
+    func setupFindings() async -> (findings: [DoctorFinding], takesFprintd: Bool) {
         guard let setupStatus = dependencies.setupStatus else {
-            return [
-                .warning(
-                    "passcode", "The vault was not checked (not wired in this build).", fix: "run: fingerlock fingers")
-            ]
+            return (
+                [
+                    .warning(
+                        "passcode", "The vault was not checked (not wired in this build).", fix: "run: fingerlock fingers")
+                ], false
+            )
         }
         let status: SetupStatus
         do {
             status = try await setupStatus()
         } catch {
-            return [
-                .error(
-                    "passcode", "The vault cannot be read: \(error)",
-                    fix: "fix what the message says (see the data-directory finding)")
-            ]
+            return (
+                [
+                    .error(
+                        "passcode", "The vault cannot be read: \(error)",
+                        fix: "fix what the message says (see the data-directory finding)")
+                ], false
+            )
         }
         var findings: [DoctorFinding] = []
         if status.passcodeSet {
@@ -410,7 +417,8 @@ public struct Doctor: Sendable {
                         + "\(status.enrolledFingers.joined(separator: ", "))."
                 ))
         }
-        return findings
+        let fprintdReader = " on \(ReaderSelector.fprintdKeyword):"
+        return (findings, status.enrolledFingers.contains { $0.contains(fprintdReader) })
     }
 
     // MARK: - Session

@@ -1,4 +1,5 @@
 public import Auth
+public import AuthCore
 public import Fingerprint
 
 /// Everything `doctor` looks at, injected so tests can point it at a fake sysfs/devfs/proc tree and
@@ -30,6 +31,8 @@ public struct DoctorDependencies: Sendable {
     public var setupStatus: (@Sendable () async throws -> SetupStatus)?
     /// fingerlockd; nil when the caller has not wired it (no `service` finding).
     public var service: DoctorServiceTarget?
+    /// fprintd, for the fingers a desktop keeps; nil when not wired (no `fprintd-fingers` finding).
+    public var fprintd: (any FprintdFingers)?
     /// The passcode's TPM binding and the TPM's state; nil when not wired (no `tpm` finding).
     public var tpm: (@Sendable () -> TPMBindingManagement.Report)?
 
