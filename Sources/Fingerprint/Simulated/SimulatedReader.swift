@@ -65,7 +65,7 @@ public struct SimulatedReader: FingerprintReader {
     {
         try checkCompatible(print)
         let touch = try await touches.nextTouch(for: .verify(print.finger), timeout: timeout)
-        return try result(of: touch, against: [print], timeout: timeout, fingerRead: fingerRead)
+        return try await result(of: touch, against: [print], timeout: timeout, fingerRead: fingerRead)
     }
 
     public func identify(_ prints: [EnrolledPrint], timeout: Duration, fingerRead: @escaping @Sendable () -> Void)
@@ -73,7 +73,7 @@ public struct SimulatedReader: FingerprintReader {
     {
         for print in prints { try checkCompatible(print) }
         let touch = try await touches.nextTouch(for: .identify(prints.map(\.finger)), timeout: timeout)
-        return try result(of: touch, against: prints, timeout: timeout, fingerRead: fingerRead)
+        return try await result(of: touch, against: prints, timeout: timeout, fingerRead: fingerRead)
     }
 
     public func storedPrints(known: [EnrolledPrint]) async throws -> [StoredPrint] {
@@ -85,8 +85,16 @@ public struct SimulatedReader: FingerprintReader {
     private func result(
         of touch: SimulatedTouch, against prints: [EnrolledPrint], timeout: Duration,
         fingerRead: @Sendable () -> Void
-    ) throws -> ScanResult {
+    ) async throws -> ScanResult {
         switch touch {
+        case .notStored:
+            fingerRead()
+            return .notInReaderStorage
+        case .readThenHold:
+            fingerRead()
+            // Throws CancellationError at once when the scan is cancelled.
+            try await Task.sleep(for: timeout)
+            throw FingerprintError.timedOut(after: Double(timeout.components.seconds))
         case .finger(let finger):
             fingerRead()
             return prints.first { Self.template($0.template, matches: finger) }.map(ScanResult.match) ?? .noMatch
@@ -109,7 +117,8 @@ public struct SimulatedReader: FingerprintReader {
             return FingerprintError(.busy, "The fingerprint reader is busy: another program, such as fprintd, may be using it.")
         case .error: return FingerprintError(.deviceError, "The fingerprint reader reported a device error.")
         case .fallback: return .userFallback
-        case .finger, .unknown, .retry: return FingerprintError(.deviceError, "Unexpected touch \(touch).")
+        case .finger, .unknown, .retry, .notStored, .readThenHold:
+            return FingerprintError(.deviceError, "Unexpected touch \(touch).")
         }
     }
 

@@ -65,6 +65,8 @@ public struct SimulatedScript: Sendable, Equatable {
         case "unplug": return .unplug
         case "busy": return .busy
         case "error": return .error
+        case "not-stored": return .notStored
+        case "read-hold": return .readThenHold
         default:
             if name.hasPrefix("retry:") {
                 let reason = String(name.dropFirst("retry:".count))

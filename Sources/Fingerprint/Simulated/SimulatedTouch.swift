@@ -19,6 +19,12 @@ public enum SimulatedTouch: Sendable, Hashable, CustomStringConvertible {
     case error
     /// The user chose the passcode instead (Enter at the interactive prompt).
     case fallback
+    /// A finger is read, and the reader answers that the print is not in its own storage (a chip that
+    /// lost it: wiped by another program, a firmware update, a storage clear).
+    case notStored
+    /// A finger is read, and the reader keeps deciding until the scan times out or is cancelled: for
+    /// tests of a scan that ends after the finger was read.
+    case readThenHold
 
     public var description: String {
         switch self {
@@ -31,6 +37,8 @@ public enum SimulatedTouch: Sendable, Hashable, CustomStringConvertible {
         case .busy: "busy"
         case .error: "error"
         case .fallback: "fallback"
+        case .notStored: "not-stored"
+        case .readThenHold: "read-hold"
         }
     }
 }

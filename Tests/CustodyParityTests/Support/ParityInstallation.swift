@@ -26,9 +26,12 @@ final class ParityInstallation: Sendable {
     let attempts: FileAttemptStore
     let socketPath: String
     let server: VarlinkServer?
+    /// A vault made for hardware readers (no finger can be enrolled on the simulated one then).
+    let hardwareVault: Bool
 
-    init(_ custody: Custody) async throws {
+    init(_ custody: Custody, hardwareVault: Bool = false) async throws {
         self.custody = custody
+        self.hardwareVault = hardwareVault
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-parity-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -61,7 +64,7 @@ final class ParityInstallation: Sendable {
     func stop() async { _ = await server?.stop() }
 
     /// A new command's context (each CLI command makes its own) with `interaction` as the user.
-    func context(_ interaction: any AuthInteraction, remoteSession: String? = nil) -> AuthContext {
+    func context(_ interaction: any AuthInteraction, remoteSession: String? = nil, testReaderChosen: Bool = true) -> AuthContext {
         let passcodes = VaultPasscodeRepository(
             dataDirectory: directory + "/data", configuration: VaultConfiguration(now: clock.now),
             cost: .insecureForTestsOnly())
@@ -70,20 +73,23 @@ final class ParityInstallation: Sendable {
                 .init(
                     passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
                     attempts: attempts, interaction: interaction, remoteSession: { remoteSession }, now: clock.now,
-                    testReaderChosen: true, systemService: SystemServiceClient(socketPath: socketPath))))
+                    testReaderChosen: testReaderChosen, systemService: SystemServiceClient(socketPath: socketPath))))
     }
 
     /// A user who types `secrets` at the prompts (from a script: one try per prompt).
     func user(typing secrets: String...) -> ScriptedUser { ScriptedUser(secrets: secrets) }
 
     private func setUp() async throws {
-        _ = try await PasscodeManagement(context(user(typing: Self.passcode, Self.passcode)).environment).setPasscode().close()
-        touches.queue(.finger(.rightIndex))
-        _ = try await Enrollment(context(user(typing: Self.passcode)).environment).enroll(
-            .rightIndex, username: "parity", confirmReplacing: { _ in false }, updates: { _ in })
+        let creator = context(user(typing: Self.passcode, Self.passcode), testReaderChosen: !hardwareVault)
+        _ = try await PasscodeManagement(creator.environment).setPasscode().close()
+        if !hardwareVault {
+            touches.queue(.finger(.rightIndex))
+            _ = try await Enrollment(context(user(typing: Self.passcode)).environment).enroll(
+                .rightIndex, username: "parity", confirmReplacing: { _ in false }, updates: { _ in })
+        }
         if custody == .system {
             let moved = try await ModeMigration(context(user(typing: Self.passcode)).environment).enableSystemMode()
-            #expect(moved.moved == [.rightIndex])
+            #expect(moved.moved == (hardwareVault ? [] : [.rightIndex]))
             // The passcode again: the key is cached for touches, as in user mode after setUp.
             _ = try await Locking(context(user(typing: Self.passcode)).environment).unlock()
         }
@@ -112,6 +118,26 @@ final class ParityInstallation: Sendable {
         } catch {
             Issue.record("verify failed with \(error)")
             return AuthError(.dataError, "\(error)")
+        }
+    }
+
+    /// `verify` in a task of its own, to be cancelled as Ctrl-C cancels it.
+    func verifyInTask() -> Task<Void, any Error> {
+        let environment = context(user()).environment
+        return Task { _ = try await TouchVerification(environment).verifyTouch(finger: nil) }
+    }
+
+    /// `notes`' unlock: a touch, else the passcode `typing`; the error when it fails.
+    func openNotesError(typing secrets: String...) async -> (AuthError?, ScriptedUser) {
+        let user = ScriptedUser(secrets: secrets)
+        do {
+            try await context(user).openNotes().close()
+            return (nil, user)
+        } catch let error as AuthError {
+            return (error, user)
+        } catch {
+            Issue.record("the unlock failed with \(error)")
+            return (AuthError(.dataError, "\(error)"), user)
         }
     }
 
