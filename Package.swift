@@ -222,7 +222,9 @@ let package = Package(
         // target cannot depend on another). Neither imports a fingerlock module.
         // The test clock every target's time-dependent tests move by hand, and the `.timed` trait every
         // top-level suite carries (each test's own duration, for the slowest-tests list).
-        .target(name: "FingerlockTestSupport", path: "Tests/FingerlockTestSupport", swiftSettings: upcoming),
+        .target(
+            name: "FingerlockTestSupport", dependencies: ["FingerprintTestSupport"], path: "Tests/FingerlockTestSupport",
+            swiftSettings: upcoming),
         // What fingerlockd's tests in process and end to end both use: a bare Varlink client, a
         // client vault's values, temporary directories.
         .target(name: "FingerlockServiceTestSupport", path: "Tests/FingerlockServiceTestSupport", swiftSettings: upcoming),

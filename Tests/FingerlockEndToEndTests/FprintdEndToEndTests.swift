@@ -8,14 +8,6 @@ import Testing
 /// settings would), a vault that takes them, a touch through Debian's real fprintd on a private bus,
 /// and fprintd's set changing behind the vault's back.
 @Suite(.timed, .timeLimit(.minutes(3))) struct FprintdEndToEndTests {
-    static func enroll(_ rig: FprintdRig, id: String, finger: String) async throws {
-        let enrolling = try rig.start("/usr/bin/fprintd-enroll", ["-f", finger])
-        let socket = VirtualDeviceSocket(path: rig.virtualDevice)
-        try await socket.send(.sleep(milliseconds: 0))
-        for _ in 0..<5 { try await socket.send(.scan(id)) }
-        while enrolling.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(enrolling.terminationStatus == 0, "fprintd-enroll failed")
-    }
 
     /// Runs `arguments` while `id` touches the reader once fprintd scans.
     static func touching(
@@ -29,7 +21,7 @@ import Testing
     @Test func theDesktopsFingersUnlockAVaultThatTookThemAndAChangedSetNeedsThePasscode() async throws {
         let rig = try await FprintdRig()
         defer { rig.stop() }
-        try await Self.enroll(rig, id: "fl-right", finger: "right-index-finger")
+        try await rig.enroll("right-index-finger", scanning: "fl-right")
         let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "fprintd", "DBUS_SYSTEM_BUS_ADDRESS": rig.address])
         try await runner.setPasscode()
         let passcode = "\(BinaryRunner.passcode)\n"
@@ -63,7 +55,7 @@ import Testing
 
         // A finger added in the desktop's settings needs only the login password: the vault does
         // not take it until fingerlock's passcode says so.
-        try await Self.enroll(rig, id: "fl-thumb", finger: "left-thumb")
+        try await rig.enroll("left-thumb", scanning: "fl-thumb")
         let changed = try await runner.run(["verify"])
         #expect(changed.status != 0)
         #expect(changed.stderr.contains("fprintd's fingers changed since this vault accepted them (added left-thumb)"), "\(changed.stderr)")
@@ -94,7 +86,7 @@ import Testing
     @Test func readersAndDoctorShowFprintdsFingersAndHowToUseThem() async throws {
         let rig = try await FprintdRig()
         defer { rig.stop() }
-        try await Self.enroll(rig, id: "fl-right", finger: "right-index-finger")
+        try await rig.enroll("right-index-finger", scanning: "fl-right")
         let runner = BinaryRunner(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": rig.address])
         let readers = try await runner.run(["readers", "--reader", "fprintd"])
         #expect(readers.status == 0, "\(readers.stderr)")

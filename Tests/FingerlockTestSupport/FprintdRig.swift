@@ -1,3 +1,4 @@
+import FingerprintTestSupport
 public import Foundation
 
 /// The real fprintd for one test, on a private system bus of its own: dbus-daemon (any user may
@@ -8,10 +9,10 @@ public final class FprintdRig: @unchecked Sendable {
     // Invariant: the processes are started in init and changed only by stopFprintd()/startFprintd()
     // and stop(), which a test calls from one task at a time.
     public let directory: String
-    public var address: String { "unix:path=\(directory)/system_bus_socket" }
+    public var address: String { bus.address }
     /// libfprint's virtual_device socket: touches are fed here (`VirtualDeviceSocket`).
     public var virtualDevice: String { directory + "/vd.sock" }
-    private let bus = Process()
+    private let bus: PrivateSystemBus
     private let polkit = Process()
     private var fprintd: Process?
     private var stopped = false
@@ -31,28 +32,7 @@ public final class FprintdRig: @unchecked Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-fpd-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
         chmod(directory, 0o755)
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>unix:path=\(directory)/system_bus_socket</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-              </policy>
-            </busconfig>
-            """
-        try config.write(toFile: directory + "/bus.conf", atomically: false, encoding: .utf8)
-        try Self.launch(bus, "/usr/bin/dbus-daemon", ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"], [:])
-        guard try await Self.poll({ FileManager.default.fileExists(atPath: self.directory + "/system_bus_socket") }) else {
-            throw Failure(description: "dbus-daemon did not listen in \(directory)")
-        }
-        // Other users (the tests' real users) connect too.
-        chmod(directory + "/system_bus_socket", 0o666)
+        bus = try await PrivateSystemBus(in: directory)
         try Self.launch(polkit, "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "polkitd"], ["DBUS_SYSTEM_BUS_ADDRESS": address])
         guard try await Self.poll({ (try? self.allowNow(allowed)) != nil }) else {
             throw Failure(description: "dbusmock's polkit did not come up on \(address)")
@@ -109,6 +89,17 @@ public final class FprintdRig: @unchecked Sendable {
         self.fprintd = nil
     }
 
+    /// Enrolls `finger` with fprintd (as root, for root: what the desktop's settings do for a user),
+    /// libfprint's virtual_device scanning `id` at each of its five stages.
+    public func enroll(_ finger: String, scanning id: String) async throws {
+        let enrolling = try start("/usr/bin/fprintd-enroll", ["-f", finger])
+        let socket = VirtualDeviceSocket(path: virtualDevice)
+        try await socket.send(.sleep(milliseconds: 0))
+        for _ in 0..<5 { try await socket.send(.scan(id)) }
+        while enrolling.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        guard enrolling.terminationStatus == 0 else { throw Failure(description: "fprintd-enroll \(finger) failed") }
+    }
+
     /// Runs `fprintd-enroll`, `fprintd-list`… against this rig's bus (as root, for root); its status.
     @discardableResult
     public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Int32 {
@@ -128,10 +119,11 @@ public final class FprintdRig: @unchecked Sendable {
     public func stop() {
         guard !stopped else { return }
         stopped = true
-        for process in [fprintd, polkit, bus].compactMap({ $0 }) where process.isRunning {
+        for process in [fprintd, polkit].compactMap({ $0 }) where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        bus.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -13,18 +13,10 @@ import Testing
     /// A rig with the right index finger enrolled through fprintd (as root, for root).
     static func rigWithAFinger(_ id: String = "fl-right", finger: String = "right-index-finger") async throws -> FprintdRig {
         let rig = try await FprintdRig()
-        try await enroll(rig, id: id, finger: finger)
+        try await rig.enroll(finger, scanning: id)
         return rig
     }
 
-    static func enroll(_ rig: FprintdRig, id: String, finger: String) async throws {
-        let enrolling = try rig.start("/usr/bin/fprintd-enroll", ["-f", finger])
-        let socket = VirtualDeviceSocket(path: rig.virtualDevice)
-        try await socket.send(.sleep(milliseconds: 0))
-        for _ in 0..<5 { try await socket.send(.scan(id)) }
-        while enrolling.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(enrolling.terminationStatus == 0, "fprintd-enroll failed")
-    }
 
     /// How often fprintd's answer said the reader had a finger.
     final class Reads: Sendable {
@@ -46,8 +38,8 @@ import Testing
         #expect(device.scanType == .swipe)
         #expect(device.enrollStages == 5)
         #expect(try await client.enrolledFingers() == [])
-        try await Self.enroll(rig, id: "fl-right", finger: "right-index-finger")
-        try await Self.enroll(rig, id: "fl-thumb", finger: "left-thumb")
+        try await rig.enroll("right-index-finger", scanning: "fl-right")
+        try await rig.enroll("left-thumb", scanning: "fl-thumb")
         #expect(try await client.enrolledFingers() == [.leftThumb, .rightIndex])
     }
 

@@ -1,3 +1,4 @@
+import FingerlockTestSupport
 import Foundation
 import Testing
 
@@ -11,8 +12,8 @@ import Testing
 /// GetSessionByPID reads it; real logind reads the cgroup). Needs python3-dbusmock (.ci/install-deps).
 final class LogindMock {
     let directory: String
-    var address: String { "unix:path=\(directory)/system_bus_socket" }
-    private let bus = Process()
+    var address: String { bus.address }
+    private let bus: PrivateSystemBus
     private let mock = Process()
 
     struct Failure: Error, CustomStringConvertible { var description: String }
@@ -20,33 +21,7 @@ final class LogindMock {
     /// Starts both in `directory` (which the service user can traverse).
     init(in directory: String) async throws {
         self.directory = directory
-        let config = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>system</type>
-              <listen>unix:path=\(directory)/system_bus_socket</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*"/>
-                <allow receive_sender="*"/>
-              </policy>
-            </busconfig>
-            """
-        try config.write(toFile: directory + "/bus.conf", atomically: false, encoding: .utf8)
-        bus.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        bus.arguments = ["--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"]
-        bus.standardOutput = FileHandle.nullDevice
-        bus.standardError = FileHandle.nullDevice
-        try bus.run()
-        let ready = try await poll(timeout: .seconds(5)) {
-            FileManager.default.fileExists(atPath: directory + "/system_bus_socket")
-        }
-        guard ready else { throw Failure(description: "dbus-daemon did not listen in \(directory)") }
-        // The service user and the login users connect too.
-        chmod(directory + "/system_bus_socket", 0o666)
+        bus = try await PrivateSystemBus(in: directory)
         mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         mock.arguments = ["-m", "dbusmock", "--system", "--template", "logind"]
         mock.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 }
@@ -78,10 +53,11 @@ final class LogindMock {
     /// SIGKILL: both start with the test runner's signal mask, which blocks SIGTERM. For `defer`
     /// and `deinit`, which cannot await: a killed process is gone within milliseconds.
     func stop() {
-        for process in [mock, bus] where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            while process.isRunning { usleep(5_000) }
+        if mock.isRunning {
+            kill(mock.processIdentifier, SIGKILL)
+            while mock.isRunning { usleep(5_000) }
         }
+        bus.stop()
     }
 
     deinit { stop() }
