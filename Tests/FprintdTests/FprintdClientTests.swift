@@ -17,7 +17,6 @@ import Testing
         return rig
     }
 
-
     /// How often fprintd's answer said the reader had a finger.
     final class Reads: Sendable {
         private let count = Mutex(0)
