@@ -316,8 +316,9 @@ public enum ServiceInterface {
         error FingerNotEnrolled (finger: string)
 
         # The touch matched none of the vault's fingers; counted. `touchesLeft` 0: the key is
-        # forgotten and the passcode is needed.
-        error NoMatch (failedTouches: int, touchesLeft: int)
+        # forgotten and the passcode is needed. `lost`: prints the reader turned out to have lost,
+        # and how to enroll them again.
+        error NoMatch (failedTouches: int, touchesLeft: int, lost: ?string)
 
         # The reader could not read the finger (short, center, remove, general); not counted.
         error ScanRetry (reason: string)
@@ -325,8 +326,9 @@ public enum ServiceInterface {
         # No finger arrived within `seconds`; not counted.
         error ScanTimedOut (seconds: int)
 
-        # The service's reader cannot scan: `problem` is noReader, busy, unplugged, noPermission
-        # or deviceError; `message` says it for a person.
+        # The service's reader cannot scan: `problem` is noReader, busy, unplugged, noPermission,
+        # deviceError or printNotStored (the reader lost every print the touch was checked against:
+        # no failed touch); `message` says it for a person.
         error ReaderUnavailable (problem: string, message: string)
 
         # The caller may not scan (EnrollFinger, UnlockWithTouch): the service scans only for the user

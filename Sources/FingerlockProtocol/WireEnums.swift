@@ -4,6 +4,8 @@ extension ServiceInterface {
     /// `ReaderUnavailable.problem`: why the service's reader cannot scan.
     public enum ReaderProblem: String, Codable, Sendable, CaseIterable {
         case noReader, busy, unplugged, noPermission, deviceError
+        /// The reader lost every print the touch was checked against (no failed touch).
+        case printNotStored
     }
 
     /// `EnrollStage.event`: one step of an enrollment.

@@ -117,20 +117,22 @@ extension ServiceCore {
                 reader: scan.reader.description, policyKnown: told != nil)
         case .printsLost(let sentence):
             // No finger could have matched a print the reader lost: no failed touch. The user must
-            // enroll again, as in user mode; the wire has no value of its own for it yet.
+            // enroll again, as in user mode.
             logger.notice(
                 "touch of a print the reader no longer stores",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "reader": "\(scan.reader)"])
             throw VarlinkError(
                 .readerUnavailable,
-                ["problem": .string(ServiceInterface.ReaderProblem.deviceError.rawValue), "message": .string(sentence)])
-        case .noMatch(let failures, _):
+                ["problem": .string(ServiceInterface.ReaderProblem.printNotStored.rawValue), "message": .string(sentence)])
+        case .noMatch(let failures, let lost):
             logger.notice(
                 "touch did not match",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "failures": "\(failures)"])
-            throw VarlinkError(
-                .noMatch,
-                ["failedTouches": .int(failures), "touchesLeft": .int(TouchLedger.touchesLeft(after: failures))])
+            var parameters: [String: VarlinkError.Value] = [
+                "failedTouches": .int(failures), "touchesLeft": .int(TouchLedger.touchesLeft(after: failures)),
+            ]
+            if let lost { parameters["lost"] = .string(lost) }
+            throw VarlinkError(.noMatch, parameters)
         case .retry(let reason):
             throw VarlinkError(.scanRetry, ["reason": .string(reason.rawValue)])
         }

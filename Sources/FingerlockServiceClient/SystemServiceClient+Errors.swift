@@ -66,8 +66,11 @@ extension SystemServiceClient {
             guard let finger = Finger(name: string("finger")) else { return unknown("finger") }
             return SystemServiceError(.fingerNotEnrolled(finger))
         case Name.noMatch.qualifiedName:
+            let lost = string("lost")
             return SystemServiceError(
-                .noMatch(failedTouches: failure.int("failedTouches") ?? 0, touchesLeft: failure.int("touchesLeft") ?? 0))
+                .noMatch(
+                    failedTouches: failure.int("failedTouches") ?? 0, touchesLeft: failure.int("touchesLeft") ?? 0,
+                    lost: lost.isEmpty ? nil : lost))
         case Name.scanRetry.qualifiedName:
             guard let reason = value("reason", RetryReason.self) else { return unknown("reason") }
             return SystemServiceError(.retry(reason))
@@ -83,13 +86,14 @@ extension SystemServiceClient {
             return SystemServiceError(.notAtSeat(evidence: string("message"), unverifiable: problem == .unknown))
         case Name.readerUnavailable.qualifiedName:
             guard let problem = value("problem", ServiceInterface.ReaderProblem.self) else { return unknown("problem") }
+            if problem == .printNotStored { return SystemServiceError(.printsLost(string("message"))) }
             let code: FingerprintError.Code =
                 switch problem {
                 case .noReader: .noReader
                 case .busy: .busy
                 case .unplugged: .unplugged
                 case .noPermission: .permissionDenied
-                case .deviceError: .deviceError
+                case .deviceError, .printNotStored: .deviceError
                 }
             return SystemServiceError(.reader(FingerprintError(code, "fingerlockd: " + string("message"))))
         default:

@@ -69,6 +69,8 @@ extension AuthError {
                 .notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
         case .noMatch:
             return AuthError(.authenticationFailed, "No match.")
+        case .printsLost(let sentence):
+            return AuthError(.biometryNotAvailable, sentence, unavailability: .printNotStored)
         case .retry(let reason):
             return AuthError(.authenticationFailed, "The reader could not read the finger: \(reason.hint)")
         case .timedOut:

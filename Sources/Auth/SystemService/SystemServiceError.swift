@@ -20,8 +20,11 @@ public struct SystemServiceError: Error, Sendable {
         case passcodeRequired(lockout: Bool)
         case noFingerEnrolled(reader: String)
         case fingerNotEnrolled(Finger)
-        /// Counted; `touchesLeft` 0: the service forgot the key.
-        case noMatch(failedTouches: Int, touchesLeft: Int)
+        /// Counted; `touchesLeft` 0: the service forgot the key. `lost`: prints the service's reader
+        /// turned out to have lost, said to the user.
+        case noMatch(failedTouches: Int, touchesLeft: Int, lost: String? = nil)
+        /// The service's reader lost every print the touch was checked against: no failed touch.
+        case printsLost(String)
         case retry(RetryReason)
         case timedOut
         /// Asked to release without a scan outside the reuse window: a touch is needed, with the
