@@ -65,21 +65,23 @@ stop_fprintd() { pkill -f "STATE_DIRECTORY=$WORK/state" 2>/dev/null || true; pki
 
 # fprintd's finger (enrolled with fprintd, as the desktop's settings would), and a vault that takes it.
 "$WORK/vfeed" "$WORK/fprintd.sock" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
-fprintd-enroll -f right-index-finger >/dev/null
-wait
+FEEDER=$!
+fprintd-enroll -f right-index-finger >"$WORK/enroll.log" 2>&1 || { cat "$WORK/enroll.log" >&2; exit 2; }
+wait "$FEEDER"
 mkdir -m 700 "$WORK/fprintd-vault" "$WORK/direct-vault"
 printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/fprintd-vault" FINGERLOCK_READER=fprintd \
-    setsid -w "$FINGERLOCK" passcode set --passcode-stdin >/dev/null
+    setsid -w "$FINGERLOCK" passcode set --passcode-stdin | cat >/dev/null
 printf '%s\n' "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/fprintd-vault" FINGERLOCK_READER=fprintd \
     setsid -w "$FINGERLOCK" enroll --passcode-stdin >/dev/null
 # fingerlock's own template on libfprint's virtual_device, on a socket of its own (fprintd never opens it).
 export FP_VIRTUAL_DEVICE="$WORK/direct.sock"
 printf '%s\n%s\n' "$PASSCODE" "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/direct-vault" \
-    setsid -w "$FINGERLOCK" --reader virtual_device passcode set --passcode-stdin >/dev/null
+    setsid -w "$FINGERLOCK" --reader virtual_device passcode set --passcode-stdin | cat >/dev/null
 "$WORK/vfeed" "$WORK/direct.sock" "SLEEP 0" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" "SCAN $SCAN_ID" &
+FEEDER=$!
 printf '%s\n' "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/direct-vault" \
     setsid -w "$FINGERLOCK" --reader virtual_device enroll right-index-finger --passcode-stdin >/dev/null
-wait
+wait "$FEEDER"
 
 rows=("fprintd-verify (warm)" "fingerlock fprintd (warm)" "fprintd-verify (cold)" "fingerlock fprintd (cold)" "fingerlock direct")
 run_row() { # index

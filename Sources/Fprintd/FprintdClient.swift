@@ -48,9 +48,11 @@ public final class FprintdClient: Sendable {
         try await DetachedThread.run { [self] in
             let bus = try connection()
             let path = try defaultDevice(bus)
-            let name = try property(bus, path, "name").string ?? "fprintd's reader"
-            let scanType: ScanType = try property(bus, path, "scan-type").string == "swipe" ? .swipe : .press
-            let stages = Int(try property(bus, path, "num-enroll-stages").int32 ?? 0)
+            // All of them in one round trip.
+            let properties = try self.properties(bus, path)
+            let name = properties["name"]?.string ?? "fprintd's reader"
+            let scanType: ScanType = properties["scan-type"]?.string == "swipe" ? .swipe : .press
+            let stages = Int(properties["num-enroll-stages"]?.int32 ?? 0)
             return FprintdDevice(name: name, scanType: scanType, enrollStages: stages)
         }
     }
@@ -221,13 +223,18 @@ public final class FprintdClient: Sendable {
         }
     }
 
-    private func property(_ bus: LockedBus, _ path: String, _ name: String) throws -> BusVariant {
+    /// The device's properties by name (`GetAll`).
+    private func properties(_ bus: LockedBus, _ path: String) throws -> [String: BusVariant] {
         do {
             let reply = try bus.call(
-                path, "Get", [.string(Self.deviceInterface), .string(name)], replyType: "(v)",
-                interface: "org.freedesktop.DBus.Properties")
-            guard let value = reply.child(0)?.unboxed else { throw FingerprintError(.deviceError, "fprintd's \(name) has no value.") }
-            return value
+                path, "GetAll", [.string(Self.deviceInterface)], replyType: "(a{sv})", interface: "org.freedesktop.DBus.Properties")
+            guard let all = reply.child(0) else { return [:] }
+            var properties: [String: BusVariant] = [:]
+            for index in 0..<all.count {
+                guard let entry = all.child(index), let name = entry.child(0)?.string, let value = entry.child(1)?.unboxed else { continue }
+                properties[name] = value
+            }
+            return properties
         } catch let error as BusCallError {
             throw FprintdError.map(error, during: "describe its reader")
         }

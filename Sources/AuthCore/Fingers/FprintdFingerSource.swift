@@ -1,14 +1,17 @@
 public import Fingerprint
+import Synchronization
 
 /// The fingers fprintd keeps for the user, behind the finger seam. fprintd keeps the prints; this
 /// source only names fingers, and with the set the vault accepted (``AcceptedFingers``) refuses to
 /// scan when fprintd's set is another one: a finger added in the desktop's settings needs only the
 /// login password, so it unlocks only after fingerlock's passcode accepted it.
-public struct FprintdFingerSource: FingerSource {
+public final class FprintdFingerSource: FingerSource {
     public let fprintd: any FprintdFingers
     public let device: FprintdDevice
     /// The set the vault accepted; nil while it accepts none yet (enrolling, `readers`, `doctor`).
     public let accepted: AcceptedFingers?
+    /// fprintd's set as this command found it, asked once (each question is a round trip to fprintd).
+    private let checked = Mutex<AcceptedFingers?>(nil)
 
     /// Asks fprintd for its device (a clear error when fprintd or its device is missing).
     public static func open(_ fprintd: any FprintdFingers, accepted: AcceptedFingers?) async throws -> FprintdFingerSource {
@@ -29,7 +32,10 @@ public struct FprintdFingerSource: FingerSource {
 
     /// fprintd's set now, as a vault would accept it.
     public func currentSet() async throws -> AcceptedFingers {
-        AcceptedFingers(device: device.name, fingers: try await fprintd.enrolledFingers())
+        if let known = checked.withLock({ $0 }) { return known }
+        let current = AcceptedFingers(device: device.name, fingers: try await fprintd.enrolledFingers())
+        checked.withLock { $0 = current }
+        return current
     }
 
     /// Throws ``FingersChanged`` when fprintd's set is not the accepted one: nothing is scanned then.
