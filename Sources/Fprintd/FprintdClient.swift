@@ -93,7 +93,7 @@ public final class FprintdClient: Sendable {
                 do {
                     _ = try bus.call(path, "VerifyStart", [.string(finger?.rawValue ?? "any")], replyType: "()")
                 } catch let error as BusCallError {
-                    throw FprintdError.map(error, during: "verify")
+                    throw FprintdError.map(error, during: "verify", answeredBefore: true)
                 }
             }
             let result = try await answer(from: inbox, path: path, timeout: timeout, fingerRead: fingerRead)
@@ -164,11 +164,14 @@ public final class FprintdClient: Sendable {
                 }
                 return
             } catch let error as BusCallError where error.name == FprintdError.prefix + "AlreadyInUse" {
-                guard ContinuousClock.now + pause < deadline else { throw FprintdError.map(error, during: "claim the reader") }
+                guard ContinuousClock.now + pause < deadline else {
+                    throw FprintdError.map(error, during: "claim the reader", answeredBefore: true)
+                }
                 try await Task.sleep(for: pause)
                 pause *= 2
             } catch let error as BusCallError {
-                throw FprintdError.map(error, during: "claim the reader")
+                // The device was looked up moments ago: fprintd gone now has stopped.
+                throw FprintdError.map(error, during: "claim the reader", answeredBefore: true)
             }
         }
     }

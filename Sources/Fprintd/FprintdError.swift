@@ -8,7 +8,10 @@ enum FprintdError {
     /// fprintd went away during an operation (seen as `NameOwnerChanged`, or a call it never answered).
     static let stopped = FingerprintError(.deviceError, "fprintd stopped during the scan; try again.")
 
-    static func map(_ error: BusCallError, during what: String) -> FingerprintError {
+    /// - Parameter answeredBefore: fprintd answered earlier in the same operation, so its name missing
+    ///   from the bus now means it stopped, not that it is not installed.
+    static func map(_ error: BusCallError, during what: String, answeredBefore: Bool = false) -> FingerprintError {
+        if error.serviceMissing && answeredBefore { return stopped }
         if error.serviceMissing {
             return FingerprintError(
                 .noReader, "fprintd is not installed or not running (nothing answers as net.reactivated.Fprint on the system bus).")
