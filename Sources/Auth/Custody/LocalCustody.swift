@@ -208,7 +208,7 @@ extension LocalCustody {
 
     /// fprintd's fingers as the vault accepted them; fprintd does not say when they were enrolled.
     static func listed(_ accepted: AcceptedFingers) -> [Enrollment.ListedFinger] {
-        let reader = FprintdDevice(name: accepted.device, scanType: .press, enrollStages: 0).info.identity
+        let reader = FprintdDevice.identity(named: accepted.device)
         return accepted.fingers.map { Enrollment.ListedFinger(finger: $0, reader: reader, enrolled: nil) }
     }
 

@@ -17,8 +17,11 @@ public struct FprintdDevice: Sendable, Equatable {
             features: [.verify])
     }
 
-    /// The driver name fprintd's readers go by in fingerlock (`--reader fprintd`).
-    public static let driver = "fprintd"
+    /// The identity of fprintd's reader called `name` (as ``info`` names it).
+    public static func identity(named name: String) -> ReaderIdentity { ReaderIdentity(driver: driver, deviceID: name) }
+
+    /// The driver name fprintd's readers go by in fingerlock: the `--reader` word.
+    public static let driver = ReaderSelector.fprintdKeyword
 }
 
 /// What one fprintd verify came to.
