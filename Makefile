@@ -36,6 +36,9 @@ UDEVRULESDIR ?= /etc/udev/rules.d
 UDEV_RULES ?= udev/70-fingerlock.rules
 SYSTEM_UDEV_RULES = udev/70-fingerlock-system.rules
 UDEVADM ?= udevadm
+# polkitd reads rules only from /usr/share/polkit-1/rules.d and /etc/polkit-1/rules.d, never
+# /usr/local: fingerlockd's fprintd rule goes here whatever PREFIX is.
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
 INSTALL ?= install
 PYTHON ?= python3
 
@@ -50,7 +53,8 @@ INSTALLED_FILES = \
 	$(DESTDIR)$(BASHCOMPDIR)/fingerlock \
 	$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock \
 	$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish \
-	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules
+	$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules \
+	$(DESTDIR)$(POLKITRULESDIR)/50-fingerlockd-fprintd.rules
 
 .PHONY: all deps build release man manual-tool completions test lint format demo clean install install-system uninstall udev-rules deb
 
@@ -159,6 +163,9 @@ install:
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.zsh" "$(DESTDIR)$(ZSHCOMPDIR)/_fingerlock"
 	$(INSTALL) -m 0644 "$(COMPLETIONS)/fingerlock.fish" "$(DESTDIR)$(FISHCOMPDIR)/fingerlock.fish"
 	$(INSTALL) -m 0644 "$(UDEV_RULES)" "$(DESTDIR)$(UDEVRULESDIR)/70-fingerlock.rules"
+# -D makes the directory only when it is missing: polkitd keeps its rules.d 0700 and its own,
+# which `install -d -m 0755` would open to everyone. polkitd rereads its rules by itself.
+	$(INSTALL) -D -m 0644 polkit/50-fingerlockd-fprintd.rules "$(DESTDIR)$(POLKITRULESDIR)/50-fingerlockd-fprintd.rules"
 	@$(udev_reload)
 	@echo "system mode (optional): systemd-sysusers && systemctl daemon-reload && systemctl enable --now fingerlockd.socket"
 

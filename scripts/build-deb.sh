@@ -33,11 +33,14 @@ dbgroot="$work/dbgsym"
 
 # The files, laid out as Debian does: /usr, units and sysusers under /usr/lib, the udev rules in
 # /usr/lib/udev/rules.d (user mode: the logged-in user may open the reader). System mode puts its
-# own rules file of the same name in /etc/udev/rules.d, which overrides this one.
+# own rules file of the same name in /etc/udev/rules.d, which overrides this one. fingerlockd's
+# polkit rule (fprintd's verify and setusername for the service user) in
+# /usr/share/polkit-1/rules.d, where packages put theirs (/etc/polkit-1/rules.d is the admin's);
+# dpkg leaves that directory's 0700 and owner, polkitd's, as they are.
 make --no-print-directory install DESTDIR="$root" PREFIX=/usr \
     BIN="$bin" DAEMON_BIN="$daemon" MANPAGE="$manpage" COMPLETIONS="$completions" \
     UDEVRULESDIR=/usr/lib/udev/rules.d SYSTEMDUNITDIR=/usr/lib/systemd/system \
-    SYSUSERSDIR=/usr/lib/sysusers.d >/dev/null
+    SYSUSERSDIR=/usr/lib/sysusers.d POLKITRULESDIR=/usr/share/polkit-1/rules.d >/dev/null
 install -d -m 0755 "$root/usr/share/doc/$package" "$root/usr/share/fingerlock"
 install -m 0644 udev/70-fingerlock-system.rules "$root/usr/share/fingerlock/70-fingerlock-system.rules"
 install -m 0755 scripts/demo.sh "$root/usr/share/fingerlock/demo.sh"

@@ -86,6 +86,8 @@ struct InstallTests {
         "usr/local/lib/systemd/system/fingerlockd.socket": 0o644,
         "usr/local/lib/systemd/system/fingerlockd.service": 0o644,
         "usr/local/lib/sysusers.d/fingerlockd.conf": 0o644,
+        // polkitd never reads /usr/local either.
+        "usr/share/polkit-1/rules.d/50-fingerlockd-fprintd.rules": 0o644,
     ]
 
     @Test("make install DESTDIR=… installs exactly the expected files with the expected modes; uninstall removes them")
@@ -105,6 +107,8 @@ struct InstallTests {
         #expect(try scratch.read("usr/local/share/man/man1/fingerlock.1") == ".TH FINGERLOCK 1\n")
         let rules = try String(contentsOf: RepoPaths.uaccessRules, encoding: .utf8)
         #expect(try scratch.read("etc/udev/rules.d/70-fingerlock.rules") == rules)
+        let polkitRule = try String(contentsOf: RepoPaths.polkitRule, encoding: .utf8)
+        #expect(try scratch.read("usr/share/polkit-1/rules.d/50-fingerlockd-fprintd.rules") == polkitRule)
         #expect(
             FileManager.default.contentsEqual(
                 atPath: scratch.bin.path,
@@ -117,7 +121,7 @@ struct InstallTests {
         #expect(uninstall.stdout.contains("udev: reload skipped (DESTDIR is set)."))
     }
 
-    @Test("PREFIX moves the binary, man page and completions but never the udev rules; UDEVRULESDIR and UDEV_RULES do")
+    @Test("PREFIX moves the binary, man page and completions but never the udev or polkit rules; UDEVRULESDIR and UDEV_RULES do")
     func prefixAndRulesDirectory() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
@@ -131,6 +135,7 @@ struct InstallTests {
             })
         #expect(try scratch.files(under: scratch.destdir) == expected)
         #expect(expected["etc/udev/rules.d/70-fingerlock.rules"] == 0o644)
+        #expect(expected["usr/share/polkit-1/rules.d/50-fingerlockd-fprintd.rules"] == 0o644)
         // The service unit starts the binary where PREFIX put it.
         #expect(try scratch.read("opt/fl/lib/systemd/system/fingerlockd.service").contains("\nExecStart=/opt/fl/bin/fingerlockd\n"))
 
@@ -256,6 +261,8 @@ struct InstallTests {
             "BIN=\(scratch.bin.path)", "DAEMON_BIN=\(scratch.daemon.path)", "MANPAGE=\(scratch.manpage.path)",
             "COMPLETIONS=\(scratch.completions.path)", "PREFIX=\(scratch.destdir.path)/usr",
             "UDEVRULESDIR=\(scratch.destdir.path)/rules.d", "UDEVADM=\(udevadm.path)",
+            // Never the machine's polkit directory.
+            "POLKITRULESDIR=\(scratch.destdir.path)/polkit-rules.d",
         ]
         let install = try await scratch.make("install", variables)
         try #require(install.status == 0, "\(install.stderr)")

@@ -17,6 +17,7 @@ enum RepoPaths {
     static var systemRules: URL { root().appendingPathComponent("udev/70-fingerlock-system.rules") }
     static var serviceUnit: URL { root().appendingPathComponent("systemd/fingerlockd.service") }
     static var sysusers: URL { root().appendingPathComponent("systemd/fingerlockd.sysusers") }
+    static var polkitRule: URL { root().appendingPathComponent("polkit/50-fingerlockd-fprintd.rules") }
 
     /// libfprint's hwdb as installed by libfprint-2-2.
     static let installedHwdb = "/lib/udev/hwdb.d/60-autosuspend-libfprint-2.hwdb"
