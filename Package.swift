@@ -205,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "fingerlockd",
             dependencies: [
-                "FingerlockService", "Fingerprint", "SafeFiles", "TrustedPlatform",
+                "FingerlockService", "Fingerprint", "Fprintd", "SafeFiles", "TrustedPlatform",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -300,7 +300,7 @@ let package = Package(
             name: "FingerlockServiceTests",
             dependencies: [
                 "FingerlockService", "FingerlockProtocol", "FingerlockServiceClient", "AuthCore", "Auth", "Fingerprint",
-                "FingerlockServiceTestSupport", "FingerlockTestSupport", "TrustedPlatform",
+                "FingerlockServiceTestSupport", "FingerlockTestSupport", "TrustedPlatform", "Fprintd", "FingerprintTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -25,6 +25,10 @@ public enum ServiceInterface {
         /// The key was forgotten after too many failed touches in a row (AuthCore's `TouchLedger`);
         /// until the passcode is entered.
         case lockout
+        /// The vault takes the caller's fingers from fprintd, and fprintd's set is no longer the one
+        /// the vault accepted (a finger added or removed in the desktop's settings): the passcode
+        /// accepts the new set (UnlockWithPasscode).
+        case fingersChanged
     }
 
     public enum Method: String, Sendable, CaseIterable {
@@ -42,6 +46,7 @@ public enum ServiceInterface {
         case setVaultPolicy = "SetVaultPolicy"
         case importFinger = "ImportFinger"
         case exportFinger = "ExportFinger"
+        case useFprintdFingers = "UseFprintdFingers"
 
         public var qualifiedName: String { ServiceInterface.name + "." + rawValue }
 
@@ -56,7 +61,7 @@ public enum ServiceInterface {
         public var carriesSecrets: Bool {
             switch self {
             case .sealPasscodeSlot, .unlockWithPasscode, .forgetVault, .setVaultPolicy, .enrollFinger, .forgetFinger,
-                .importFinger, .exportFinger:
+                .importFinger, .exportFinger, .useFprintdFingers:
                 true
             case .registerVault, .lock, .status, .unlockWithTouch, .releaseWithinReuseWindow, .listFingers:
                 false
@@ -167,7 +172,10 @@ public enum ServiceInterface {
         # service's memory for the vault's cacheExpirySeconds (28800 before SetVaultPolicy), or for
         # `cacheSeconds` when that is shorter (0 to 172800; 0 keeps nothing), and returned;
         # `cachedSeconds` says how long it is kept. It starts the reuse window.
-        method UnlockWithPasscode(vault: string, stretched: string, sealedSlot: string, associatedData: string, cacheSeconds: int) -> (key: string, cachedSeconds: int)
+        # For a vault that takes its fingers from fprintd (UseFprintdFingers), the proven passcode also
+        # accepts fprintd's set of the caller's fingers as it is now; `fprintdChange` says what changed
+        # (absent when nothing did, or when fprintd could not be asked: the unlock stands).
+        method UnlockWithPasscode(vault: string, stretched: string, sealedSlot: string, associatedData: string, cacheSeconds: int) -> (key: string, cachedSeconds: int, fprintdChange: ?string)
 
         # Forgets the vault's cached key; without `vault`, the key of every vault of the caller's
         # (`fingerlock lock`). `wasUnlocked`: a key was held.
@@ -268,6 +276,16 @@ public enum ServiceInterface {
         # vault), after the same proof (and counting) as UnlockWithPasscode.
         method ExportFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string) -> (print: FingerTemplate)
 
+        # With `use`, the vault's fingers become the caller's fingers enrolled with fprintd as they are
+        # now (`device`, `fingers`): UnlockWithTouch asks fprintd to verify them (as the caller, by
+        # name), and unlocks only while fprintd's set is the accepted one (otherwise PasscodeRequired
+        # "fingersChanged"). fprintd is asked first: with no finger enrolled there it fails with
+        # NoFingerEnrolled (reader "fprintd"), and with fprintd unreachable or refusing with
+        # ReaderUnavailable, before the passcode is counted. Without `use`, the vault's own templates
+        # apply again; `fingers` is the set it had accepted (`used`: it took fprintd's). Both after the
+        # same proof (and counting) as UnlockWithPasscode.
+        method UseFprintdFingers(vault: string, stretched: string, sealedSlot: string, associatedData: string, use: bool) -> (used: bool, device: string, fingers: []string)
+
         # The caller has no vault with this id here.
         error VaultNotRegistered (vault: string)
 
@@ -305,9 +323,10 @@ public enum ServiceInterface {
         error ServiceFailure (reason: string)
 
         # A touch cannot unlock now: the service forgot the vault's key after 5 failed touches
-        # (`reason` "lockout", as long as the failed touches stand: until the passcode is entered), or
-        # it holds no key for another reason ("locked": after a restart, Lock or expiry).
-        error PasscodeRequired (reason: string)
+        # (`reason` "lockout", as long as the failed touches stand: until the passcode is entered),
+        # it holds no key for another reason ("locked": after a restart, Lock or expiry), or fprintd's
+        # fingers are no longer the set the vault accepted ("fingersChanged"; `message` says which).
+        error PasscodeRequired (reason: string, message: ?string)
 
         # No finger is enrolled for the vault on the service's reader `reader`.
         error NoFingerEnrolled (reader: string)

@@ -56,4 +56,9 @@ public struct VarlinkError: Error, Equatable, Sendable {
     public func int(_ key: String) -> Int? {
         if case .int(let value) = parameters[key] { value } else { nil }
     }
+
+    /// A string parameter, for clients and tests.
+    public func string(_ key: String) -> String? {
+        if case .string(let value) = parameters[key] { value } else { nil }
+    }
 }

@@ -133,3 +133,38 @@ extension VarlinkParameters {
 
 extension VarlinkParameters {
 }
+
+/// `UseFprintdFingers`: a vault's fingers taken from fprintd, or its own again.
+extension VarlinkParameters {
+    public struct UseFprintdFingers: Codable, Sendable, Equatable {
+        public var vault: String
+        public var stretched: String
+        public var sealedSlot: String
+        public var associatedData: String
+        public var use: Bool
+        public init(proof: PasscodeProof, use: Bool) {
+            self.vault = proof.vault
+            self.stretched = proof.stretched
+            self.sealedSlot = proof.sealedSlot
+            self.associatedData = proof.associatedData
+            self.use = use
+        }
+
+        public var proof: PasscodeProof {
+            PasscodeProof(vault: vault, stretched: stretched, sealedSlot: sealedSlot, associatedData: associatedData)
+        }
+    }
+
+    public struct UseFprintdFingersReply: Codable, Sendable, Equatable {
+        /// Whether the vault takes (with `use`: now takes; without: took) fprintd's fingers.
+        public var used: Bool
+        /// fprintd's reader, by its name.
+        public var device: String
+        public var fingers: [String]
+        public init(used: Bool, device: String, fingers: [String]) {
+            self.used = used
+            self.device = device
+            self.fingers = fingers
+        }
+    }
+}

@@ -85,9 +85,12 @@ public enum VarlinkParameters {
     public struct UnlockWithPasscodeReply: Codable, Sendable, Equatable {
         public var key: String
         public var cachedSeconds: Int
-        public init(key: String, cachedSeconds: Int) {
+        /// What changed in fprintd's fingers, now accepted (a vault that takes fprintd's fingers).
+        public var fprintdChange: String?
+        public init(key: String, cachedSeconds: Int, fprintdChange: String? = nil) {
             self.key = key
             self.cachedSeconds = cachedSeconds
+            self.fprintdChange = fprintdChange
         }
     }
 

@@ -21,7 +21,7 @@ extension ServiceCore {
         // The reader first: a passcode attempt is not spent on a reader that is not there, or of
         // the wrong kind for the vault.
         let reader = try await currentReader(timeout: timeout)
-        try checkReaderKind(reader, told ?? .defaults)
+        try checkReaderKind(reader.identity, told ?? .defaults)
         // Only the user at the reader's seat enrolls: nobody else's touches become their template.
         // Before the passcode, which is then not counted.
         try await requireSeat(peer, for: "EnrollFinger")

@@ -24,7 +24,7 @@ extension ServiceCore {
                     "serviceReader": .string(reader?.identity.description ?? ""),
                 ])
         }
-        try checkReaderKind(reader, try policy(owner))
+        try checkReaderKind(reader.identity, try policy(owner))
         _ = try checkPasscode(parameters.proof, peer: peer)
         try state { try dependencies.templates.save(print, owner, secret: secret) }
         logger.info(

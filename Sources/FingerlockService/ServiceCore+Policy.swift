@@ -94,11 +94,10 @@ extension ServiceCore {
     }
 
     /// A reader of the wrong kind for the vault never scans for it.
-    func checkReaderKind(_ reader: any FingerprintReader, _ policy: ServiceVaultPolicy) throws(VarlinkError) {
-        guard policy.kind?.accepts(reader.identity) ?? true else {
+    func checkReaderKind(_ reader: ReaderIdentity, _ policy: ServiceVaultPolicy) throws(VarlinkError) {
+        guard policy.kind?.accepts(reader) ?? true else {
             throw VarlinkError(
-                .wrongReaderKind,
-                ["reader": .string(reader.identity.description), "kind": .string(policy.kind?.rawValue ?? "")])
+                .wrongReaderKind, ["reader": .string(reader.description), "kind": .string(policy.kind?.rawValue ?? "")])
         }
     }
 

@@ -38,6 +38,13 @@ extension ServiceCore {
                                 emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
                             }
                         })
+                case .unlockWithPasscode:
+                    reply = VarlinkReply.encode(
+                        try await unlockWithPasscodeAcceptingFprintd(
+                            call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
+                case .useFprintdFingers:
+                    reply = VarlinkReply.encode(
+                        try await useFprintdFingers(call.parameters(VarlinkParameters.UseFprintdFingers.self), peer: peer))
                 case .forgetFinger:
                     try await forgetFinger(call.parameters(VarlinkParameters.ForgetFinger.self), peer: peer)
                     reply = VarlinkReply.encode(VarlinkParameters.Empty())
@@ -90,17 +97,15 @@ extension ServiceCore {
                 try await takeReader(peer, for: "UnlockWithTouch")
                 // Touches that ran while this one waited may have locked the vault out.
                 try checkTouchCanUnlock(owner, attempt)
-                // The reader is looked up in turn, never before: the lookup waits for libfprint's
-                // thread, which the running scan holds, and would let a later request in first.
-                let reader = try await currentReader(timeout: timeout)
-                try checkReaderKind(reader, policy)
-                let source = TemplateFingerSource(try state { try dependencies.templates.prints(owner, secret: secret) }, reader: reader)
+                let source = try await fingerSource(owner, secret: secret, policy: policy, timeout: timeout)
+                // Nothing to check against (or fprintd's fingers changed): said before any scan.
+                _ = try await source.candidates(wanted)
                 // The failed-touch rule, as in user mode: counted when the reader has the finger.
                 // A counter that cannot be written ends the touch as a service failure (logged).
                 let verdict = try await attempt.run { fingerRead in
                     try await source.match(wanted, timeout: timeout, fingerRead: fingerRead)
                 }
-                return (verdict, reader.identity)
+                return (verdict, source.reader.identity)
             }
         } catch {
             throw error is CancellationError ? error : varlinkError(error, timeout: timeout)
@@ -199,6 +204,10 @@ extension ServiceCore {
         switch error {
         case let error as VarlinkError:
             return error
+        case let changed as FprintdFingerSource.FingersChanged:
+            return VarlinkError(
+                .passcodeRequired,
+                ["reason": .string(ServiceInterface.PasscodeRequiredReason.fingersChanged.rawValue), "message": .string(changed.message)])
         case let problem as MatchCandidates.Problem:
             switch problem {
             case .noneEnrolled(let reader): return VarlinkError(.noFingerEnrolled, ["reader": .string(reader.description)])

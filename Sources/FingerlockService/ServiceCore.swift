@@ -42,7 +42,7 @@ public final class ServiceCore: Sendable {
         let method = Self.loggable(call.method)
         let prefix = ServiceInterface.name + "."
         if call.method.hasPrefix(prefix), let long = ServiceInterface.Method(rawValue: String(call.method.dropFirst(prefix.count))),
-            Self.longMethods.contains(long)
+            Self.longMethods.contains(long) || (long == .unlockWithPasscode && asksFprintdAfterThePasscode(call, peer: peer))
         {
             // Nobody waits for the outcome of a oneway scan: none is started.
             if call.oneway { return .reply(nil) }
@@ -51,9 +51,11 @@ public final class ServiceCore: Sendable {
         return .reply(respond(call, peer: peer, method: method) { () throws(VarlinkError) in try dispatch(call, peer: peer) })
     }
 
-    /// The methods that wait for the reader.
+    /// The methods that wait for the reader, or for fprintd. UnlockWithPasscode is one only for a
+    /// vault that takes fprintd's fingers (see `asksFprintdAfterThePasscode`): otherwise it is
+    /// answered on the connection's own thread, as every short method.
     static let longMethods: Set<ServiceInterface.Method> = [
-        .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger,
+        .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger, .useFprintdFingers,
     ]
 
     /// Logs the outcome of a call and encodes its error; nil for a oneway call.
@@ -123,9 +125,6 @@ public final class ServiceCore: Sendable {
         case .sealPasscodeSlot:
             return VarlinkReply.encode(
                 try sealPasscodeSlot(call.parameters(VarlinkParameters.SealPasscodeSlot.self), peer: peer))
-        case .unlockWithPasscode:
-            return VarlinkReply.encode(
-                try unlockWithPasscode(call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
         case .lock:
             return VarlinkReply.encode(try lock(call.parameters(VarlinkParameters.Lock.self), peer: peer))
         case .status:
@@ -143,7 +142,10 @@ public final class ServiceCore: Sendable {
         case .releaseWithinReuseWindow:
             return VarlinkReply.encode(
                 try releaseWithinReuseWindow(call.parameters(VarlinkParameters.Vault.self), peer: peer))
-        case .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger:
+        case .unlockWithPasscode:
+            return VarlinkReply.encode(
+                try unlockWithPasscode(call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
+        case .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger, .useFprintdFingers:
             // Reached only through `start`, which runs them as long calls.
             throw .methodNotFound(method.qualifiedName)
         }

@@ -26,12 +26,17 @@ public struct ServiceDependencies: Sendable {
     public var tpmFailures: any TPMFailureStore
     /// Who may have the reader scan: the user active and local at its seat (`fingerlockd` asks logind).
     public var seat: any SeatAccess
+    /// fprintd, asking about the fingers of the user with this uid (by their name: polkit's
+    /// `setusername`); nil when it cannot be asked for them (no fprintd here, or a uid with no name).
+    /// Used only for the vaults that accepted fprintd's fingers (`UseFprintdFingers`).
+    public var fprintd: @Sendable (UInt32) -> (any FprintdFingers)?
 
     public init(
         secrets: any VaultSecretStore, attempts: @escaping @Sendable (VaultOwner) throws -> any AttemptStore,
         keyCache: any KeyCache, templates: any TemplateStore, readers: ServiceReaders,
         now: @escaping @Sendable () -> Date, logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(),
-        tpm: any TrustedPlatformModule = ESAPIModule(), tpmFailures: any TPMFailureStore, seat: any SeatAccess
+        tpm: any TrustedPlatformModule = ESAPIModule(), tpmFailures: any TPMFailureStore, seat: any SeatAccess,
+        fprintd: @escaping @Sendable (UInt32) -> (any FprintdFingers)? = { _ in nil }
     ) {
         self.secrets = secrets
         self.attempts = attempts
@@ -44,6 +49,7 @@ public struct ServiceDependencies: Sendable {
         self.tpm = tpm
         self.tpmFailures = tpmFailures
         self.seat = seat
+        self.fprintd = fprintd
     }
 
     /// The production assembly over a state directory: file secrets, `FileAttemptStore` counters
@@ -54,7 +60,8 @@ public struct ServiceDependencies: Sendable {
     public static func files(
         stateDirectory: String, readers: ServiceReaders = .none, now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger, accounts: any UIDAccounts = SeparateUIDAccounts(), vaultLimits: VaultLimits = VaultLimits(),
-        tpm: any TrustedPlatformModule = ESAPIModule(), seat: any SeatAccess
+        tpm: any TrustedPlatformModule = ESAPIModule(), seat: any SeatAccess,
+        fprintd: @escaping @Sendable (UInt32) -> (any FprintdFingers)? = { _ in nil }
     ) throws -> ServiceDependencies {
         let layout = try StateLayout(stateDirectory: stateDirectory)
         return ServiceDependencies(
@@ -64,6 +71,6 @@ public struct ServiceDependencies: Sendable {
                 now: now, memory: LockedMemory(warning: { logger.warning(Logger.Message(stringLiteral: $0)) })),
             templates: FileTemplateStore(layout: layout), readers: readers,
             now: now, logger: logger, accounts: accounts, tpm: tpm, tpmFailures: FileTPMFailureStore(layout: layout),
-            seat: seat)
+            seat: seat, fprintd: fprintd)
     }
 }

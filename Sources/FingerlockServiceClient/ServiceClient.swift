@@ -169,6 +169,12 @@ public final class ServiceClient {
         return reply.enrolled
     }
 
+    public func useFprintdFingers(_ parameters: VarlinkParameters.UseFprintdFingers) throws(ServiceClientError)
+        -> VarlinkParameters.UseFprintdFingersReply
+    {
+        try call(.useFprintdFingers, parameters)
+    }
+
     public func exportFinger(_ parameters: VarlinkParameters.ExportFinger) throws(ServiceClientError)
         -> VarlinkParameters.FingerTemplate
     {

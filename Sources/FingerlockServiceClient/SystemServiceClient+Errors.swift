@@ -56,6 +56,9 @@ extension SystemServiceClient {
             return Self.failure("fingerlockd has too many connections open\(limit); try again in a moment.")
         case Name.passcodeRequired.qualifiedName:
             let reason = ServiceInterface.PasscodeRequiredReason(rawValue: string("reason"))
+            if reason == .fingersChanged {
+                return SystemServiceError(.fingersChanged(string("message")))
+            }
             return SystemServiceError(.passcodeRequired(lockout: reason == .lockout))
         case Name.wrongReaderKind.qualifiedName:
             guard let kind = value("kind", VaultKind.self) else { return unknown("kind") }

@@ -1,4 +1,5 @@
 public import Auth
+public import AuthCore
 import FingerlockProtocol
 public import Fingerprint
 public import Foundation
@@ -62,6 +63,19 @@ extension SystemServiceClient {
         return EnrolledPrint(
             finger: name, reader: reader, template: template,
             enrolled: Date(timeIntervalSince1970: TimeInterval(print.enrolled)))
+    }
+
+    public func useFprintdFingers(_ use: Bool, proof: SealedPasscodeSlot) async throws -> AcceptedFingers? {
+        // fprintd is asked before the passcode is judged: its calls have their own time limits.
+        let reply = try await scanning(timeout: .seconds(15)) { client throws(ServiceClientError) in
+            try client.useFprintdFingers(.init(proof: Self.proof(proof), use: use))
+        }
+        guard reply.used else { return nil }
+        let fingers = reply.fingers.compactMap(Finger.init(name:))
+        guard fingers.count == reply.fingers.count else {
+            throw Self.failure("fingerlockd named a finger the interface does not know.")
+        }
+        return AcceptedFingers(device: reply.device, fingers: fingers)
     }
 
     static func finger(_ finger: VarlinkParameters.EnrolledFinger) throws -> SystemEnrolledFinger {

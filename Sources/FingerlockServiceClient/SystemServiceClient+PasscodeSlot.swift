@@ -37,7 +37,7 @@ extension SystemServiceClient {
 
     /// The service keeps the key for a touch to release, for the vault's `cache-expiry` as the vault
     /// last told it (the default before): the longest life is asked for, the service caps it.
-    public func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey {
+    public func unlock(_ slot: SealedPasscodeSlot, notify: @escaping @Sendable (String) -> Void) throws -> SymmetricKey {
         let reply = try call { client throws(ServiceClientError) in
             try client.unlockWithPasscode(
                 .init(
@@ -50,6 +50,9 @@ extension SystemServiceClient {
             throw Self.failure("fingerlockd at \(socketPath) sent a key that is not base64.")
         }
         defer { bytes.resetBytes(in: bytes.indices) }
+        if let change = reply.fprintdChange {
+            notify("This vault now accepts fprintd's fingers as they are (\(change)).")
+        }
         return SymmetricKey(data: bytes)
     }
 

@@ -23,12 +23,17 @@ public final class FprintdClient: Sendable {
     let busAddress: String?
     /// How long a `Claim` refused with AlreadyInUse is tried again before the reader counts as busy.
     let claimPatience: Duration
-    private let state: Mutex<State>
+    /// The connection, shared by the clients ``asking(for:)`` made from this one.
+    private let state: Shared
 
     private struct State: ~Copyable {
         var gio: Result<GioLibrary, SystemBusError>?
         var bus: LockedBus?
         var devicePath: String?
+    }
+
+    private final class Shared: Sendable {
+        let state = Mutex(State())
     }
 
     public init(
@@ -38,7 +43,23 @@ public final class FprintdClient: Sendable {
         self.busAddress = busAddress
         self.callTimeout = callTimeout
         self.claimPatience = claimPatience
-        state = Mutex(State())
+        state = Shared()
+    }
+
+    private init(_ other: FprintdClient, username: String) {
+        self.username = username
+        busAddress = other.busAddress
+        callTimeout = other.callTimeout
+        claimPatience = other.claimPatience
+        state = other.state
+    }
+
+    /// The same connection, asking about `username`'s fingers (fingerlockd for a vault's owner: one
+    /// connection for every user keeps fprintd running, so a touch does not wait for it to start).
+    /// Verifies through it must not overlap (fingerlockd's scans take turns): a claim is the
+    /// connection's, and one verify's signals go to one inbox.
+    public func asking(for username: String) -> FprintdClient {
+        FprintdClient(self, username: username)
     }
 
     // MARK: Questions
@@ -50,7 +71,14 @@ public final class FprintdClient: Sendable {
             let path = try defaultDevice(bus)
             // All of them in one round trip.
             let properties = try self.properties(bus, path)
-            let name = properties["name"]?.string ?? "fprintd's reader"
+            // fprintd's word, shown in messages and kept in vaults: no control characters, not overlong.
+            let named = String(
+                String.UnicodeScalarView(
+                    (properties["name"]?.string ?? "").unicodeScalars.filter {
+                        $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+                    }
+                ).prefix(128))
+            let name = named.isEmpty ? "fprintd's reader" : named
             let scanType: ScanType = properties["scan-type"]?.string == "swipe" ? .swipe : .press
             let stages = Int(properties["num-enroll-stages"]?.int32 ?? 0)
             return FprintdDevice(name: name, scanType: scanType, enrollStages: stages)
@@ -68,6 +96,7 @@ public final class FprintdClient: Sendable {
             } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
                 return []
             } catch let error as BusCallError {
+                forgetDevice(after: error)
                 throw FprintdError.map(error, during: "list your fingers")
             }
         }
@@ -189,7 +218,7 @@ public final class FprintdClient: Sendable {
 
     /// The connection, made at the first question, with the signals a verify waits for.
     private func connection() throws -> LockedBus {
-        try state.withLock { state in
+        try state.state.withLock { state in
             if let bus = state.bus { return bus }
             let gio = state.gio ?? GioLibrary.open()
             state.gio = gio
@@ -214,12 +243,12 @@ public final class FprintdClient: Sendable {
     }
 
     private func defaultDevice(_ bus: LockedBus) throws -> String {
-        if let known = state.withLock({ $0.devicePath }) { return known }
+        if let known = state.state.withLock({ $0.devicePath }) { return known }
         do {
             let reply = try bus.call(
                 Self.manager, "GetDefaultDevice", [], replyType: "(o)", interface: "net.reactivated.Fprint.Manager")
             guard let path = reply.child(0)?.string else { throw FingerprintError(.deviceError, "fprintd named no device.") }
-            state.withLock { $0.devicePath = path }
+            state.state.withLock { $0.devicePath = path }
             return path
         } catch let error as BusCallError {
             throw FprintdError.map(error, during: "find its reader")
@@ -239,8 +268,17 @@ public final class FprintdClient: Sendable {
             }
             return properties
         } catch let error as BusCallError {
+            forgetDevice(after: error)
             throw FprintdError.map(error, during: "describe its reader")
         }
+    }
+
+    /// A device path that no longer answers (the reader was unplugged and came back as another
+    /// device, or fprintd restarted) is asked for again at the next question: a client kept for
+    /// long (fingerlockd's) must not keep asking a device that is gone.
+    private func forgetDevice(after error: BusCallError) {
+        guard error.name.hasPrefix("org.freedesktop.DBus.Error.") || error.serviceMissing else { return }
+        state.state.withLock { $0.devicePath = nil }
     }
 }
 

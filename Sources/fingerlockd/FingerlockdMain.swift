@@ -1,6 +1,7 @@
 import FingerlockService
 import Fingerprint
 import FoundationEssentials
+import Fprintd
 import Glibc
 import Logging
 import SafeFiles
@@ -122,9 +123,13 @@ enum FingerlockdMain {
             if allowScansWithoutLogind {
                 logger.notice("--allow-scans-without-logind: where logind is absent, any caller may scan")
             }
+            // fprintd, for the vaults that take their owner's fingers from it: asked by the owner's
+            // name (the shipped polkit rule grants the service user verify and setusername), on one
+            // connection kept open, so fprintd stays running while the service does.
+            let fprintd = FprintdClient()
             let dependencies = try ServiceDependencies.files(
                 stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm,
-                seat: seat)
+                seat: seat, fprintd: { uid in UserDatabase.systemName(of: uid).map { fprintd.asking(for: $0) } })
             let core = ServiceCore(dependencies: dependencies, version: version)
             let server = try VarlinkServer(listener: listener, core: core, logger: logger)
             logger.info("reader", metadata: ["selector": "\(selector)"])

@@ -104,7 +104,12 @@ final class FakeSystemFingers: SystemService {
     func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?) throws -> Data {
         throw SystemServiceError(.failure("not used here"))
     }
-    func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey { throw SystemServiceError(.failure("not used here")) }
+    func unlock(_ slot: SealedPasscodeSlot, notify: @escaping @Sendable (String) -> Void) throws -> SymmetricKey {
+        throw SystemServiceError(.failure("not used here"))
+    }
+    func useFprintdFingers(_ use: Bool, proof: SealedPasscodeSlot) async throws -> AcceptedFingers? {
+        throw SystemServiceError(.failure("not used here"))
+    }
     func forgetVault(_ slot: SealedPasscodeSlot) throws { throw SystemServiceError(.failure("not used here")) }
     func status(vault: UUID) throws -> SystemVaultStatus {
         SystemVaultStatus(registered: true, unlocked: false, unlockedSeconds: 0, failedPasscodes: 0, delaySeconds: 0)

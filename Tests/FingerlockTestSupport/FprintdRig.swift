@@ -63,7 +63,7 @@ public final class FprintdRig: @unchecked Sendable {
             process, "/usr/libexec/fprintd", ["--no-timeout"],
             [
                 "DBUS_SYSTEM_BUS_ADDRESS": address, "FP_VIRTUAL_DEVICE": virtualDevice, "STATE_DIRECTORY": directory + "/state",
-                "G_MESSAGES_DEBUG": "",
+                "FP_DRIVERS_WHITELIST": "virtual_device", "G_MESSAGES_DEBUG": "",
             ], log: directory + "/fprintd.log")
         fprintd = process
         guard
@@ -89,10 +89,10 @@ public final class FprintdRig: @unchecked Sendable {
         self.fprintd = nil
     }
 
-    /// Enrolls `finger` with fprintd (as root, for root: what the desktop's settings do for a user),
-    /// libfprint's virtual_device scanning `id` at each of its five stages.
-    public func enroll(_ finger: String, scanning id: String) async throws {
-        let enrolling = try start("/usr/bin/fprintd-enroll", ["-f", finger])
+    /// Enrolls `finger` with fprintd (as root, for root or for `username`: what the desktop's
+    /// settings do for a user), libfprint's virtual_device scanning `id` at each of its five stages.
+    public func enroll(_ finger: String, scanning id: String, for username: String? = nil) async throws {
+        let enrolling = try start("/usr/bin/fprintd-enroll", ["-f", finger] + (username.map { [$0] } ?? []))
         let socket = VirtualDeviceSocket(path: virtualDevice)
         try await socket.send(.sleep(milliseconds: 0))
         for _ in 0..<5 { try await socket.send(.scan(id)) }
@@ -132,7 +132,9 @@ public final class FprintdRig: @unchecked Sendable {
     ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A clean environment, never the test process's own: the libfprint tests set FP_VIRTUAL_*
+        // process-wide, and an fprintd that inherited one would open another test's device.
+        process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
         if let log {
             _ = FileManager.default.createFile(atPath: log, contents: nil)

@@ -43,7 +43,7 @@ struct PolkitRuleTests {
         #expect(polkit.log.contains("Finished loading, compiling and executing 1 rules"), "\(polkit.log)")
         #expect(try await polkit.check(Self.verify, as: Self.serviceUser) == .authorized)
         #expect(try await polkit.check(Self.setUsername, as: Self.serviceUser) == .authorized)
-        // fprintd's own policy for a caller without a session: `no`, not even with a password.
+        // Refused by the rule itself, whatever rules come after it.
         #expect(try await polkit.check(Self.enroll, as: Self.serviceUser) == .notAuthorized)
     }
 

@@ -116,7 +116,7 @@ extension ServiceCustody {
 
     /// Asks for the passcode and runs `body` with its proof, asking again (at a terminal) when the
     /// service says it was wrong; the service counts every attempt.
-    private func withSealedPasscodeSlot<T>(
+    func withSealedPasscodeSlot<T>(
         reason: String, _ body: (SealedPasscodeSlot) async throws -> T
     ) async throws -> T {
         try await PasscodePrompts(interaction: interaction).ask(prompt: "Passcode (\(reason)): ") { passcode in

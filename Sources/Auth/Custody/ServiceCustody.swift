@@ -80,7 +80,7 @@ struct ServiceCustody: KeyCustody {
     // MARK: The passcode slot
 
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
-    var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService) }
+    var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService, notify: notifyAcceptedFingers) }
 
     var asksTheTPMItself: Bool { false }
 
@@ -90,7 +90,7 @@ struct ServiceCustody: KeyCustody {
     /// fingerlockd does the TPM work for its vaults (its unit has the device), so the binding goes
     /// with the request.
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
-        ServicePasscodeSealer(service: systemService, tpm: binding)
+        ServicePasscodeSealer(service: systemService, tpm: binding, notify: notifyAcceptedFingers)
     }
 
     /// With fingerlockd gone or its state lost, back to user mode: the vault's own sealer.
@@ -209,15 +209,27 @@ struct ServiceCustody: KeyCustody {
 
     // MARK: fprintd
 
-    /// fingerlockd keeps the fingers of a system-mode vault; it does not verify through fprintd yet.
-    func acceptFprintdFingers() async throws -> AcceptedFingers { throw Self.noFprintd }
+    /// fingerlockd asks fprintd for your fingers (as you, by name) and keeps the set the vault
+    /// accepted; it asks fprintd first, so no passcode is spent on fingers fprintd does not have.
+    func acceptFprintdFingers() async throws -> AcceptedFingers {
+        try PasscodeUnlock(environment).requirePasscodeSource()
+        return try await withSealedPasscodeSlot(reason: "accept fprintd's fingers") { proof in
+            guard let accepted = try await systemService.useFprintdFingers(true, proof: proof) else {
+                throw AuthError(.dataError, "fingerlockd did not say which of fprintd's fingers it accepted.")
+            }
+            return accepted
+        }
+    }
 
-    func stopAcceptingFprintdFingers() async throws -> AcceptedFingers? { throw Self.noFprintd }
+    func stopAcceptingFprintdFingers() async throws -> AcceptedFingers? {
+        try PasscodeUnlock(environment).requirePasscodeSource()
+        return try await withSealedPasscodeSlot(reason: "stop using fprintd's fingers") { proof in
+            try await systemService.useFprintdFingers(false, proof: proof)
+        }
+    }
 
-    static var noFprintd: AuthError {
-        AuthError(
-            .biometryNotAvailable,
-            "A system-mode vault's fingers are fingerlockd's own; fingerlockd does not take fprintd's fingers yet.",
-            unavailability: .systemMode)
+    /// What fingerlockd says a proven passcode accepted of fprintd's fingers, said to the user.
+    var notifyAcceptedFingers: @Sendable (String) -> Void {
+        { [interaction] in interaction.notify($0) }
     }
 }

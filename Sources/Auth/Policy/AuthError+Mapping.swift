@@ -61,7 +61,15 @@ extension AuthError {
                 .biometryNotAvailable,
                 "The passcode is needed first (after a reboot or a restart of fingerlockd, `fingerlock lock`, or when the key expires).",
                 unavailability: .noCachedKey)
+        case .fingersChanged(let sentence):
+            return AuthError(.biometryNotAvailable, sentence, unavailability: .fingersChanged)
         case .noFingerEnrolled(let reader):
+            if reader.hasPrefix(FprintdDevice.driver + ":") {
+                return AuthError(
+                    .biometryNotEnrolled,
+                    "fprintd has no finger enrolled for you on \(reader.dropFirst(FprintdDevice.driver.count + 1)): enroll one in your"
+                        + " desktop's settings (or with `fprintd-enroll`), then run this again.")
+            }
             return AuthError(
                 .biometryNotEnrolled, "No finger is enrolled on fingerlockd's reader \(reader); run `fingerlock enroll`.")
         case .fingerNotEnrolled(let finger):

@@ -18,7 +18,10 @@ public struct NoSystemService: SystemService {
         throws
         -> Data
     { throw unavailable }
-    public func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey { throw unavailable }
+    public func unlock(_ slot: SealedPasscodeSlot, notify: @escaping @Sendable (String) -> Void) throws -> SymmetricKey {
+        throw unavailable
+    }
+    public func useFprintdFingers(_ use: Bool, proof: SealedPasscodeSlot) async throws -> AcceptedFingers? { throw unavailable }
     public func forgetVault(_ slot: SealedPasscodeSlot) throws { throw unavailable }
     public func status(vault: UUID) throws -> SystemVaultStatus { throw unavailable }
     public func unlockWithoutScan(vault: UUID) async throws -> SystemReuse { throw unavailable }

@@ -12,10 +12,13 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
     /// How a slot sealed now is bound to fingerlockd's TPM (nil: not bound). Opening needs no
     /// choice: the service sees from the slot whether it is bound.
     let tpm: TPMBinding?
+    /// Told what an opening changed besides (see ``SystemService/unlock(_:notify:)``).
+    let notify: @Sendable (String) -> Void
 
-    public init(service: any SystemService, tpm: TPMBinding? = nil) {
+    public init(service: any SystemService, tpm: TPMBinding? = nil, notify: @escaping @Sendable (String) -> Void = { _ in }) {
         self.service = service
         self.tpm = tpm
+        self.notify = notify
     }
 
     public var mode: VaultMode { .system }
@@ -43,7 +46,7 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
 
     public func open(_ slot: SealedPasscodeSlot) throws(PasscodeSealerError) -> SymmetricKey {
         do {
-            return try service.unlock(slot)
+            return try service.unlock(slot, notify: notify)
         } catch {
             throw Self.sealerError(error)
         }
@@ -53,7 +56,7 @@ public struct ServicePasscodeSealer: PasscodeSlotSealer {
     /// takes the one before it, which a change that failed after sealing leaves in the vault. Best
     /// effort: if it fails, the next passcode unlock proves it.
     public func confirm(_ slot: SealedPasscodeSlot) {
-        _ = try? service.unlock(slot)
+        _ = try? service.unlock(slot, notify: notify)
     }
 
     static func sealerError(_ error: any Error) -> PasscodeSealerError {

@@ -22,8 +22,9 @@ public protocol SystemService: Sendable {
     func seal(_ key: SymmetricKey, for slot: PasscodeSlotBinding, authorizedBy currentKey: SymmetricKey?, tpm: TPMBinding?)
         throws -> Data
     /// Opens a sealed slot: the service counts the attempt first and enforces passcode delays; it
-    /// keeps the key for a touch to release.
-    func unlock(_ slot: SealedPasscodeSlot) throws -> SymmetricKey
+    /// keeps the key for a touch to release. `notify` is told what the proven passcode changed
+    /// besides (a vault that takes fprintd's fingers accepts fprintd's set as it is now).
+    func unlock(_ slot: SealedPasscodeSlot, notify: @escaping @Sendable (String) -> Void) throws -> SymmetricKey
     /// Deletes the vault's secret, counters and fingers, after the same proof (and counting) as
     /// `unlock`.
     func forgetVault(_ slot: SealedPasscodeSlot) throws
@@ -69,4 +70,8 @@ public protocol SystemService: Sendable {
     func importPrint(_ print: EnrolledPrint, proof: SealedPasscodeSlot) async throws
     /// The template the service keeps for `finger`, after the passcode proof (`system disable`).
     func exportPrint(_ finger: Finger, proof: SealedPasscodeSlot) throws -> EnrolledPrint
+    /// After the passcode proof: with `use`, the vault's fingers become the caller's fingers
+    /// enrolled with fprintd as they are now (returned); without, its own templates again (the set
+    /// it had accepted returned, nil when it took none).
+    func useFprintdFingers(_ use: Bool, proof: SealedPasscodeSlot) async throws -> AcceptedFingers?
 }

@@ -18,6 +18,9 @@ public struct SystemServiceError: Error, Sendable {
 
         /// The service holds no key for the vault (`lockout`: it forgot it after failed touches).
         case passcodeRequired(lockout: Bool)
+        /// The vault takes fprintd's fingers and fprintd's set is not the one it accepted: the
+        /// passcode accepts it. The service's sentence says which fingers changed.
+        case fingersChanged(String)
         case noFingerEnrolled(reader: String)
         case fingerNotEnrolled(Finger)
         /// Counted; `touchesLeft` 0: the service forgot the key. `lost`: prints the service's reader

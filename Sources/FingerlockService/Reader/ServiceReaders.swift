@@ -44,9 +44,12 @@ public struct ServiceReaders: Sendable {
             return .fixed(reader)
         }
         if selector == .fprintd {
-            // fingerlockd does not verify through fprintd yet: a reader it never opens is none.
+            // fprintd owns the reader: the service opens none of its own, and only the vaults that
+            // take their owner's fingers from fprintd (`enroll --reader fprintd`) unlock with a touch.
             return ServiceReaders {
-                throw FingerprintError.noReader("fingerlockd does not use fprintd's reader yet; run it with --reader auto or DRIVER.")
+                throw FingerprintError.noReader(
+                    "fingerlockd leaves the reader to fprintd (--reader fprintd): use the fingers fprintd has for you with"
+                        + " `fingerlock enroll --reader fprintd`.")
             }
         }
         let contexts = IdleReleased(keep: keepContext, make: context)

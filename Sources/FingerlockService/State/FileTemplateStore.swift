@@ -1,3 +1,4 @@
+public import AuthCore
 public import Crypto
 public import Fingerprint
 import FoundationEssentials
@@ -9,7 +10,9 @@ import SafeFiles
 ///     HKDF-SHA256(ikm: secret, info: "fingerlock service templates v1")
 ///
 /// authenticating the uid, the vault id and the finger: a file copied to another user's or
-/// vault's directory, or renamed to another finger, does not open.
+/// vault's directory, or renamed to another finger, does not open. The set of fprintd's fingers a
+/// vault accepted is `fprintd-fingers` beside them, sealed the same way: fprintd's set changing
+/// needs the passcode, so the accepted set is as much the vault's as its templates.
 public struct FileTemplateStore: TemplateStore {
     let layout: StateLayout
 
@@ -68,5 +71,37 @@ public struct FileTemplateStore: TemplateStore {
 
     public func delete(_ finger: Finger, _ owner: VaultOwner) throws -> Bool {
         try AtomicFile.remove(path(finger, owner))
+    }
+
+    static let acceptedFile = "fprintd-fingers"
+
+    static func acceptedAssociatedData(_ owner: VaultOwner) -> Data {
+        Data("fingerlock service fprintd fingers v1\0\(owner.uid)\0\(owner.vault)".utf8)
+    }
+
+    public func acceptedFprintdFingers(_ owner: VaultOwner, secret: SymmetricKey) throws -> AcceptedFingers? {
+        let path = layout.vaultDirectory(owner) + "/" + Self.acceptedFile
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        try PrivateDirectory.checkFile(path)
+        let sealed = try AtomicFile.read(path)
+        guard sealed.count <= Self.maximumFileSize, let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plain = try? AES.GCM.open(box, using: Self.key(secret: secret), authenticating: Self.acceptedAssociatedData(owner)),
+            let accepted = try? JSONDecoder().decode(AcceptedFingers.self, from: plain)
+        else {
+            throw ServiceStateError(.damaged, "\(path) does not open with this vault's key")
+        }
+        return accepted
+    }
+
+    public func setAcceptedFprintdFingers(_ accepted: AcceptedFingers?, _ owner: VaultOwner, secret: SymmetricKey) throws {
+        let path = layout.vaultDirectory(owner) + "/" + Self.acceptedFile
+        guard let accepted else {
+            _ = try AtomicFile.remove(path)
+            return
+        }
+        let box = try AES.GCM.seal(
+            try JSONEncoder().encode(accepted), using: Self.key(secret: secret), authenticating: Self.acceptedAssociatedData(owner))
+        guard let combined = box.combined else { throw CryptoKitError.incorrectParameterSize }
+        try AtomicFile.write([UInt8](combined), to: path)
     }
 }

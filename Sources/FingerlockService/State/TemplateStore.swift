@@ -1,3 +1,4 @@
+public import AuthCore
 public import Crypto
 public import Fingerprint
 
@@ -10,4 +11,8 @@ public protocol TemplateStore: Sendable {
     func save(_ print: EnrolledPrint, _ owner: VaultOwner, secret: SymmetricKey) throws
     /// Deletes the vault's print of `finger`; returns whether there was one.
     func delete(_ finger: Finger, _ owner: VaultOwner) throws -> Bool
+    /// The set of fprintd's fingers the vault accepted; nil when its own templates apply.
+    func acceptedFprintdFingers(_ owner: VaultOwner, secret: SymmetricKey) throws -> AcceptedFingers?
+    /// Keeps `accepted` as the vault's set of fprintd's fingers; nil removes it (the templates apply again).
+    func setAcceptedFprintdFingers(_ accepted: AcceptedFingers?, _ owner: VaultOwner, secret: SymmetricKey) throws
 }

@@ -1,4 +1,5 @@
 import Auth
+import AuthCore
 import Crypto
 import FingerlockProtocol
 import FingerlockServiceTestSupport
@@ -21,7 +22,7 @@ struct ServiceHarness: Sendable {
     init(
         vaultLimits: VaultLimits = VaultLimits(), accounts: any UIDAccounts = SeparateUIDAccounts(),
         readers: ServiceReaders = .none, tpm: any TrustedPlatformModule = ESAPIModule(), stateDirectory: String? = nil,
-        seat: any SeatAccess = AnyCallerMayScan()
+        seat: any SeatAccess = AnyCallerMayScan(), fprintd: @escaping @Sendable (UInt32) -> (any FprintdFingers)? = { _ in nil }
     ) throws {
         directory = try TemporaryDirectory.make()
         removal = DirectoryRemoval(directory)
@@ -31,7 +32,7 @@ struct ServiceHarness: Sendable {
         logger.logLevel = .critical
         dependencies = try ServiceDependencies.files(
             stateDirectory: stateDirectory ?? directory + "/state", readers: readers, now: clock.now, logger: logger,
-            accounts: accounts, vaultLimits: vaultLimits, tpm: tpm, seat: seat)
+            accounts: accounts, vaultLimits: vaultLimits, tpm: tpm, seat: seat, fprintd: fprintd)
         core = ServiceCore(dependencies: dependencies, version: "test")
     }
 

@@ -1,0 +1,109 @@
+import AuthCore
+import Crypto
+public import FingerlockProtocol
+import Fingerprint
+import Logging
+
+/// A vault whose fingers are the owner's fingers enrolled with fprintd: the service asks fprintd to
+/// verify them as the owner (by name, which polkit grants the service user alone), and keeps, sealed
+/// beside the templates, the set the vault accepted. fprintd lets its user add a finger with the login
+/// password alone, so a touch releases the key only while fprintd's set is the accepted one; the
+/// passcode, proven here, accepts a new set.
+extension ServiceCore {
+    /// `UseFprintdFingers`. Throws `VarlinkError`s.
+    public func useFprintdFingers(_ parameters: VarlinkParameters.UseFprintdFingers, peer: PeerCredentials) async throws
+        -> VarlinkParameters.UseFprintdFingersReply
+    {
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let secret = try registeredSecret(owner)
+        guard parameters.use else {
+            _ = try checkPasscode(parameters.proof, peer: peer)
+            let accepted = try state { try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }
+            if accepted != nil {
+                try state { try dependencies.templates.setAcceptedFprintdFingers(nil, owner, secret: secret) }
+                logger.notice("fprintd's fingers no longer used", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
+            }
+            return .init(used: accepted != nil, device: accepted?.device ?? "", fingers: accepted?.fingers.map(\.rawValue) ?? [])
+        }
+        // fprintd first: no passcode attempt is spent on fingers fprintd does not have for the caller.
+        let current: AcceptedFingers
+        let reader: ReaderIdentity
+        do {
+            let source = try await fprintdSource(owner, accepted: nil)
+            current = try await source.currentSet()
+            reader = source.reader.identity
+        } catch {
+            throw varlinkError(error)
+        }
+        guard !current.fingers.isEmpty else { throw VarlinkError(.noFingerEnrolled, ["reader": .string(reader.description)]) }
+        try checkReaderKind(reader, try toldPolicy(owner) ?? .defaults)
+        _ = try checkPasscode(parameters.proof, peer: peer)
+        try state { try dependencies.templates.setAcceptedFprintdFingers(current, owner, secret: secret) }
+        logger.notice(
+            "fprintd's fingers accepted",
+            metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "fingers": "\(current.fingers.map(\.rawValue))"])
+        return .init(used: true, device: current.device, fingers: current.fingers.map(\.rawValue))
+    }
+
+    /// `UnlockWithPasscode`, and then, for a vault that takes fprintd's fingers, fprintd's set as it
+    /// is now accepted (the proven passcode is the owner's consent): what changed, if anything. A
+    /// failure to ask fprintd is logged, never fatal: the passcode unlock stands.
+    public func unlockWithPasscodeAcceptingFprintd(_ parameters: VarlinkParameters.UnlockWithPasscode, peer: PeerCredentials)
+        async throws -> VarlinkParameters.UnlockWithPasscodeReply
+    {
+        var reply = try unlockWithPasscode(parameters, peer: peer)
+        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
+        let secret = try registeredSecret(owner)
+        guard let accepted = try? state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) else {
+            return reply
+        }
+        do {
+            let current = try await fprintdSource(owner, accepted: accepted).currentSet()
+            guard let change = accepted.change(to: current) else { return reply }
+            try state { try dependencies.templates.setAcceptedFprintdFingers(current, owner, secret: secret) }
+            logger.notice(
+                "fprintd's changed fingers accepted with the passcode",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "change": "\(change.summary)"])
+            reply.fprintdChange = change.summary
+        } catch {
+            logger.notice(
+                "fprintd's fingers not checked after the passcode",
+                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "error": "\(varlinkError(error).name)"])
+        }
+        return reply
+    }
+
+    /// Whether an `UnlockWithPasscode` call is for a vault that takes fprintd's fingers, and so
+    /// waits for fprintd after the passcode (a long call). Anything unreadable: no, the call then
+    /// fails as it would anyway.
+    func asksFprintdAfterThePasscode(_ call: VarlinkCall, peer: PeerCredentials) -> Bool {
+        guard let vault = try? call.parameters(VarlinkParameters.UnlockWithPasscode.self).vault,
+            let owner = try? VaultOwner(uid: peer.uid, vault: vault), let secret = try? registeredSecret(owner)
+        else { return false }
+        return (try? dependencies.templates.acceptedFprintdFingers(owner, secret: secret)) != nil
+    }
+
+    /// The vault's fingers: fprintd's (with the set it accepted) or its templates on the service's reader.
+    func fingerSource(_ owner: VaultOwner, secret: SymmetricKey, policy: ServiceVaultPolicy, timeout: Duration) async throws
+        -> any FingerSource
+    {
+        if let accepted = try state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) {
+            let source = try await fprintdSource(owner, accepted: accepted)
+            try checkReaderKind(source.reader.identity, policy)
+            return source
+        }
+        // The reader is looked up in turn, never before: the lookup waits for libfprint's thread,
+        // which a running scan holds, and would let a later request in first.
+        let reader = try await currentReader(timeout: timeout)
+        try checkReaderKind(reader.identity, policy)
+        return TemplateFingerSource(try state { try dependencies.templates.prints(owner, secret: secret) }, reader: reader)
+    }
+
+    /// fprintd's fingers of `owner`, asked as them by name.
+    func fprintdSource(_ owner: VaultOwner, accepted: AcceptedFingers?) async throws -> FprintdFingerSource {
+        guard let fprintd = dependencies.fprintd(owner.uid) else {
+            throw FingerprintError(.noReader, "fingerlockd cannot ask fprintd for this user's fingers.")
+        }
+        return try await FprintdFingerSource.open(fprintd, accepted: accepted)
+    }
+}
