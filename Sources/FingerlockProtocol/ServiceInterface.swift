@@ -203,7 +203,7 @@ public enum ServiceInterface {
           finger: string,
           # The reader it was enrolled on, DRIVER:DEVICE-ID.
           reader: string,
-          # When, in seconds since 1970-01-01 UTC.
+          # When, in seconds since 1970-01-01 UTC; 0 when not known (fprintd's fingers).
           enrolled: int
         )
 
@@ -249,7 +249,8 @@ public enum ServiceInterface {
         # scanTimeoutSeconds and reader kind apply as in UnlockWithTouch.
         method EnrollFinger(vault: string, stretched: string, sealedSlot: string, associatedData: string, finger: string, timeoutSeconds: int) -> (stage: ?EnrollStage, enrolled: ?EnrolledFinger)
 
-        # The fingers enrolled for the vault (no template leaves the service).
+        # The fingers enrolled for the vault (no template leaves the service); for a vault that takes
+        # fprintd's fingers, the set it accepted, on reader "fprintd:NAME".
         method ListFingers(vault: string) -> (fingers: []EnrolledFinger)
 
         # Forgets an enrolled finger (and its copy on the reader's own storage), after the same

@@ -72,6 +72,11 @@ extension ServiceCore {
     {
         let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
         let secret = try registeredSecret(owner)
+        if let accepted = try state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) {
+            // fprintd's fingers, as the vault accepted them: fprintd does not say when (0).
+            let reader = FprintdDevice.identity(named: accepted.device).description
+            return .init(fingers: accepted.fingers.map { .init(finger: $0.rawValue, reader: reader, enrolled: 0) })
+        }
         let prints = try state { try dependencies.templates.prints(owner, secret: secret) }
         return .init(fingers: prints.map(Self.enrolledFinger))
     }

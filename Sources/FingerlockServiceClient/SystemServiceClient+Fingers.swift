@@ -83,6 +83,7 @@ extension SystemServiceClient {
             throw Self.failure("fingerlockd named a finger the interface does not know.")
         }
         return SystemEnrolledFinger(
-            finger: name, reader: reader, enrolled: Date(timeIntervalSince1970: TimeInterval(finger.enrolled)))
+            finger: name, reader: reader,
+            enrolled: finger.enrolled == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(finger.enrolled)))
     }
 }

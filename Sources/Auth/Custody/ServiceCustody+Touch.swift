@@ -140,6 +140,6 @@ extension ServiceCustody {
 
     static func print(_ finger: SystemEnrolledFinger) -> EnrolledPrint {
         // No template leaves the service: the print only names the finger, its reader and its date.
-        EnrolledPrint(finger: finger.finger, reader: finger.reader, template: Data(), enrolled: finger.enrolled)
+        EnrolledPrint(finger: finger.finger, reader: finger.reader, template: Data(), enrolled: finger.enrolled ?? .distantPast)
     }
 }

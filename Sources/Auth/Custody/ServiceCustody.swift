@@ -135,7 +135,10 @@ struct ServiceCustody: KeyCustody {
 
     /// The service tells its owner which fingers it keeps, without the passcode.
     func enrolledFingers() async throws -> [Enrollment.ListedFinger] {
-        try fingersInService().map { Enrollment.ListedFinger(finger: $0.finger, reader: $0.reader, enrolled: $0.enrolled) }
+        let storeID = try environment.recordedStoreID
+        return try environment.systemCall { try systemService.fingers(vault: storeID) }.map {
+            Enrollment.ListedFinger(finger: $0.finger, reader: $0.reader, enrolled: $0.enrolled)
+        }
     }
 
     /// An unreachable service is the service finding's to report.

@@ -5,9 +5,10 @@ public import Foundation
 public struct SystemEnrolledFinger: Sendable, Equatable {
     public var finger: Finger
     public var reader: ReaderIdentity
-    public var enrolled: Date
+    /// nil when not known: fprintd's fingers (fprintd does not say when one was enrolled).
+    public var enrolled: Date?
 
-    public init(finger: Finger, reader: ReaderIdentity, enrolled: Date) {
+    public init(finger: Finger, reader: ReaderIdentity, enrolled: Date?) {
         self.finger = finger
         self.reader = reader
         self.enrolled = enrolled

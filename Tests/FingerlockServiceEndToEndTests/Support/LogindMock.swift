@@ -12,16 +12,29 @@ import Testing
 /// GetSessionByPID reads it; real logind reads the cgroup). Needs python3-dbusmock (.ci/install-deps).
 final class LogindMock {
     let directory: String
-    var address: String { bus.address }
-    private let bus: PrivateSystemBus
+    let address: String
+    /// Its own bus, or nil when it joined another's (``init(onBusAt:directory:)``).
+    private let bus: PrivateSystemBus?
     private let mock = Process()
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// Starts both in `directory` (which the service user can traverse).
-    init(in directory: String) async throws {
+    convenience init(in directory: String) async throws {
+        let bus = try await PrivateSystemBus(in: directory)
+        try await self.init(bus: bus, address: bus.address, directory: directory)
+    }
+
+    /// The mock on a bus that runs already (an ``FprintdRig``'s: fingerlockd has one system bus,
+    /// on which it asks logind and fprintd alike); the bus is its owner's to stop.
+    convenience init(onBusAt address: String, directory: String) async throws {
+        try await self.init(bus: nil, address: address, directory: directory)
+    }
+
+    private init(bus: PrivateSystemBus?, address: String, directory: String) async throws {
         self.directory = directory
-        bus = try await PrivateSystemBus(in: directory)
+        self.bus = bus
+        self.address = address
         mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         mock.arguments = ["-m", "dbusmock", "--system", "--template", "logind"]
         mock.environment = ProcessInfo.processInfo.environment.merging(["DBUS_SYSTEM_BUS_ADDRESS": address]) { $1 }
@@ -57,7 +70,7 @@ final class LogindMock {
             kill(mock.processIdentifier, SIGKILL)
             while mock.isRunning { usleep(5_000) }
         }
-        bus.stop()
+        bus?.stop()
     }
 
     deinit { stop() }
