@@ -126,10 +126,10 @@ public final class FprintdClient: Sendable {
                 }
             }
             let result = try await answer(from: inbox, path: path, timeout: timeout, fingerRead: fingerRead)
-            await release(bus, path, verifying: true)
+            await release(bus, path, stopping: "VerifyStop")
             return result
         } catch {
-            await release(bus, path, verifying: true)
+            await release(bus, path, stopping: "VerifyStop")
             throw error
         }
     }
@@ -183,7 +183,7 @@ public final class FprintdClient: Sendable {
 
     /// `Claim`, tried again for `claimPatience` while another client holds the reader (a lock screen
     /// does the same); never taken as already ours.
-    private func claim(_ bus: LockedBus, _ path: String) async throws {
+    func claim(_ bus: LockedBus, _ path: String) async throws {
         let deadline = ContinuousClock.now + claimPatience
         var pause = Duration.milliseconds(100)
         while true {
@@ -205,11 +205,12 @@ public final class FprintdClient: Sendable {
         }
     }
 
-    /// `VerifyStop` (when verifying) and `Release`, whatever happened: errors here change nothing
-    /// (fprintd also releases a claim whose connection goes away). Runs even in a cancelled task.
-    private func release(_ bus: LockedBus, _ path: String, verifying: Bool) async {
+    /// `VerifyStop` or `EnrollStop` (`stopping`, when one was started) and `Release`, whatever
+    /// happened: errors here change nothing (fprintd also releases a claim whose connection goes
+    /// away). Runs even in a cancelled task.
+    func release(_ bus: LockedBus, _ path: String, stopping: String?) async {
         _ = try? await DetachedThread.run {
-            if verifying { _ = try? bus.call(path, "VerifyStop", [], replyType: "()") }
+            if let stopping { _ = try? bus.call(path, stopping, [], replyType: "()") }
             _ = try? bus.call(path, "Release", [], replyType: "()")
         }
     }
@@ -217,7 +218,7 @@ public final class FprintdClient: Sendable {
     // MARK: The connection
 
     /// The connection, made at the first question, with the signals a verify waits for.
-    private func connection() throws -> LockedBus {
+    func connection() throws -> LockedBus {
         try state.state.withLock { state in
             if let bus = state.bus { return bus }
             let gio = state.gio ?? GioLibrary.open()
@@ -242,7 +243,7 @@ public final class FprintdClient: Sendable {
         }
     }
 
-    private func defaultDevice(_ bus: LockedBus) throws -> String {
+    func defaultDevice(_ bus: LockedBus) throws -> String {
         if let known = state.state.withLock({ $0.devicePath }) { return known }
         do {
             let reply = try bus.call(
@@ -294,11 +295,12 @@ final class LockedBus: @unchecked Sendable {
 
     func call(
         _ path: String, _ method: String, _ arguments: [SystemBusConnection.Argument], replyType: String,
-        interface: String = FprintdClient.deviceInterface, interactive: Bool = false
+        interface: String = FprintdClient.deviceInterface, interactive: Bool = false, timeout: Duration? = nil
     ) throws -> BusVariant {
         try lock.withLock { _ in
             try connection.call(
-                FprintdClient.service, path, interface, method, arguments, replyType: replyType, interactive: interactive)
+                FprintdClient.service, path, interface, method, arguments, replyType: replyType, interactive: interactive,
+                timeout: timeout)
         }
     }
 

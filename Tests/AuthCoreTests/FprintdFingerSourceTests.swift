@@ -29,6 +29,9 @@ import Testing
             if answer != .retry(.general) { fingerRead() }
             return answer
         }
+        func enroll(_ finger: Finger, timeout: Duration, progress: @escaping @Sendable (EnrollEvent) -> Void) async throws {
+            throw FingerprintError(.notSupported, "not used here")
+        }
     }
 
     @Test func aMatchNamesTheFingerFprintdSelectedOrTheOneAskedFor() async throws {

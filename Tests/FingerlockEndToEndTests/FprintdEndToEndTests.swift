@@ -26,11 +26,6 @@ import Testing
         try await runner.setPasscode()
         let passcode = "\(BinaryRunner.passcode)\n"
 
-        // A finger name with fprintd is refused (fprintd enrolls in the desktop's settings).
-        let named = try await runner.run(["enroll", "left-thumb", "--passcode-stdin"], stdin: passcode)
-        #expect(named.status == 64, "\(named.stderr)")
-        #expect(named.stderr.contains("fprintd enrolls fingers in your desktop's settings"))
-
         let took = try await runner.run(["enroll", "--passcode-stdin"], stdin: passcode)
         #expect(took.status == 0, "\(took.stderr)")
         #expect(took.stdout.contains("This vault now takes fprintd's fingers: right-index-finger on Virtual device for debugging."))
@@ -74,6 +69,43 @@ import Testing
         #expect(stopped.stdout.contains("This vault no longer takes fprintd's fingers (left-thumb, right-index-finger"), "\(stopped.stdout)")
         let none = try await runner.run(["verify"])
         #expect(none.status != 0)
+    }
+
+    @Test func aFingerEnrolledThroughFprintdIsTakenByTheVaultAndEnrollingItAgainReplacesIt() async throws {
+        let rig = try await FprintdRig()
+        defer { rig.stop() }
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "fprintd", "DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        try await runner.setPasscode()
+        let passcode = "\(BinaryRunner.passcode)\n"
+        let device = VirtualDeviceSocket(path: rig.virtualDevice)
+
+        // fprintd asks five touches of virtual_device; the passcode comes after them.
+        async let enrolling = runner.run(["enroll", "right-index-finger", "--passcode-stdin"], stdin: passcode)
+        for _ in 0..<5 { try await device.send(.scan("fl-first")) }
+        let enrolled = try await enrolling
+        #expect(enrolled.status == 0, "\(enrolled.stderr)")
+        #expect(enrolled.stdout.contains("Enrolled right-index-finger with fprintd."), "\(enrolled.stdout)")
+        #expect(enrolled.stdout.contains("This vault now takes fprintd's fingers: right-index-finger on Virtual device for debugging."))
+        #expect(try await Self.touching(runner, rig, "fl-first", ["verify"]).status == 0)
+
+        // Enrolled again: fprintd's old print of that finger is gone (deleted first), the new one matches.
+        async let again = runner.run(["enroll", "right-index-finger", "--passcode-stdin"], stdin: passcode)
+        for _ in 0..<5 { try await device.send(.scan("fl-second")) }
+        #expect(try await again.status == 0)
+        #expect(try await Self.touching(runner, rig, "fl-first", ["verify"]).status == 1)
+        #expect(try await Self.touching(runner, rig, "fl-second", ["verify"]).status == 0)
+    }
+
+    @Test func whereFprintdMayNotEnrollTheDesktopsSettingsAreNamedAndNothingChanges() async throws {
+        let rig = try await FprintdRig(allowed: [FprintdRig.verify])
+        defer { rig.stop() }
+        let runner = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "fprintd", "DBUS_SYSTEM_BUS_ADDRESS": rig.address])
+        try await runner.setPasscode()
+        let refused = try await runner.run(["enroll", "left-thumb", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(refused.status == 4, "\(refused.stderr)")
+        #expect(refused.stderr.contains("fprintd refused to enroll here (polkit): enroll left-thumb in your desktop's settings"), "\(refused.stderr)")
+        let fingers = try await runner.run(["fingers"])
+        #expect(!fingers.stdout.contains("left-thumb"), "\(fingers.stdout)")
     }
 
     /// doctor's fprintd finding, from `--json`.

@@ -16,4 +16,9 @@ public protocol FprintdFingers: Sendable {
     /// on errors, timeout and cancellation. `fingerRead` as for ``FingerSource``.
     func verify(_ finger: Finger?, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
         -> FprintdVerifyResult
+
+    /// Enrolls `finger` with fprintd (the print stays fprintd's), reporting each step; deletes the
+    /// finger first when fprintd has it. Needs polkit's `enroll` (the login password). Stops the
+    /// enrollment and releases the device in every case.
+    func enroll(_ finger: Finger, timeout: Duration, progress: @escaping @Sendable (EnrollEvent) -> Void) async throws
 }

@@ -10,7 +10,9 @@ struct EnrollCommand: FingerlockCommand {
         abstract: "Enroll a finger, with stage-by-stage progress (needs the passcode; Ctrl-C saves nothing).",
         discussion: """
             With --reader fprintd and no finger, the vault takes the fingers fprintd already has for you (the ones \
-            your desktop's settings enrolled): a touch then verifies through fprintd.
+            your desktop's settings enrolled): a touch then verifies through fprintd. With a finger, fprintd \
+            enrolls it first, as your desktop's settings would (fprintd asks your login password, at a terminal \
+            through polkit's text agent), and the vault then takes fprintd's fingers.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -30,7 +32,7 @@ struct EnrollCommand: FingerlockCommand {
         let console = dependencies.console
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
         if session.resolver.choice == .fprintd {
-            try await acceptFprintd(session, console: console)
+            try await acceptFprintd(session, console: console, dependencies: dependencies)
             return
         }
         let finger = self.finger.flatMap(Finger.init(name:)) ?? .rightIndex
@@ -53,16 +55,25 @@ struct EnrollCommand: FingerlockCommand {
         console.print(console.green("Enrolled \(print.finger) on \(print.reader)."))
     }
 
-    /// `--reader fprintd`: fprintd enrolls in the desktop's settings (with the login password); here the
-    /// vault accepts what fprintd has.
-    private func acceptFprintd(_ session: AuthSession, console: Console) async throws {
-        if let finger {
-            throw CLIError(
-                .usage,
-                "fprintd enrolls fingers in your desktop's settings (or `fprintd-enroll \(finger)`); then"
-                    + " `fingerlock enroll --reader fprintd` (no finger) makes this vault take them.")
+    /// `--reader fprintd`: with a finger, fprintd enrolls it (polkit asks the login password, at a
+    /// terminal through polkit's text agent); then, or with no finger at once, the vault accepts
+    /// what fprintd has.
+    private func acceptFprintd(_ session: AuthSession, console: Console, dependencies: CLIDependencies) async throws {
+        let accepted: AcceptedFingers
+        if let finger = self.finger.flatMap(Finger.init(name:)) {
+            // Without a desktop's agent, the login password is asked at this terminal.
+            let agent = dependencies.openTerminal() == nil ? nil : dependencies.childProcesses.startPolkitAgent(environment: dependencies.environment)
+            defer { agent?.stop() }
+            let text = Mutex(EnrollProgressText(finger: finger))
+            accepted = try await withInterruptCancellation {
+                try await Enrollment(session.environment).enrollWithFprintd(finger) { update in
+                    for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
+                }
+            }
+            console.print(console.green("Enrolled \(finger) with fprintd."))
+        } else {
+            accepted = try await withInterruptCancellation { try await Enrollment(session.environment).acceptFprintdFingers() }
         }
-        let accepted = try await withInterruptCancellation { try await Enrollment(session.environment).acceptFprintdFingers() }
         let fingers = accepted.fingers.map(\.rawValue).joined(separator: ", ")
         console.print(console.green("This vault now takes fprintd's fingers: \(fingers) on \(accepted.device)."))
         console.print("A touch verifies through fprintd; when its fingers change, the passcode accepts the new set.")

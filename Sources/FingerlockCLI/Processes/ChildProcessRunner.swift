@@ -25,6 +25,22 @@ public protocol ChildProcessRunner: Sendable {
     /// Starts `executable` in a session of its own with `input` on a pipe as its stdin, stdout and
     /// stderr at `/dev/null`, and does not wait: it outlives this process and a closed terminal.
     func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws
+
+    /// Starts polkit's text agent for this process at its terminal, unless an agent (a desktop's)
+    /// serves its session already, and waits until it is registered; nil when none was started
+    /// (no pkttyagent, no terminal, polkit refused it). fprintd's enrollment then asks the login
+    /// password on the terminal, not in a desktop dialog that is not there.
+    func startPolkitAgent(environment: [String: String]) -> (any PolkitAgent)?
+}
+
+/// A polkit agent this process started; ``stop()`` ends it.
+public protocol PolkitAgent: Sendable {
+    func stop()
+}
+
+extension ChildProcessRunner {
+    /// Runners that run no real programs start no agent.
+    public func startPolkitAgent(environment: [String: String]) -> (any PolkitAgent)? { nil }
 }
 
 /// What a captured program left.

@@ -153,7 +153,7 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
     // MARK: - Plumbing
 
     /// One end for us (index 0) and one for the child (index 1), both close-on-exec.
-    private static func socketPair() throws -> (Int32, Int32) {
+    static func socketPair() throws -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw CLIError(.dataError, "Cannot create a pipe: \(String(cString: strerror(errno))).")
@@ -208,7 +208,7 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
     /// not reach a helper, least of all the clearer that outlives us and would hold them open. No
     /// `closefrom` action is visible to Swift, so they are marked close-on-exec before spawning;
     /// fingerlock itself never hands a descriptor to a program through exec.
-    private static func closeInheritedDescriptorsOnExec() {
+    static func closeInheritedDescriptorsOnExec() {
         guard let directory = opendir("/proc/self/fd") else { return }
         defer { closedir(directory) }
         let own = dirfd(directory)

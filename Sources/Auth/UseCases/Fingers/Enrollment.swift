@@ -9,10 +9,19 @@ import Vault
 /// e.g. at `passcode set` just before). Where the fingers live is the custody's business.
 public struct Enrollment: Sendable {
     let custody: any KeyCustody
+    /// fprintd's fingers are asked of the user's own fprintd client, in either mode (nil in tests
+    /// of the custodies alone).
+    let environment: AuthEnvironment?
 
-    public init(_ environment: AuthEnvironment) { self.init(custody: environment.custody) }
+    public init(_ environment: AuthEnvironment) {
+        custody = environment.custody
+        self.environment = environment
+    }
 
-    init(custody: any KeyCustody) { self.custody = custody }
+    init(custody: any KeyCustody) {
+        self.custody = custody
+        environment = nil
+    }
 
     /// What enrollment reports as it goes.
     public enum Update: Sendable {
@@ -57,6 +66,31 @@ public struct Enrollment: Sendable {
     /// fprintd's set changes later, a touch asks the passcode again, which accepts the new set.
     public func acceptFprintdFingers() async throws -> AcceptedFingers {
         try await custody.acceptFprintdFingers()
+    }
+
+    /// `enroll --reader fprintd FINGER`: fprintd enrolls `finger` for the user, as the desktop's
+    /// settings would (polkit asks the login password, at a terminal through the agent the caller
+    /// started), then the vault accepts fprintd's fingers as they are now, after the passcode (as
+    /// ``acceptFprintdFingers()``). Fingerlock's passcode is asked only once fprintd has the finger.
+    /// A Ctrl-C (task cancellation) or an error stops fprintd's enrollment; the vault is unchanged.
+    public func enrollWithFprintd(_ finger: Finger, updates: @escaping @Sendable (Update) -> Void) async throws
+        -> AcceptedFingers
+    {
+        guard let environment else { throw AuthError(.biometryNotAvailable, "fprintd cannot be asked here.", unavailability: .noReader) }
+        let source = try await environment.fprintdSource(accepted: nil)
+        updates(.starting(source.reader))
+        do {
+            try await source.fprintd.enroll(finger, timeout: SecuritySettings().scanTimeout) { updates(.progress($0)) }
+        } catch let error as FingerprintError where error.code == .permissionDenied {
+            throw AuthError(
+                .biometryNotAvailable,
+                "fprintd refused to enroll here (polkit): enroll \(finger) in your desktop's settings, then run"
+                    + " `fingerlock enroll --reader fprintd` (no finger) to make this vault take it.",
+                unavailability: .noPermission)
+        } catch {
+            throw AuthError.from(error)
+        }
+        return try await custody.acceptFprintdFingers()
     }
 
     /// `forget --reader fprintd`: the vault stops taking fprintd's fingers (fprintd keeps them for

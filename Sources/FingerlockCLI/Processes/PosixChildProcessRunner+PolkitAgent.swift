@@ -1,0 +1,48 @@
+import SafeFiles
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `pkttyagent --fallback`, for fprintd's enrollment at a terminal.
+extension PosixChildProcessRunner {
+    static let pkttyagent = "/usr/bin/pkttyagent"
+    /// How long the agent may take to register before the enrollment goes on without it.
+    static let agentPatience: Int32 = 3000
+
+    public func startPolkitAgent(environment: [String: String]) -> (any PolkitAgent)? {
+        guard access(Self.pkttyagent, X_OK) == 0, let notify = try? Self.socketPair() else { return nil }
+        // Descriptor 3 itself would stay close-on-exec through dup2 (a no-op): no agent then.
+        guard notify.1 != 3 else {
+            close(notify.0)
+            close(notify.1)
+            return nil
+        }
+        Self.closeInheritedDescriptorsOnExec()
+        // The agent closes descriptor 3 once it is registered (or exits, when it cannot be). It
+        // reads the password from the controlling terminal itself, and writes its prompts there.
+        let started = try? ChildProcess.spawn(
+            [Self.pkttyagent, "--fallback", "--process", "\(getpid())", "--notify-fd", "3"], environment: environment,
+            redirections: [(notify.1, 3)])
+        close(notify.1)
+        defer { close(notify.0) }
+        guard let pid = started else { return nil }
+        // Closed (registered, or exited), or not within the patience: it serves as far as it can.
+        var waiting = pollfd(fd: notify.0, events: Int16(POLLIN), revents: 0)
+        while poll(&waiting, 1, Self.agentPatience) < 0 && errno == EINTR {}
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { return nil }
+        return RunningPolkitAgent(pid: pid)
+    }
+}
+
+/// A running `pkttyagent`, ended with SIGTERM and reaped.
+struct RunningPolkitAgent: PolkitAgent {
+    let pid: pid_t
+
+    func stop() {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+}
