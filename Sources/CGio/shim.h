@@ -12,7 +12,8 @@
  * error, never a silent fallback. */
 #define FL_GIO_FUNCTIONS(X) \
     X(g_dbus_address_get_for_bus_sync) X(g_dbus_connection_new_for_address_sync) \
-    X(g_dbus_connection_call_sync) X(g_dbus_connection_close_sync) X(g_dbus_error_get_remote_error) \
+    X(g_dbus_connection_call_sync) X(g_dbus_connection_call) X(g_dbus_connection_close_sync) \
+    X(g_dbus_error_get_remote_error) \
     X(g_object_unref) X(g_error_free) X(g_free) \
     X(g_variant_new_string) X(g_variant_new_uint32) X(g_variant_new_tuple) X(g_variant_ref_sink) \
     X(g_variant_unref) X(g_variant_n_children) X(g_variant_get_child_value) X(g_variant_get_variant) \

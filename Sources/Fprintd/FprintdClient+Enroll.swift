@@ -16,6 +16,8 @@ extension FprintdClient {
     /// enrollment is stopped and the reader released in every case, also on cancellation.
     public func enroll(_ finger: Finger, timeout: Duration, progress: @escaping @Sendable (EnrollEvent) -> Void) async throws {
         let stages = try await device().enrollStages
+        // The set changes now: fingers asked ahead are no answer any more.
+        forgetPreparedAnswers()
         let (bus, path) = try await DetachedThread.run { [self] in
             let bus = try connection()
             return (bus, try defaultDevice(bus))

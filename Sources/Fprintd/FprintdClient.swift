@@ -30,6 +30,29 @@ public final class FprintdClient: Sendable {
         var gio: Result<GioLibrary, SystemBusError>?
         var bus: LockedBus?
         var devicePath: String?
+        /// What ``prepare()`` asked ahead, each answer taken once.
+        var prepared: Task<PreparedAnswers, Never>?
+    }
+
+    /// The device and the fingers as ``prepare()`` found them: the first question for each takes
+    /// it; later ones ask fprintd again. nil where asking failed (the question asks, and says why).
+    final class PreparedAnswers: Sendable {
+        /// How old an answer may be when it is taken: the fingers decide whether a touch may unlock
+        /// (the accepted set), so a command that waited (at a passcode prompt) asks fprintd again.
+        static let freshness = Duration.seconds(2)
+
+        private let device: Mutex<FprintdDevice?>
+        private let fingers: Mutex<[Finger]?>
+        private let asked = ContinuousClock.now
+
+        init(device: FprintdDevice?, fingers: [Finger]?) {
+            self.device = Mutex(device)
+            self.fingers = Mutex(fingers)
+        }
+
+        func takeDevice() -> FprintdDevice? { device.withLock { $0.take() }.flatMap { fresh ? $0 : nil } }
+        func takeFingers() -> [Finger]? { fingers.withLock { $0.take() }.flatMap { fresh ? $0 : nil } }
+        private var fresh: Bool { ContinuousClock.now - asked < Self.freshness }
     }
 
     private final class Shared: Sendable {
@@ -66,39 +89,47 @@ public final class FprintdClient: Sendable {
 
     /// fprintd's default device and its properties.
     public func device() async throws -> FprintdDevice {
-        try await DetachedThread.run { [self] in
-            let bus = try connection()
-            let path = try defaultDevice(bus)
-            // All of them in one round trip.
-            let properties = try self.properties(bus, path)
-            // fprintd's word, shown in messages and kept in vaults: no control characters, not overlong.
-            let named = String(
-                String.UnicodeScalarView(
-                    (properties["name"]?.string ?? "").unicodeScalars.filter {
-                        $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
-                    }
-                ).prefix(128))
-            let name = named.isEmpty ? "fprintd's reader" : named
-            let scanType: ScanType = properties["scan-type"]?.string == "swipe" ? .swipe : .press
-            let stages = Int(properties["num-enroll-stages"]?.int32 ?? 0)
-            return FprintdDevice(name: name, scanType: scanType, enrollStages: stages)
-        }
+        if let device = await prepared()?.takeDevice() { return device }
+        return try await DetachedThread.run { [self] in try describeDevice() }
+    }
+
+    /// The device's description, asked now.
+    private func describeDevice() throws -> FprintdDevice {
+        let bus = try connection()
+        let path = try defaultDevice(bus)
+        // All of them in one round trip.
+        let properties = try self.properties(bus, path)
+        // fprintd's word, shown in messages and kept in vaults: no control characters, not overlong.
+        let named = String(
+            String.UnicodeScalarView(
+                (properties["name"]?.string ?? "").unicodeScalars.filter {
+                    $0.properties.generalCategory != .control && $0.properties.generalCategory != .format
+                }
+            ).prefix(128))
+        let name = named.isEmpty ? "fprintd's reader" : named
+        let scanType: ScanType = properties["scan-type"]?.string == "swipe" ? .swipe : .press
+        let stages = Int(properties["num-enroll-stages"]?.int32 ?? 0)
+        return FprintdDevice(name: name, scanType: scanType, enrollStages: stages)
     }
 
     /// The user's fingers enrolled with fprintd on its default device; empty when none.
     public func enrolledFingers() async throws -> [Finger] {
-        try await DetachedThread.run { [self] in
-            let bus = try connection()
-            let path = try defaultDevice(bus)
-            do {
-                let reply = try bus.call(path, "ListEnrolledFingers", [.string(username)], replyType: "(as)")
-                return (reply.child(0)?.strings ?? []).compactMap(Finger.init(name:)).sorted()
-            } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
-                return []
-            } catch let error as BusCallError {
-                forgetDevice(after: error)
-                throw FprintdError.map(error, during: "list your fingers")
-            }
+        if let fingers = await prepared()?.takeFingers() { return fingers }
+        return try await DetachedThread.run { [self] in try listFingers() }
+    }
+
+    /// The fingers, asked now.
+    private func listFingers() throws -> [Finger] {
+        let bus = try connection()
+        let path = try defaultDevice(bus)
+        do {
+            let reply = try bus.call(path, "ListEnrolledFingers", [.string(username)], replyType: "(as)")
+            return (reply.child(0)?.strings ?? []).compactMap(Finger.init(name:)).sorted()
+        } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
+            return []
+        } catch let error as BusCallError {
+            forgetDevice(after: error)
+            throw FprintdError.map(error, during: "list your fingers")
         }
     }
 
@@ -210,9 +241,37 @@ public final class FprintdClient: Sendable {
     /// away). Runs even in a cancelled task.
     func release(_ bus: LockedBus, _ path: String, stopping: String?) async {
         _ = try? await DetachedThread.run {
-            if let stopping { _ = try? bus.call(path, stopping, [], replyType: "()") }
+            // The stop's answer is not waited for: fprintd handles it before the Release sent after
+            // it, whose answer says the reader is free.
+            if let stopping { bus.send(path, stopping) }
             _ = try? bus.call(path, "Release", [], replyType: "()")
         }
+    }
+
+    /// Asks ahead, on a thread of its own, what a touch asks first (GIO loaded, the bus connected,
+    /// the device and the user's fingers), for a command that opens its vault meanwhile: the
+    /// questions then take these answers, once each. Errors are left to the questions, which ask
+    /// again. Once per client.
+    public func prepare() {
+        state.state.withLock { state in
+            guard state.prepared == nil else { return }
+            state.prepared = Task { [self] in
+                let device = try? await DetachedThread.run { [self] in try describeDevice() }
+                let fingers = try? await DetachedThread.run { [self] in try listFingers() }
+                return PreparedAnswers(device: device, fingers: fingers)
+            }
+        }
+    }
+
+    /// After an operation that changes what fprintd would answer (an enrollment).
+    func forgetPreparedAnswers() {
+        state.state.withLock { $0.prepared = nil }
+    }
+
+    /// The answers ``prepare()`` asked for, once they are there (nil when it was not called).
+    private func prepared() async -> PreparedAnswers? {
+        guard let task = state.state.withLock({ $0.prepared }) else { return nil }
+        return await task.value
     }
 
     // MARK: The connection
@@ -233,11 +292,7 @@ public final class FprintdClient: Sendable {
                 }
             }
             let bus = LockedBus(connection)
-            do {
-                try bus.watch()
-            } catch let error as BusCallError {
-                throw FprintdError.map(error, during: "watch the reader")
-            }
+            bus.watch()
             state.bus = bus
             return bus
         }
@@ -304,10 +359,17 @@ final class LockedBus: @unchecked Sendable {
         }
     }
 
+    /// A call whose answer changes nothing, not waited for (see `SystemBusConnection.send`).
+    func send(_ path: String, _ method: String) {
+        lock.withLock { _ in
+            connection.send(FprintdClient.service, path, FprintdClient.deviceInterface, method, [])
+        }
+    }
+
     /// fprintd's device signals, and fprintd leaving the bus (or restarting).
-    func watch() throws {
-        try lock.withLock { _ in
-            try connection.watchSignals([
+    func watch() {
+        lock.withLock { _ in
+            connection.watchSignals([
                 "type='signal',sender='\(FprintdClient.service)',interface='\(FprintdClient.deviceInterface)'",
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(FprintdClient.service)'",
             ]) { [self] signal in

@@ -51,7 +51,8 @@ struct LocalCustody: KeyCustody {
 
     func verifyTouch(finger: Finger?) async throws -> TouchVerification.VerifiedTouch {
         // Finding the reader (opening libfprint, enumerating) starts now, on its own thread, and
-        // overlaps the checks and the unlock below.
+        // overlaps the checks and the unlock below (fprintd, where it was chosen, was asked ahead
+        // as the command started).
         dependencies.readerLookup.start()
         try await environment.refuseRemoteSession()
         // A lockout is said before anything is asked (it forgot the key, so the passcode would be next).

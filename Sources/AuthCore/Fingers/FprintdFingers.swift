@@ -4,6 +4,10 @@ public import Fingerprint
 /// named, when fingerlockd asks): the fprintd client in Fingerprint conforms, and tests may use any
 /// other keeper that answers the same way.
 public protocol FprintdFingers: Sendable {
+    /// Starts getting ready to answer (connecting, finding the device) in the background, for a
+    /// command that will ask soon and has other work first; never waits, never fails.
+    func prepare()
+
     /// fprintd's default device; throws a ``FingerprintError`` (`.noReader` when fprintd has none).
     func device() async throws -> FprintdDevice
 
@@ -21,4 +25,9 @@ public protocol FprintdFingers: Sendable {
     /// finger first when fprintd has it. Needs polkit's `enroll` (the login password). Stops the
     /// enrollment and releases the device in every case.
     func enroll(_ finger: Finger, timeout: Duration, progress: @escaping @Sendable (EnrollEvent) -> Void) async throws
+}
+
+extension FprintdFingers {
+    /// Keepers with nothing to get ready.
+    public func prepare() {}
 }

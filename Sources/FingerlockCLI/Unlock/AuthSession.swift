@@ -1,4 +1,5 @@
 import Auth
+import AuthCore
 import Fingerprint
 import Foundation
 import SafeFiles
@@ -44,7 +45,10 @@ struct AuthSession {
             }
         }
         if !needsReader || resolver.choice == .fprintd {
-            // With fprintd, fprintd scans: this process never opens a reader.
+            // With fprintd, fprintd scans: this process never opens a reader. A command that may
+            // touch asks fprintd ahead (connecting, its device, the user's fingers) while it opens
+            // the vault.
+            if needsReader && resolver.choice == .fprintd { dependencies.fprintd?.prepare() }
             readerLookup = .found(nil)
         } else if resolver.choice == .simulated {
             // Made on the spot (its script errors are usage errors, reported now).
