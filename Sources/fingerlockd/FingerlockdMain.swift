@@ -20,11 +20,13 @@ import UnixSignals
 enum FingerlockdMain {
     static let version = "0.1.0"
     static let usage = """
-        usage: fingerlockd [--socket PATH] [--state-dir DIR] [--reader auto|simulated|DRIVER[:ID]]
+        usage: fingerlockd [--socket PATH] [--state-dir DIR] [--reader auto|simulated|fprintd|DRIVER[:ID]]
           --socket PATH     listen on this Unix socket (created 0666; not needed under socket activation)
           --state-dir DIR   keep the per-vault secrets, counters and templates here (0700; default $STATE_DIRECTORY)
           --reader READER   the fingerprint reader to scan with (default $FINGERLOCK_READER, else auto); the
-                            simulated one follows this process's FINGERLOCK_SIMULATED_TOUCHES/_STAGES
+                            simulated one follows this process's FINGERLOCK_SIMULATED_TOUCHES/_STAGES;
+                            fprintd: none of its own (fprintd keeps the reader; vaults that took fprintd's
+                            fingers verify through fprintd whatever this says)
           --allow-scans-without-logind
                             where no system bus or no logind answers, scan for any caller (default: refuse
                             every scan there; with logind, only the user active and local at seat0 scans)
