@@ -45,42 +45,32 @@ extension ServiceCore {
         return .init(used: true, device: current.device, fingers: current.fingers.map(\.rawValue))
     }
 
-    /// `UnlockWithPasscode`, and then, for a vault that takes fprintd's fingers, fprintd's set as it
-    /// is now accepted (the proven passcode is the owner's consent): what changed, if anything. A
-    /// failure to ask fprintd is logged, never fatal: the passcode unlock stands.
-    public func unlockWithPasscodeAcceptingFprintd(_ parameters: VarlinkParameters.UnlockWithPasscode, peer: PeerCredentials)
-        async throws -> VarlinkParameters.UnlockWithPasscodeReply
-    {
-        var reply = try unlockWithPasscode(parameters, peer: peer)
-        let owner = try VaultOwner(uid: peer.uid, vault: parameters.vault)
-        let secret = try registeredSecret(owner)
+    /// After a proven passcode (UnlockWithPasscode), for a vault that takes fprintd's fingers:
+    /// fprintd's set as it is now is accepted (the passcode is the owner's consent); what changed,
+    /// if anything. Asked on the caller's connection thread, blocking (never Swift's cooperative
+    /// threads, which a client in the same process may be holding); a failure to ask fprintd is
+    /// logged, never fatal: the passcode unlock stands.
+    func acceptFprintdChanges(_ owner: VaultOwner, secret: SymmetricKey) -> String? {
         guard let accepted = try? state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) else {
-            return reply
+            return nil
         }
         do {
-            let current = try await fprintdSource(owner, accepted: accepted).currentSet()
-            guard let change = accepted.change(to: current) else { return reply }
+            guard let fprintd = dependencies.fprintd(owner.uid) else {
+                throw FingerprintError(.noReader, "fingerlockd cannot ask fprintd for this user's fingers.")
+            }
+            let current = try fprintd.fingersNow()
+            guard let change = accepted.change(to: current) else { return nil }
             try state { try dependencies.templates.setAcceptedFprintdFingers(current, owner, secret: secret) }
             logger.notice(
                 "fprintd's changed fingers accepted with the passcode",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "change": "\(change.summary)"])
-            reply.fprintdChange = change.summary
+            return change.summary
         } catch {
             logger.notice(
                 "fprintd's fingers not checked after the passcode",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "error": "\(varlinkError(error).name)"])
+            return nil
         }
-        return reply
-    }
-
-    /// Whether an `UnlockWithPasscode` call is for a vault that takes fprintd's fingers, and so
-    /// waits for fprintd after the passcode (a long call). Anything unreadable: no, the call then
-    /// fails as it would anyway.
-    func asksFprintdAfterThePasscode(_ call: VarlinkCall, peer: PeerCredentials) -> Bool {
-        guard let vault = try? call.parameters(VarlinkParameters.UnlockWithPasscode.self).vault,
-            let owner = try? VaultOwner(uid: peer.uid, vault: vault), let secret = try? registeredSecret(owner)
-        else { return false }
-        return (try? dependencies.templates.acceptedFprintdFingers(owner, secret: secret)) != nil
     }
 
     /// The vault's fingers: fprintd's (with the set it accepted) or its templates on the service's reader.

@@ -65,7 +65,8 @@ extension ServiceCore {
         let (owner, key) = try checkPasscode(parameters.proof, peer: peer)
         let cached = try cacheAfterPasscode(key, owner, requested: parameters.cacheSeconds)
         logger.info("unlocked with the passcode", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
-        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: cached)
+        let change = acceptFprintdChanges(owner, secret: try registeredSecret(owner))
+        return .init(key: key.withUnsafeBytes { Data($0).base64EncodedString() }, cachedSeconds: cached, fprintdChange: change)
     }
 
     public func lock(_ parameters: VarlinkParameters.Lock, peer: PeerCredentials) throws(VarlinkError)

@@ -38,10 +38,6 @@ extension ServiceCore {
                                 emit(VarlinkReply.encode(VarlinkParameters.EnrollFingerReply(stage: stage), continues: true))
                             }
                         })
-                case .unlockWithPasscode:
-                    reply = VarlinkReply.encode(
-                        try await unlockWithPasscodeAcceptingFprintd(
-                            call.parameters(VarlinkParameters.UnlockWithPasscode.self), peer: peer))
                 case .useFprintdFingers:
                     reply = VarlinkReply.encode(
                         try await useFprintdFingers(call.parameters(VarlinkParameters.UseFprintdFingers.self), peer: peer))

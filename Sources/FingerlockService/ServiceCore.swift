@@ -42,7 +42,7 @@ public final class ServiceCore: Sendable {
         let method = Self.loggable(call.method)
         let prefix = ServiceInterface.name + "."
         if call.method.hasPrefix(prefix), let long = ServiceInterface.Method(rawValue: String(call.method.dropFirst(prefix.count))),
-            Self.longMethods.contains(long) || (long == .unlockWithPasscode && asksFprintdAfterThePasscode(call, peer: peer))
+            Self.longMethods.contains(long)
         {
             // Nobody waits for the outcome of a oneway scan: none is started.
             if call.oneway { return .reply(nil) }
@@ -51,9 +51,7 @@ public final class ServiceCore: Sendable {
         return .reply(respond(call, peer: peer, method: method) { () throws(VarlinkError) in try dispatch(call, peer: peer) })
     }
 
-    /// The methods that wait for the reader, or for fprintd. UnlockWithPasscode is one only for a
-    /// vault that takes fprintd's fingers (see `asksFprintdAfterThePasscode`): otherwise it is
-    /// answered on the connection's own thread, as every short method.
+    /// The methods that wait for the reader, or for fprintd (UseFprintdFingers).
     static let longMethods: Set<ServiceInterface.Method> = [
         .unlockWithTouch, .enrollFinger, .forgetFinger, .importFinger, .useFprintdFingers,
     ]

@@ -118,6 +118,10 @@ public final class FprintdClient: Sendable {
         return try await DetachedThread.run { [self] in try listFingers() }
     }
 
+    public func fingersNow() throws -> AcceptedFingers {
+        AcceptedFingers(device: try describeDevice().name, fingers: try listFingers())
+    }
+
     /// The fingers, asked now.
     private func listFingers() throws -> [Finger] {
         let bus = try connection()

@@ -128,7 +128,7 @@ enum FingerlockdMain {
             // fprintd, for the vaults that take their owner's fingers from it: asked by the owner's
             // name (the shipped polkit rule grants the service user verify and setusername), on one
             // connection kept open, so fprintd stays running while the service does.
-            let fprintd = FprintdClient()
+            let fprintd = FprintdClient(callTimeout: .seconds(2))
             let dependencies = try ServiceDependencies.files(
                 stateDirectory: stateDirectory, readers: readers, logger: logger, accounts: accounts, tpm: tpm,
                 seat: seat, fprintd: { uid in UserDatabase.systemName(of: uid).map { fprintd.asking(for: $0) } })

@@ -21,6 +21,7 @@ import Testing
 
         func device() async throws -> FprintdDevice { FprintdDevice(name: "Goodix MOC", scanType: .press, enrollStages: 10) }
         func enrolledFingers() async throws -> [Finger] { fingers }
+        func fingersNow() throws -> AcceptedFingers { AcceptedFingers(device: "Goodix MOC", fingers: fingers) }
         func verify(_ finger: Finger?, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
             -> FprintdVerifyResult
         {

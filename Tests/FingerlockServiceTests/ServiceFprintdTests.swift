@@ -43,12 +43,8 @@ struct ServiceFprintdTests {
             try await core.useFprintdFingers(.init(proof: vault.proof(slot: slot, stretched: stretched), use: use), peer: peer)
         }
 
-        func unlockWithPasscode() async throws -> VarlinkParameters.UnlockWithPasscodeReply {
-            try await core.unlockWithPasscodeAcceptingFprintd(
-                .init(
-                    vault: vault.id, stretched: vault.stretched.base64EncodedString(), sealedSlot: slot,
-                    associatedData: vault.associatedData.base64EncodedString(), cacheSeconds: 600),
-                peer: ServiceHarness.alice)
+        func unlockWithPasscode() throws -> VarlinkParameters.UnlockWithPasscodeReply {
+            try vault.unlock(core, slot: slot, as: ServiceHarness.alice, cacheSeconds: 600)
         }
 
         /// One touch unlock of Alice's vault (of `finger` only, when named), the virtual device
@@ -73,7 +69,7 @@ struct ServiceFprintdTests {
         try await fixture.rig.enroll("right-index-finger", scanning: "alice-right", for: "daemon")
         let used = try await fixture.use()
         #expect(used == .init(used: true, device: "Virtual device for debugging", fingers: ["right-index-finger"]))
-        _ = try await fixture.unlockWithPasscode()
+        _ = try fixture.unlockWithPasscode()
         let reply = try await fixture.touch("alice-right")
         #expect(reply.key == fixture.vault.key.base64EncodedString())
         #expect(reply.finger == "right-index-finger")
@@ -88,7 +84,7 @@ struct ServiceFprintdTests {
         defer { fixture.stop() }
         try await fixture.rig.enroll("right-index-finger", scanning: "alice-right", for: "daemon")
         _ = try await fixture.use()
-        _ = try await fixture.unlockWithPasscode()
+        _ = try fixture.unlockWithPasscode()
         // Added in the desktop's settings with the login password alone.
         try await fixture.rig.enroll("left-thumb", scanning: "alice-thumb", for: "daemon")
         let changed = await #expect(throws: VarlinkError.self) { _ = try await fixture.touch(nil) }
@@ -97,13 +93,13 @@ struct ServiceFprintdTests {
         #expect(changed?.string("message")?.contains("added left-thumb") == true)
         // Nothing was scanned, so nothing was counted.
         #expect(try fixture.counts.failedTouches == 0)
-        let unlocked = try await fixture.unlockWithPasscode()
+        let unlocked = try fixture.unlockWithPasscode()
         #expect(unlocked.fprintdChange == "added left-thumb")
         // virtual_device cannot identify: fprintd's `any` would try only its first finger.
         let touched = try await fixture.touch("alice-right", finger: .rightIndex)
         #expect(touched.key == fixture.vault.key.base64EncodedString() && touched.finger == "right-index-finger")
         // Accepted once: the next passcode unlock has nothing to say.
-        #expect(try await fixture.unlockWithPasscode().fprintdChange == nil)
+        #expect(try fixture.unlockWithPasscode().fprintdChange == nil)
     }
 
     @Test func withNoFingerAtFprintdNothingIsAcceptedAndNoPasscodeCounted() async throws {
@@ -141,7 +137,7 @@ struct ServiceFprintdTests {
         defer { fixture.stop() }
         try await fixture.rig.enroll("right-index-finger", scanning: "alice-right", for: "daemon")
         _ = try await fixture.use()
-        _ = try await fixture.unlockWithPasscode()
+        _ = try fixture.unlockWithPasscode()
         let refused = await #expect(throws: VarlinkError.self) { _ = try await fixture.touch(nil) }
         #expect(refused?.name == "io.fingerlock.Service.NotAtSeat")
         #expect(try fixture.counts.failedTouches == 0)
@@ -155,7 +151,7 @@ struct ServiceFprintdTests {
         let stopped = try await fixture.use(false)
         #expect(stopped == .init(used: true, device: "Virtual device for debugging", fingers: ["right-index-finger"]))
         #expect(try await fixture.use(false).used == false)
-        _ = try await fixture.unlockWithPasscode()
+        _ = try fixture.unlockWithPasscode()
         // The service's own reader (none here) is asked again, never fprintd.
         let error = await #expect(throws: VarlinkError.self) { _ = try await fixture.touch(nil) }
         #expect(error?.name == "io.fingerlock.Service.ReaderUnavailable")

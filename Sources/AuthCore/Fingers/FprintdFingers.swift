@@ -14,6 +14,11 @@ public protocol FprintdFingers: Sendable {
     /// The user's fingers enrolled with fprintd on its default device (empty when none).
     func enrolledFingers() async throws -> [Finger]
 
+    /// The device's name and the user's fingers, asked now, blocking: for a caller on a thread of
+    /// its own that must not wait for Swift's cooperative threads (fingerlockd answering a passcode
+    /// unlock on the connection's thread). Each call has fprintd's time limit.
+    func fingersNow() throws -> AcceptedFingers
+
     /// One verify of `finger` (nil: fprintd's `any`) up to its first answer: a match (with the finger
     /// fprintd selected, when it names one), a no-match, or a retry hint (the verify is then
     /// stopped; the caller asks again). Claims the device for the scan and always releases it, also

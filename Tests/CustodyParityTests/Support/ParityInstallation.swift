@@ -28,14 +28,21 @@ final class ParityInstallation: Sendable {
     let server: VarlinkServer?
     /// A vault made for hardware readers (no finger can be enrolled on the simulated one then).
     let hardwareVault: Bool
+    /// fprintd, played by the simulated reader, when the vault takes fprintd's fingers (a vault for
+    /// hardware readers, as fprintd's reader is one); nil when it keeps templates.
+    let fprintd: SimulatedFprintd?
 
-    init(_ custody: Custody, hardwareVault: Bool = false) async throws {
+    /// - Parameter fprintdsFingers: the vault takes its fingers from fprintd (its right index finger
+    ///   enrolled there), in user mode sealed in the vault, in system mode kept by fingerlockd.
+    init(_ custody: Custody, hardwareVault: Bool = false, fprintdsFingers: Bool = false) async throws {
         self.custody = custody
-        self.hardwareVault = hardwareVault
+        self.hardwareVault = hardwareVault || fprintdsFingers
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("fl-parity-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         reader = SimulatedReader(touches: touches, enrollStages: 1, now: Date.init)
+        let fprintd = fprintdsFingers ? SimulatedFprintd(reader: reader) : nil
+        self.fprintd = fprintd
         let clock = clock
         keys = InMemoryKeyCache(now: clock.now)
         reuseMarkers = InMemoryKeyCache(now: clock.now)
@@ -46,7 +53,7 @@ final class ParityInstallation: Sendable {
             logger.logLevel = .critical
             let dependencies = try ServiceDependencies.files(
                 stateDirectory: directory + "/state", readers: .fixed(reader), now: clock.now, logger: logger,
-                seat: AnyCallerMayScan())
+                seat: AnyCallerMayScan(), fprintd: { _ in fprintd })
             let server = try VarlinkServer(
                 listener: ListeningSocket.bind(path: socketPath), core: ServiceCore(dependencies: dependencies, version: "parity"),
                 logger: logger)
@@ -73,7 +80,8 @@ final class ParityInstallation: Sendable {
                 .init(
                     passcodes: passcodes, readerLookup: .found(reader), keyCache: keys, reuseMarkers: reuseMarkers,
                     attempts: attempts, interaction: interaction, remoteSession: { remoteSession }, now: clock.now,
-                    testReaderChosen: testReaderChosen, systemService: SystemServiceClient(socketPath: socketPath))))
+                    testReaderChosen: testReaderChosen, systemService: SystemServiceClient(socketPath: socketPath),
+                    fprintd: fprintd, fprintdChosen: fprintd != nil)))
     }
 
     /// A user who types `secrets` at the prompts (from a script: one try per prompt).
@@ -92,6 +100,14 @@ final class ParityInstallation: Sendable {
             #expect(moved.moved == (hardwareVault ? [] : [.rightIndex]))
             // The passcode again: the key is cached for touches, as in user mode after setUp.
             _ = try await Locking(context(user(typing: Self.passcode)).environment).unlock()
+        }
+        if fprintd != nil {
+            // fprintd enrolls the finger, and the vault takes fprintd's fingers (the passcode).
+            touches.queue(.finger(.rightIndex))
+            let accepted = try await Enrollment(context(user(typing: Self.passcode)).environment).enrollWithFprintd(.rightIndex) { _ in }
+            #expect(accepted.fingers == [.rightIndex])
+            // The acceptance proved the passcode to the service but cached no key there.
+            if custody == .system { _ = try await Locking(context(user(typing: Self.passcode)).environment).unlock() }
         }
         #expect(touches.waiting == 0)
         #expect(try VaultStatusReport(context(user()).environment).status().unlocked)
