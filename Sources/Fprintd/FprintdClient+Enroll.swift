@@ -18,11 +18,12 @@ extension FprintdClient {
         let stages = try await device().enrollStages
         // The set changes now: fingers asked ahead are no answer any more.
         forgetPreparedAnswers()
-        let (bus, path) = try await DetachedThread.run { [self] in
+        let (bus, path, owner) = try await DetachedThread.run { [self] in
             let bus = try connection()
-            return (bus, try defaultDevice(bus))
+            let path = try defaultDevice(bus)
+            return (bus, path, try fprintdOwner(bus))
         }
-        let inbox = bus.openInbox()
+        let inbox = bus.openInbox(from: owner)
         defer { bus.closeInbox() }
         try await claim(bus, path)
         var started = false

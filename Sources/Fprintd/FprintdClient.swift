@@ -145,11 +145,12 @@ public final class FprintdClient: Sendable {
     public func verify(_ finger: Finger?, timeout: Duration, fingerRead: @escaping @Sendable () -> Void) async throws
         -> FprintdVerifyResult
     {
-        let (bus, path) = try await DetachedThread.run { [self] in
+        let (bus, path, owner) = try await DetachedThread.run { [self] in
             let bus = try connection()
-            return (bus, try defaultDevice(bus))
+            let path = try defaultDevice(bus)
+            return (bus, path, try fprintdOwner(bus))
         }
-        let inbox = bus.openInbox()
+        let inbox = bus.openInbox(from: owner)
         defer { bus.closeInbox() }
         try await claim(bus, path)
         do {
@@ -302,6 +303,32 @@ public final class FprintdClient: Sendable {
         }
     }
 
+    /// fprintd's unique name on the bus (`GetNameOwner`), which its signals must come from. fprintd
+    /// not running (it stopped since its device was looked up) is started by asking for its device
+    /// again.
+    func fprintdOwner(_ bus: LockedBus) throws -> String {
+        func ask() throws -> String {
+            let reply = try bus.call(
+                "/org/freedesktop/DBus", "GetNameOwner", [.string(Self.service)], replyType: "(s)",
+                interface: "org.freedesktop.DBus", destination: "org.freedesktop.DBus")
+            guard let owner = reply.child(0)?.string, !owner.isEmpty else {
+                throw FingerprintError(.deviceError, "The bus named no owner of net.reactivated.Fprint.")
+            }
+            return owner
+        }
+        do {
+            return try ask()
+        } catch is BusCallError {
+            state.state.withLock { $0.devicePath = nil }
+            _ = try defaultDevice(bus)
+            do {
+                return try ask()
+            } catch let error as BusCallError {
+                throw FprintdError.map(error, during: "find fprintd on the bus", answeredBefore: true)
+            }
+        }
+    }
+
     func defaultDevice(_ bus: LockedBus) throws -> String {
         if let known = state.state.withLock({ $0.devicePath }) { return known }
         do {
@@ -348,17 +375,19 @@ final class LockedBus: @unchecked Sendable {
     // @unchecked: `connection` is used only under `lock`; `inbox` is a Mutex.
     private let connection: SystemBusConnection
     private let lock = Mutex(())
-    private let inbox = Mutex<AsyncStream<BusSignal>.Continuation?>(nil)
+    /// The open inbox, and the one sender whose device signals go into it.
+    private let inbox = Mutex<(continuation: AsyncStream<BusSignal>.Continuation, fprintd: String)?>(nil)
 
     init(_ connection: SystemBusConnection) { self.connection = connection }
 
     func call(
         _ path: String, _ method: String, _ arguments: [SystemBusConnection.Argument], replyType: String,
-        interface: String = FprintdClient.deviceInterface, interactive: Bool = false, timeout: Duration? = nil
+        interface: String = FprintdClient.deviceInterface, interactive: Bool = false, timeout: Duration? = nil,
+        destination: String = FprintdClient.service
     ) throws -> BusVariant {
         try lock.withLock { _ in
             try connection.call(
-                FprintdClient.service, path, interface, method, arguments, replyType: replyType, interactive: interactive,
+                destination, path, interface, method, arguments, replyType: replyType, interactive: interactive,
                 timeout: timeout)
         }
     }
@@ -377,24 +406,38 @@ final class LockedBus: @unchecked Sendable {
                 "type='signal',sender='\(FprintdClient.service)',interface='\(FprintdClient.deviceInterface)'",
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(FprintdClient.service)'",
             ]) { [self] signal in
-                _ = inbox.withLock { $0?.yield(signal) }
+                inbox.withLock { open in
+                    guard let open, Self.isFrom(signal, fprintd: open.fprintd) else { return }
+                    open.continuation.yield(signal)
+                }
             }
         }
     }
 
-    /// A fresh inbox for one verify: signals from before it (a cancelled verify's last status) are not in it.
-    func openInbox() -> AsyncStream<BusSignal> {
+    /// Whether `signal` is fprintd's or the bus's own. The match rules only ask the bus for these;
+    /// they keep nothing else out: any client may send a signal to this connection by its unique
+    /// name, saying anything ("verify-match" included). So the sender is checked here: fprintd's
+    /// unique name (as the bus gave it, `GetNameOwner`) for the device's signals, the bus itself for
+    /// NameOwnerChanged.
+    static func isFrom(_ signal: BusSignal, fprintd: String) -> Bool {
+        if signal.interface == "org.freedesktop.DBus" { return signal.sender == "org.freedesktop.DBus" }
+        return signal.sender == fprintd
+    }
+
+    /// A fresh inbox for one verify or enrollment, taking device signals from `fprintd` (its unique
+    /// name) only: signals from before it (a cancelled verify's last status) are not in it.
+    func openInbox(from fprintd: String) -> AsyncStream<BusSignal> {
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
         inbox.withLock {
-            $0?.finish()
-            $0 = continuation
+            $0?.continuation.finish()
+            $0 = (continuation, fprintd)
         }
         return stream
     }
 
     func closeInbox() {
         inbox.withLock {
-            $0?.finish()
+            $0?.continuation.finish()
             $0 = nil
         }
     }

@@ -158,4 +158,49 @@ import Testing
         #expect(stopped?.message.contains("fprintd stopped") == true, "\(stopped?.message ?? "")")
         #expect(ContinuousClock.now - started < .seconds(30))
     }
+
+    /// Any client of the bus may send a signal to another connection by its unique name: the
+    /// verify's own connection is sent fprintd's "verify-match" by someone else, and it is not taken.
+    @Test func aVerifyMatchSentByAnotherClientIsNotTaken() async throws {
+        let rig = try await Self.rigWithAFinger()
+        defer { rig.stop() }
+        let client = client(rig)
+        _ = try await client.device()
+        async let verdict = client.verify(nil, timeout: .seconds(20)) {}
+        let socket = VirtualDeviceSocket(path: rig.virtualDevice)
+        // The device is open once the verify claimed it: then the forgery arrives, then a stranger's finger.
+        _ = try await socket.send(.sleep(milliseconds: 0))
+        let forger = try rig.start("/usr/bin/python3", ["-c", Self.forgery, "\(getpid())"])
+        while forger.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(forger.terminationStatus == 0)
+        try await socket.touch("someone-else")
+        #expect(try await verdict == .noMatch)
+    }
+
+    /// Sends VerifyFingerSelected and VerifyStatus("verify-match", done) to every connection of the
+    /// process whose pid is the first argument, as a client other than fprintd.
+    static let forgery = """
+        import dbus, sys
+        from dbus.lowlevel import SignalMessage
+        bus = dbus.SystemBus()
+        daemon = bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus")
+        names = [n for n in daemon.ListNames(dbus_interface="org.freedesktop.DBus") if n.startswith(":")]
+        sent = 0
+        for name in names:
+            try:
+                pid = daemon.GetConnectionUnixProcessID(name, dbus_interface="org.freedesktop.DBus")
+            except dbus.DBusException:
+                continue
+            if pid != int(sys.argv[1]):
+                continue
+            for member, args in (("VerifyFingerSelected", [("s", "right-index-finger")]), ("VerifyStatus", [("s", "verify-match"), ("b", True)])):
+                message = SignalMessage("/net/reactivated/Fprint/Device/0", "net.reactivated.Fprint.Device", member)
+                message.set_destination(name)
+                for signature, value in args:
+                    message.append(value, signature=signature)
+                bus.send_message(message)
+                sent += 1
+        bus.flush()
+        sys.exit(0 if sent else 3)
+        """
 }
