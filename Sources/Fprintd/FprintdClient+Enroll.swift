@@ -23,9 +23,10 @@ extension FprintdClient {
             let path = try defaultDevice(bus)
             return (bus, path, try fprintdOwner(bus))
         }
+        try await claim(bus, path)
+        // After the claim: another client's operation that Claim waited for says nothing of this one.
         let inbox = bus.openInbox(from: owner)
         defer { bus.closeInbox() }
-        try await claim(bus, path)
         var started = false
         do {
             try await DetachedThread.run {
@@ -81,7 +82,7 @@ extension FprintdClient {
                 throw FingerprintError(
                     .duplicate,
                     "fprintd already has this finger, under another finger's name or another user's: nothing was enrolled."
-                        + " `fprintd-list \\$USER` lists your fingers.")
+                        + " `fprintd-list $USER` lists your fingers.")
             case "enroll-data-full":
                 throw FingerprintError(.storageFull, "The reader's storage is full: delete a finger in your desktop's settings first.")
             case "enroll-disconnected":

@@ -25,13 +25,14 @@ public final class FprintdClient: Sendable {
     let claimPatience: Duration
     /// The connection, shared by the clients ``asking(for:)`` made from this one.
     private let state: Shared
+    /// What ``prepare()`` asked ahead about this client's user, each answer taken once: this
+    /// client's own, never shared with another user's.
+    private let preparation = Mutex<Task<PreparedAnswers, Never>?>(nil)
 
     private struct State: ~Copyable {
         var gio: Result<GioLibrary, SystemBusError>?
         var bus: LockedBus?
         var devicePath: String?
-        /// What ``prepare()`` asked ahead, each answer taken once.
-        var prepared: Task<PreparedAnswers, Never>?
     }
 
     /// The device and the fingers as ``prepare()`` found them: the first question for each takes
@@ -150,9 +151,11 @@ public final class FprintdClient: Sendable {
             let path = try defaultDevice(bus)
             return (bus, path, try fprintdOwner(bus))
         }
+        try await claim(bus, path)
+        // Opened only now: fprintd's signals go to every listener, and while Claim waited for a lock
+        // screen's or sudo's verify to end, that verify's answer was no answer to this one.
         let inbox = bus.openInbox(from: owner)
         defer { bus.closeInbox() }
-        try await claim(bus, path)
         do {
             try await DetachedThread.run {
                 do {
@@ -225,7 +228,7 @@ public final class FprintdClient: Sendable {
         while true {
             do {
                 try await DetachedThread.run { [username] in
-                    _ = try bus.call(path, "Claim", [.string(username)], replyType: "()")
+                    _ = try bus.call(path, "Claim", [.string(username)], replyType: "()", timeout: Self.claimTimeout)
                 }
                 return
             } catch let error as BusCallError where error.name == FprintdError.prefix + "AlreadyInUse" {
@@ -235,11 +238,19 @@ public final class FprintdClient: Sendable {
                 try await Task.sleep(for: pause)
                 pause *= 2
             } catch let error as BusCallError {
+                // An answer that never came may still be a claim granted later (a slow sensor
+                // opening): it is released, or the connection (fingerlockd's, kept open) would hold
+                // the reader from the lock screen and sudo for good. fprintd ignores a Release
+                // without a claim.
+                if !error.name.hasPrefix(FprintdError.prefix) { bus.send(path, "Release") }
                 // The device was looked up moments ago: fprintd gone now has stopped.
                 throw FprintdError.map(error, during: "claim the reader", answeredBefore: true)
             }
         }
     }
+
+    /// How long one `Claim` may take: fprintd opens the device then, which some sensors take seconds for.
+    static let claimTimeout = Duration.seconds(15)
 
     /// `VerifyStop` or `EnrollStop` (`stopping`, when one was started) and `Release`, whatever
     /// happened: errors here change nothing (fprintd also releases a claim whose connection goes
@@ -258,9 +269,9 @@ public final class FprintdClient: Sendable {
     /// questions then take these answers, once each. Errors are left to the questions, which ask
     /// again. Once per client.
     public func prepare() {
-        state.state.withLock { state in
-            guard state.prepared == nil else { return }
-            state.prepared = Task { [self] in
+        preparation.withLock { preparation in
+            guard preparation == nil else { return }
+            preparation = Task { [self] in
                 let device = try? await DetachedThread.run { [self] in try describeDevice() }
                 let fingers = try? await DetachedThread.run { [self] in try listFingers() }
                 return PreparedAnswers(device: device, fingers: fingers)
@@ -270,12 +281,12 @@ public final class FprintdClient: Sendable {
 
     /// After an operation that changes what fprintd would answer (an enrollment).
     func forgetPreparedAnswers() {
-        state.state.withLock { $0.prepared = nil }
+        preparation.withLock { $0 = nil }
     }
 
     /// The answers ``prepare()`` asked for, once they are there (nil when it was not called).
     private func prepared() async -> PreparedAnswers? {
-        guard let task = state.state.withLock({ $0.prepared }) else { return nil }
+        guard let task = preparation.withLock({ $0 }) else { return nil }
         return await task.value
     }
 

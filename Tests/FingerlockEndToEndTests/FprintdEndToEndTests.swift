@@ -79,7 +79,13 @@ import Testing
         let passcode = "\(BinaryRunner.passcode)\n"
         let device = VirtualDeviceSocket(path: rig.virtualDevice)
 
-        // fprintd asks five touches of virtual_device; the passcode comes after them.
+        // A wrong passcode changes nothing at fprintd: it is asked before fprintd enrolls.
+        let wrong = try await runner.run(["enroll", "left-thumb", "--passcode-stdin"], stdin: "not the passcode\n")
+        #expect(wrong.status == 1, "\(wrong.stderr)")
+        let listed = try await runner.run(["readers", "--reader", "fprintd"])
+        #expect(listed.stdout.contains("your fingers: none"), "\(listed.stdout)")
+
+        // The passcode, then fprintd asks five touches of virtual_device.
         async let enrolling = runner.run(["enroll", "right-index-finger", "--passcode-stdin"], stdin: passcode)
         for _ in 0..<5 { try await device.send(.scan("fl-first")) }
         let enrolled = try await enrolling
@@ -88,8 +94,12 @@ import Testing
         #expect(enrolled.stdout.contains("This vault now takes fprintd's fingers: right-index-finger on Virtual device for debugging."))
         #expect(try await Self.touching(runner, rig, "fl-first", ["verify"]).status == 0)
 
-        // Enrolled again: fprintd's old print of that finger is gone (deleted first), the new one matches.
-        async let again = runner.run(["enroll", "right-index-finger", "--passcode-stdin"], stdin: passcode)
+        // Enrolled again: it is fprintd's finger (the desktop's login may use it), so not without --replace.
+        let unconfirmed = try await runner.run(["enroll", "right-index-finger", "--passcode-stdin"], stdin: passcode)
+        #expect(unconfirmed.status == 64, "\(unconfirmed.stderr)")
+        #expect(unconfirmed.stderr.contains("--replace replaces it"), "\(unconfirmed.stderr)")
+        // With it: fprintd's old print of that finger is gone (deleted first), the new one matches.
+        async let again = runner.run(["enroll", "right-index-finger", "--replace", "--passcode-stdin"], stdin: passcode)
         for _ in 0..<5 { try await device.send(.scan("fl-second")) }
         #expect(try await again.status == 0)
         #expect(try await Self.touching(runner, rig, "fl-first", ["verify"]).status == 1)
@@ -103,7 +113,8 @@ import Testing
         try await runner.setPasscode()
         let refused = try await runner.run(["enroll", "left-thumb", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
         #expect(refused.status == 4, "\(refused.stderr)")
-        #expect(refused.stderr.contains("fprintd refused to enroll here (polkit): enroll left-thumb in your desktop's settings"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("fprintd did not let you enroll here (polkit"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("enroll left-thumb in your desktop's settings"), "\(refused.stderr)")
         let fingers = try await runner.run(["fingers"])
         #expect(!fingers.stdout.contains("left-thumb"), "\(fingers.stdout)")
     }

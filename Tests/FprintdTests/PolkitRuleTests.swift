@@ -47,6 +47,22 @@ struct PolkitRuleTests {
         #expect(try await polkit.check(Self.enroll, as: Self.serviceUser) == .notAuthorized)
     }
 
+    /// A local rule read after ours that allows everything (a kiosk's, say) still gives the service
+    /// no `enroll`: the shipped rule refuses it outright.
+    @Test func aLaterAllowEverythingRuleDoesNotGiveFingerlockdEnroll() async throws {
+        try await Self.ensureUsers()
+        let permissive = FileManager.default.temporaryDirectory.appendingPathComponent("90-allow-everything-\(UUID().uuidString.prefix(8)).rules")
+        try "polkit.addRule(function (action, subject) { return polkit.Result.YES; });\n".write(
+            to: permissive, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: permissive) }
+        let polkit = try await RealPolkit(rules: [Self.shippedRule(), permissive])
+        defer { polkit.stop() }
+        #expect(polkit.log.contains("Finished loading, compiling and executing 2 rules"), "\(polkit.log)")
+        #expect(try await polkit.check(Self.enroll, as: Self.serviceUser) == .notAuthorized)
+        // The permissive rule is in effect: another user gets enroll from it.
+        #expect(try await polkit.check(Self.enroll, as: Self.otherUser) == .authorized)
+    }
+
     @Test func anotherUserWithoutASessionGetsNothingFromTheRule() async throws {
         try await Self.ensureUsers()
         let polkit = try await RealPolkit(rules: [Self.shippedRule()])

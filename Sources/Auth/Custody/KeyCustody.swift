@@ -94,9 +94,10 @@ protocol KeyCustody: Sendable {
     /// The enrolled fingers (`fingers`): never a template, only names, readers and dates.
     func enrolledFingers() async throws -> [Enrollment.ListedFinger]
 
-    /// `enroll --reader fprintd` without a finger: after the passcode, the vault takes the fingers
-    /// fprintd has for the user (its accepted set, ``AcceptedFingers``).
-    func acceptFprintdFingers() async throws -> AcceptedFingers
+    /// `enroll --reader fprintd`: after the passcode, the vault takes the fingers fprintd has for the
+    /// user (its accepted set, ``AcceptedFingers``). `enrolling` (a finger fprintd enrolls first)
+    /// runs once the passcode is proven, so a wrong one changes nothing at fprintd.
+    func acceptFprintdFingers(enrolling: (@Sendable () async throws -> Void)?) async throws -> AcceptedFingers
 
     /// `forget --reader fprintd`: after the passcode, the vault stops taking fprintd's fingers;
     /// returns the set it accepted (nil: it took none).

@@ -5,22 +5,27 @@ import Vault
 /// User mode with fprintd's fingers: the vault keeps, sealed, the set it accepted; fprintd keeps
 /// the prints and scans.
 extension LocalCustody {
-    func acceptFprintdFingers() async throws -> AcceptedFingers {
+    func acceptFprintdFingers(enrolling: (@Sendable () async throws -> Void)?) async throws -> AcceptedFingers {
         // fprintd first: nobody types a passcode to accept fingers fprintd does not have.
-        let source = try await environment.fprintdSource(accepted: nil)
-        let current = try await source.currentSet()
-        guard !current.fingers.isEmpty else {
-            throw AuthError(
-                .biometryNotEnrolled,
-                "fprintd has no finger enrolled for you on \(current.device): enroll one in your desktop's settings"
-                    + " (or with `fprintd-enroll`), then run this again.")
+        var source = try await environment.fprintdSource(accepted: nil)
+        if enrolling == nil {
+            let current = try await source.currentSet()
+            guard !current.fingers.isEmpty else { throw AuthError.noFingersAtFprintd(on: current.device) }
         }
-        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "accept fprintd's fingers")
+        let vault = try await PasscodeUnlock(environment).unlockWithPasscode(
+            reason: enrolling == nil ? "accept fprintd's fingers" : "enroll a finger with fprintd")
         defer { vault.close() }
         let kind = try AuthError.mapped { try vault.kind }
         if !ReaderKind(kind).accepts(source.reader.identity) {
             throw AuthError.wrongReaderKind(source.reader.identity.description, vaultKind: kind)
         }
+        if let enrolling {
+            try await enrolling()
+            // fprintd's set as the enrollment left it.
+            source = try await environment.fprintdSource(accepted: nil)
+        }
+        let current = try await source.currentSet()
+        guard !current.fingers.isEmpty else { throw AuthError.noFingersAtFprintd(on: current.device) }
         try FprintdAcceptance.write(current, to: vault)
         return current
     }

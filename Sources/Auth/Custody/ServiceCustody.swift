@@ -214,9 +214,21 @@ struct ServiceCustody: KeyCustody {
 
     /// fingerlockd asks fprintd for your fingers (as you, by name) and keeps the set the vault
     /// accepted; it asks fprintd first, so no passcode is spent on fingers fprintd does not have.
-    func acceptFprintdFingers() async throws -> AcceptedFingers {
+    func acceptFprintdFingers(enrolling: (@Sendable () async throws -> Void)?) async throws -> AcceptedFingers {
+        // fprintd first where this process may ask it (as the service will, for the same user): no
+        // passcode is typed for fingers fprintd does not have.
+        if enrolling == nil, let current = try? await environment.fprintdSource(accepted: nil).currentSet(), current.fingers.isEmpty {
+            throw AuthError.noFingersAtFprintd(on: current.device)
+        }
         try PasscodeUnlock(environment).requirePasscodeSource()
-        return try await withSealedPasscodeSlot(reason: "accept fprintd's fingers") { proof in
+        return try await withSealedPasscodeSlot(reason: enrolling == nil ? "accept fprintd's fingers" : "enroll a finger with fprintd") {
+            proof in
+            if let enrolling {
+                // The passcode proven first (an unlock, counted by the service, which then holds
+                // the key), so a wrong one changes nothing at fprintd.
+                _ = try systemService.unlock(proof, notify: notifyAcceptedFingers)
+                try await enrolling()
+            }
             guard let accepted = try await systemService.useFprintdFingers(true, proof: proof) else {
                 throw AuthError(.dataError, "fingerlockd did not say which of fprintd's fingers it accepted.")
             }

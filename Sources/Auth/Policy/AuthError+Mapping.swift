@@ -65,10 +65,7 @@ extension AuthError {
             return AuthError(.biometryNotAvailable, sentence, unavailability: .fingersChanged)
         case .noFingerEnrolled(let reader):
             if reader.hasPrefix(FprintdDevice.driver + ":") {
-                return AuthError(
-                    .biometryNotEnrolled,
-                    "fprintd has no finger enrolled for you on \(reader.dropFirst(FprintdDevice.driver.count + 1)): enroll one in your"
-                        + " desktop's settings (or with `fprintd-enroll`), then run this again.")
+                return noFingersAtFprintd(on: String(reader.dropFirst(FprintdDevice.driver.count + 1)))
             }
             return AuthError(
                 .biometryNotEnrolled, "No finger is enrolled on fingerlockd's reader \(reader); run `fingerlock enroll`.")
@@ -125,6 +122,12 @@ extension AuthError {
     }
     static var lockout: AuthError {
         AuthError(.biometryLockout, "Too many failed touches: fingerprint unlock is off until the passcode is entered.")
+    }
+    static func noFingersAtFprintd(on device: String) -> AuthError {
+        AuthError(
+            .biometryNotEnrolled,
+            "fprintd has no finger enrolled for you on \(device): enroll one in your desktop's settings (or with"
+                + " `fingerlock enroll --reader fprintd FINGER`), then run this again.")
     }
     static func notEnrolled(_ reader: ReaderIdentity) -> AuthError {
         AuthError(.biometryNotEnrolled, "No finger is enrolled on \(reader); run `fingerlock enroll`.")

@@ -66,7 +66,19 @@ struct EnrollCommand: FingerlockCommand {
             defer { agent?.stop() }
             let text = Mutex(EnrollProgressText(finger: finger))
             accepted = try await withInterruptCancellation {
-                try await Enrollment(session.environment).enrollWithFprintd(finger) { update in
+                try await Enrollment(session.environment).enrollWithFprintd(
+                    finger,
+                    confirmReplacing: { [replace] finger in
+                        if replace { return true }
+                        let enrolled =
+                            "\(finger) is enrolled with fprintd (your desktop's login may use it); enrolling it again deletes"
+                            + " it first, and if the new enrollment does not finish, fprintd no longer has it"
+                        guard let terminal = dependencies.openTerminal() else {
+                            throw CLIError(.usage, enrolled + ". --replace replaces it, or name another finger. Nothing was changed.")
+                        }
+                        return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
+                    }
+                ) { update in
                     for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
                 }
             }

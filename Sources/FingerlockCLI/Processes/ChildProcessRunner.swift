@@ -26,10 +26,9 @@ public protocol ChildProcessRunner: Sendable {
     /// stderr at `/dev/null`, and does not wait: it outlives this process and a closed terminal.
     func detach(_ executable: String, _ arguments: [String], environment: [String: String], input: [UInt8]) throws
 
-    /// Starts polkit's text agent for this process at its terminal, unless an agent (a desktop's)
-    /// serves its session already, and waits until it is registered; nil when none was started
-    /// (no pkttyagent, no terminal, polkit refused it). fprintd's enrollment then asks the login
-    /// password on the terminal, not in a desktop dialog that is not there.
+    /// Starts polkit's text agent for this process at its terminal and waits until it is
+    /// registered; nil when none was started (no pkttyagent, polkit refused it). fprintd's
+    /// enrollment then asks the login password on the terminal the command runs at.
     func startPolkitAgent(environment: [String: String]) -> (any PolkitAgent)?
 }
 

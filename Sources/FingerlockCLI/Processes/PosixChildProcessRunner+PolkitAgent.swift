@@ -4,7 +4,10 @@ import SafeFiles
     import Glibc
 #endif
 
-/// `pkttyagent --fallback`, for fprintd's enrollment at a terminal.
+/// `pkttyagent`, for fprintd's enrollment at a terminal. For this process only (`--process`), and
+/// not `--fallback`: polkit takes a fallback agent only for a caller in a logind session, and a
+/// terminal without one (a container, `su` without pam_systemd) would then never be asked. A
+/// desktop's own agent keeps serving every other process of the session.
 extension PosixChildProcessRunner {
     static let pkttyagent = "/usr/bin/pkttyagent"
     /// How long the agent may take to register before the enrollment goes on without it.
@@ -22,7 +25,7 @@ extension PosixChildProcessRunner {
         // The agent closes descriptor 3 once it is registered (or exits, when it cannot be). It
         // reads the password from the controlling terminal itself, and writes its prompts there.
         let started = try? ChildProcess.spawn(
-            [Self.pkttyagent, "--fallback", "--process", "\(getpid())", "--notify-fd", "3"], environment: environment,
+            [Self.pkttyagent, "--process", "\(getpid())", "--notify-fd", "3"], environment: environment,
             redirections: [(notify.1, 3)])
         close(notify.1)
         defer { close(notify.0) }

@@ -104,7 +104,8 @@ final class ParityInstallation: Sendable {
         if fprintd != nil {
             // fprintd enrolls the finger, and the vault takes fprintd's fingers (the passcode).
             touches.queue(.finger(.rightIndex))
-            let accepted = try await Enrollment(context(user(typing: Self.passcode)).environment).enrollWithFprintd(.rightIndex) { _ in }
+            let accepted = try await Enrollment(context(user(typing: Self.passcode)).environment).enrollWithFprintd(
+                .rightIndex, confirmReplacing: { _ in false }, updates: { _ in })
             #expect(accepted.fingers == [.rightIndex])
             // The acceptance proved the passcode to the service but cached no key there.
             if custody == .system { _ = try await Locking(context(user(typing: Self.passcode)).environment).unlock() }

@@ -65,32 +65,57 @@ public struct Enrollment: Sendable {
     /// the user (the desktop's), after the passcode; a touch then verifies through fprintd. When
     /// fprintd's set changes later, a touch asks the passcode again, which accepts the new set.
     public func acceptFprintdFingers() async throws -> AcceptedFingers {
-        try await custody.acceptFprintdFingers()
+        try await custody.acceptFprintdFingers(enrolling: nil)
     }
 
     /// `enroll --reader fprintd FINGER`: fprintd enrolls `finger` for the user, as the desktop's
     /// settings would (polkit asks the login password, at a terminal through the agent the caller
-    /// started), then the vault accepts fprintd's fingers as they are now, after the passcode (as
-    /// ``acceptFprintdFingers()``). Fingerlock's passcode is asked only once fprintd has the finger.
-    /// A Ctrl-C (task cancellation) or an error stops fprintd's enrollment; the vault is unchanged.
-    public func enrollWithFprintd(_ finger: Finger, updates: @escaping @Sendable (Update) -> Void) async throws
-        -> AcceptedFingers
-    {
-        guard let environment else { throw AuthError(.biometryNotAvailable, "fprintd cannot be asked here.", unavailability: .noReader) }
-        let source = try await environment.fprintdSource(accepted: nil)
-        updates(.starting(source.reader))
-        do {
-            try await source.fprintd.enroll(finger, timeout: SecuritySettings().scanTimeout) { updates(.progress($0)) }
-        } catch let error as FingerprintError where error.code == .permissionDenied {
-            throw AuthError(
-                .biometryNotAvailable,
-                "fprintd refused to enroll here (polkit): enroll \(finger) in your desktop's settings, then run"
-                    + " `fingerlock enroll --reader fprintd` (no finger) to make this vault take it.",
-                unavailability: .noPermission)
-        } catch {
-            throw AuthError.from(error)
+    /// started), then the vault accepts fprintd's fingers as they are. Fingerlock's passcode comes
+    /// first, so a wrong one (or none) changes nothing at fprintd. A finger fprintd has already is
+    /// deleted there first, only when `confirmReplacing` agrees: if the new enrollment does not
+    /// finish (Ctrl-C, an error), fprintd no longer has it, and the error says so.
+    public func enrollWithFprintd(
+        _ finger: Finger, confirmReplacing: @Sendable (Finger) async throws -> Bool, updates: @escaping @Sendable (Update) -> Void
+    ) async throws -> AcceptedFingers {
+        guard let environment else {
+            throw AuthError(.biometryNotAvailable, "fprintd cannot be asked from here.", unavailability: .noReader)
         }
-        return try await custody.acceptFprintdFingers()
+        try PasscodeUnlock(environment).requirePasscodeSource()
+        let source = try await environment.fprintdSource(accepted: nil)
+        let enrolled: [EnrolledFinger]
+        do { enrolled = try await source.enrolledFingers() } catch { throw AuthError.from(error) }
+        let replacing = enrolled.contains { $0.finger == finger }
+        if replacing, try await !confirmReplacing(finger) {
+            throw AuthError(.userCancel, "\(finger) stays enrolled with fprintd as it was; nothing was changed.")
+        }
+        return try await custody.acceptFprintdFingers(enrolling: {
+            updates(.starting(source.reader))
+            do {
+                try await source.fprintd.enroll(finger, timeout: SecuritySettings().scanTimeout) { updates(.progress($0)) }
+            } catch {
+                throw Self.fprintdEnrollmentFailed(error, finger: finger, replacing: replacing)
+            }
+        })
+    }
+
+    /// What an enrollment through fprintd that did not finish says: the reason, and that fprintd's old
+    /// print of the finger, deleted first, is gone.
+    static func fprintdEnrollmentFailed(_ error: any Error, finger: Finger, replacing: Bool) -> AuthError {
+        let gone =
+            replacing
+            ? " fprintd's old \(finger) was deleted first, so fprintd no longer has it: enroll it again"
+                + " (`fingerlock enroll --reader fprintd \(finger)`, or your desktop's settings)." : ""
+        if error is CancellationError { return AuthError(.userCancel, "Cancelled; the vault is unchanged." + gone) }
+        if let error = error as? FingerprintError, error.code == .permissionDenied {
+            return AuthError(
+                .biometryNotAvailable,
+                "fprintd did not let you enroll here (polkit: the login password was refused or its prompt cancelled,"
+                    + " or this session may not enroll): enroll \(finger) in your desktop's settings, then run"
+                    + " `fingerlock enroll --reader fprintd` (no finger) to make this vault take it." + gone,
+                unavailability: .noPermission)
+        }
+        let mapped = AuthError.from(error)
+        return AuthError(mapped.code, mapped.message + gone, unavailability: mapped.unavailability)
     }
 
     /// `forget --reader fprintd`: the vault stops taking fprintd's fingers (fprintd keeps them for
