@@ -133,4 +133,35 @@ extension SystemModeRealUsersTests {
         let matched = try await system.run(alice, session: "a1", ["verify", "right-index-finger"], touching: "alice-right")
         #expect(matched.status == 0, "\(matched.stderr)")
     }
+
+    @Test func aVaultThatTookFprintdsFingersKeepsThemIntoSystemModeAndBack() async throws {
+        let system = try await FprintdSystem()
+        defer { system.stop() }
+        let alice = Self.alice
+        try await system.rig.enroll("right-index-finger", scanning: "alice-right", for: alice)
+        // User mode first: the vault takes fprintd's fingers, sealed in it.
+        let set = try await system.run(
+            alice, session: "a1", ["--reader", "fprintd", "passcode", "set", "--passcode-fd", "3"], [system.passcode, system.passcode])
+        try #require(set.status == 0, "\(set.stderr)")
+        let took = try await system.run(alice, session: "a1", ["--reader", "fprintd", "enroll", "--passcode-fd", "3"], [system.passcode])
+        try #require(took.status == 0, "\(took.stderr)")
+
+        let enabled = try await system.run(alice, session: "a1", ["system", "enable", "--passcode-fd", "3"], [system.passcode])
+        #expect(enabled.status == 0, "\(enabled.stderr)")
+        _ = try await system.run(alice, session: "a1", ["unlock", "--passcode-fd", "3"], [system.passcode])
+        let matched = try await system.run(alice, session: "a1", ["--reader", "fprintd", "verify"], touching: "alice-right")
+        #expect(matched.status == 0, "\(matched.stderr) \(system.service.log)")
+        // fingerlockd's own templates are not this vault's: said before any passcode.
+        let template = try await system.run(alice, session: "a1", ["enroll", "left-thumb", "--passcode-fd", "3"], [system.passcode])
+        #expect(template.status == 64, "\(template.stderr)")
+        #expect(template.stderr.contains("This vault takes fprintd's fingers"), "\(template.stderr)")
+
+        let disabled = try await system.run(alice, session: "a1", ["system", "disable", "--passcode-fd", "3"], [system.passcode])
+        #expect(disabled.status == 0, "\(disabled.stderr)")
+        _ = try await system.run(alice, session: "a1", ["unlock", "--passcode-fd", "3"], [system.passcode])
+        let back = try await system.run(alice, session: "a1", ["--reader", "fprintd", "verify"], touching: "alice-right")
+        #expect(back.status == 0, "\(back.stderr)")
+        let status = try await system.run(alice, session: "a1", ["status", "--json"])
+        #expect(status.stdout.contains("\"mode\" : \"user\""), "\(status.stdout)")
+    }
 }

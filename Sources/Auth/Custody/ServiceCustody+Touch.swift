@@ -68,7 +68,9 @@ extension ServiceCustody {
         updates: @escaping @Sendable (Enrollment.Update) -> Void
     ) async throws -> EnrolledPrint {
         let storeID = try environment.recordedStoreID
-        let existing = try environment.systemCall { try systemService.fingers(vault: storeID) }.first { $0.finger == finger }
+        let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
+        if listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) { throw Self.fprintdsFingers }
+        let existing = listed.first { $0.finger == finger }
         try PasscodeUnlock(environment).requirePasscodeSource()
         let timeout = try environment.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
         return try await withSealedPasscodeSlot(reason: "enroll a finger") { proof in
@@ -92,8 +94,9 @@ extension ServiceCustody {
     /// `forget` for a system-mode vault.
     func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
         let storeID = try environment.recordedStoreID
-        let targets = try environment.systemCall { try systemService.fingers(vault: storeID) }
-            .filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
+        let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
+        if listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) { throw Self.fprintdsFingers }
+        let targets = listed.filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
         if targets.isEmpty, let finger {
             throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
         }
@@ -133,6 +136,14 @@ extension ServiceCustody {
 }
 
 extension ServiceCustody {
+    /// A vault that takes fprintd's fingers has none of fingerlockd's own to enroll or forget.
+    static var fprintdsFingers: AuthError {
+        AuthError(
+            .invalidInput,
+            "This vault takes fprintd's fingers: `fingerlock enroll --reader fprintd FINGER` enrolls one there (your"
+                + " desktop's settings remove one); `fingerlock forget --reader fprintd --all` goes back to fingerlockd's own.")
+    }
+
     /// Stands for the service's reader in enrollment's first update: its details stay in the service.
     static let serviceReaderInfo = ReaderInfo(
         name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,

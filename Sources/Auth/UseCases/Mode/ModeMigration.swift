@@ -53,7 +53,8 @@ public struct ModeMigration: Sendable {
                 passcode: passcode)
         }
         environment.forgetUserKeyringEntries(of: vault)
-        let moved = await moveFingersToService(from: vault, passcode: passcode)
+        var moved = await moveFingersToService(from: vault, passcode: passcode)
+        await moveFprintdAcceptanceToService(from: vault, passcode: passcode, result: &moved)
         // Last, after the moves' passcode proofs (which clear the service's counters): the settings,
         // and the counts user mode has now (parallel runs may have added to them since the
         // passcode), which the service's may never be below.
@@ -111,6 +112,26 @@ public struct ModeMigration: Sendable {
         return result
     }
 
+    /// A vault that took fprintd's fingers keeps taking them in system mode: fingerlockd accepts
+    /// fprintd's set as it is now (the passcode was just proven). What fails is reported, as for a
+    /// finger that did not move; the vault's own record stays for user mode.
+    private func moveFprintdAcceptanceToService(from vault: Vault, passcode: String, result: inout SystemModeFingers) async {
+        guard (try? FprintdAcceptance.read(vault)) != nil else { return }
+        do {
+            let proof = try AuthError.mapped { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
+            if let accepted = try await systemService.useFprintdFingers(true, proof: proof) {
+                result.moved += accepted.fingers
+            }
+        } catch {
+            let reason = (error as? SystemServiceError).map { AuthError.from(systemService: $0).message } ?? AuthError.from(error).message
+            result.notMoved.append(
+                .init(
+                    finger: nil,
+                    reason: "fingerlockd does not take fprintd's fingers for this vault: \(reason) `fingerlock enroll --reader fprintd` tries again.")
+            )
+        }
+    }
+
     /// `system disable`: the passcode through fingerlockd, then the fingers it keeps come back
     /// sealed into the vault, then a user-mode slot for the passcode, then the service forgets the
     /// vault. A finger that cannot come back stops it before anything changed.
@@ -123,7 +144,16 @@ public struct ModeMigration: Sendable {
         environment.forgetRecordedHeader()
         var result = SystemModeFingers()
         let storeID = try environment.recordedStoreID
-        let kept = try environment.systemCall { try systemService.fingers(vault: storeID) }
+        let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
+        // fprintd's fingers are fprintd's: the vault takes them again in user mode (the set the
+        // service accepted, sealed in the vault); only templates come back.
+        let fromFprintd = listed.filter { $0.reader.driver == FprintdDevice.driver }
+        let kept = listed.filter { $0.reader.driver != FprintdDevice.driver }
+        if let device = fromFprintd.first?.reader.deviceID {
+            let accepted = AcceptedFingers(device: device, fingers: fromFprintd.map(\.finger))
+            try FprintdAcceptance.write(accepted, to: vault)
+            result.moved += accepted.fingers
+        }
         // One key derivation proves the passcode for the fingers and for forgetting the vault.
         let proof = try AuthError.mapped { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
         if !kept.isEmpty {
