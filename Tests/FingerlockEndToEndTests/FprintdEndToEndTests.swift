@@ -47,6 +47,12 @@ import Testing
         // The notes open with a touch, as with any reader.
         let listed = try await Self.touching(runner, rig, "fl-right", ["notes", "list"])
         #expect(listed.status == 0, "\(listed.stderr)")
+        // The vault remembers fprintd: without `--reader fprintd` (and no reader of libfprint's), a
+        // touch still goes to fprintd.
+        async let remembered = runner.run(["notes", "list"], environment: ["FINGERLOCK_READER": "auto"])
+        try await VirtualDeviceSocket(path: rig.virtualDevice).touch("fl-right")
+        let rememberedResult = try await remembered
+        #expect(rememberedResult.status == 0, "\(rememberedResult.stderr)")
 
         // A finger added in the desktop's settings needs only the login password: the vault does
         // not take it until fingerlock's passcode says so.

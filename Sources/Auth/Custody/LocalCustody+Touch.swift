@@ -95,7 +95,13 @@ struct LocalCustody: KeyCustody {
 
     func biometricPreconditions() async throws {
         try await environment.refuseRemoteSession()
-        _ = try await environment.requireReaderUnlessFprintdChosen()
+        do {
+            _ = try await environment.requireReaderUnlessFprintdChosen()
+        } catch let error as AuthError where [.noReader, .noPermission, .busy].contains(error.unavailability) {
+            // A vault that took fprintd's fingers needs no reader of this process's (fprintd has it):
+            // the vault remembers fprintd without `--reader fprintd`.
+            guard takesFprintdFingers() else { throw error }
+        }
         if let reason = dependencies.keyCache.unavailableReason() {
             throw AuthError(.biometryNotAvailable, reason, unavailability: .noKeyring)
         }
@@ -147,6 +153,14 @@ struct LocalCustody: KeyCustody {
     func requireTheReaderOfTemplates(_ vault: Vault) async throws {
         guard try FprintdAcceptance.read(vault) == nil else { return }
         try environment.checkReaderKind(try await environment.requireReader(), vault: vault)
+    }
+
+    /// Whether the vault, opened with the cached key, takes fprintd's fingers (false when it cannot
+    /// be opened so: the error that brought the question up is then the one to say).
+    func takesFprintdFingers() -> Bool {
+        guard let vault = try? openWithCachedKey() else { return false }
+        defer { vault.close() }
+        return (try? FprintdAcceptance.read(vault)) != nil
     }
 
     /// Which fingers a touch on `source` is checked against; none is a clear error.
