@@ -221,7 +221,10 @@ public enum ServiceInterface {
         )
 
         # One touch on the service's reader, matched against this vault's templates kept by the
-        # service (`finger`: only that one). Only a key the service already holds is released: with
+        # service (`finger`: only that one); for a vault that takes fprintd's fingers
+        # (UseFprintdFingers), a verify by fprintd of the caller's fingers, `reader` "fprintd:NAME",
+        # refused with PasscodeRequired "fingersChanged" before any scan while fprintd's set is not the
+        # one the vault accepted. Only a key the service already holds is released: with
         # none cached (after a restart, Lock, expiry or a lockout) it fails with PasscodeRequired
         # and scans nothing. The touch is counted before the scan; a match clears the count and
         # returns the cached key; after 5 failed touches in a row the service forgets the key.
@@ -281,7 +284,7 @@ public enum ServiceInterface {
         # now (`device`, `fingers`): UnlockWithTouch asks fprintd to verify them (as the caller, by
         # name), and unlocks only while fprintd's set is the accepted one (otherwise PasscodeRequired
         # "fingersChanged"). fprintd is asked first: with no finger enrolled there it fails with
-        # NoFingerEnrolled (reader "fprintd"), and with fprintd unreachable or refusing with
+        # NoFingerEnrolled (reader "fprintd:NAME"), and with fprintd unreachable or refusing with
         # ReaderUnavailable, before the passcode is counted. Without `use`, the vault's own templates
         # apply again; `fingers` is the set it had accepted (`used`: it took fprintd's). Both after the
         # same proof (and counting) as UnlockWithPasscode.

@@ -51,7 +51,13 @@ extension ServiceCore {
     /// threads, which a client in the same process may be holding); a failure to ask fprintd is
     /// logged, never fatal: the passcode unlock stands.
     func acceptFprintdChanges(_ owner: VaultOwner, secret: SymmetricKey) -> String? {
-        guard let accepted = try? state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) else {
+        let accepted: AcceptedFingers
+        do {
+            guard let read = try state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) else { return nil }
+            accepted = read
+        } catch {
+            // A damaged record: the unlock stands, and the next touch reports it.
+            logger.error("fprintd fingers record unreadable", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return nil
         }
         do {

@@ -7,7 +7,8 @@ import Logging
 
 /// Fingerprint unlock through the service: a touch releases only a key the service already holds
 /// (the passcode came first, as on a phone after a restart), matched against this vault's own
-/// templates, counted once the reader has the finger, forgotten after too many failures.
+/// templates or verified by fprintd (a vault that took fprintd's fingers), counted once the reader
+/// has the finger, forgotten after too many failures.
 extension ServiceCore {
     func longCall(_ method: ServiceInterface.Method, _ call: VarlinkCall, peer: PeerCredentials, name: String)
         -> LongCall

@@ -34,7 +34,8 @@ enum FprintdError {
             return FingerprintError(
                 .permissionDenied,
                 "fprintd refused to \(what): polkit does not allow \(action) here (an active local desktop session may"
-                    + " verify; an ssh or other remote session may not).")
+                    + " verify; an ssh or other remote session may not; fingerlockd may only with the polkit rule"
+                    + " 50-fingerlockd-fprintd.rules installed).")
         case "AlreadyInUse":
             return FingerprintError(
                 .busy, "The reader is in use by another program through fprintd (a lock screen, sudo, a login prompt).")

@@ -102,6 +102,31 @@ struct ServiceFprintdTests {
         #expect(try fixture.unlockWithPasscode().fprintdChange == nil)
     }
 
+    @Test func aFingerRemovedAtFprintdAlsoNeedsThePasscode() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.stop() }
+        try await fixture.rig.enroll("right-index-finger", scanning: "alice-right", for: "daemon")
+        try await fixture.rig.enroll("left-thumb", scanning: "alice-thumb", for: "daemon")
+        _ = try await fixture.use()
+        _ = try fixture.unlockWithPasscode()
+        #expect(try fixture.rig.run("/usr/bin/fprintd-delete", ["daemon", "-f", "left-thumb"]) == 0)
+        let changed = await #expect(throws: VarlinkError.self) { _ = try await fixture.touch(nil) }
+        #expect(changed?.parameters["reason"] == .string("fingersChanged"))
+        #expect(changed?.string("message")?.contains("removed left-thumb") == true)
+        #expect(try fixture.unlockWithPasscode().fprintdChange == "removed left-thumb")
+    }
+
+    @Test func aWrongPasscodeTakesNoFingersFromFprintdAndIsCounted() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.stop() }
+        try await fixture.rig.enroll("right-index-finger", scanning: "alice-right", for: "daemon")
+        let refused = await #expect(throws: VarlinkError.self) { _ = try await fixture.use(stretched: Data(repeating: 7, count: 32)) }
+        #expect(refused?.name == "io.fingerlock.Service.WrongPasscode")
+        #expect(try fixture.counts.failedPasscodes == 1)
+        // Nothing was accepted: the vault still has no fingers, and a touch has nothing to check.
+        #expect(try fixture.core.listFingers(.init(vault: fixture.vault.id), peer: alice).fingers.isEmpty)
+    }
+
     @Test func withNoFingerAtFprintdNothingIsAcceptedAndNoPasscodeCounted() async throws {
         let fixture = try await Fixture()
         defer { fixture.stop() }
