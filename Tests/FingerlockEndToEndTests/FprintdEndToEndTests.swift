@@ -153,6 +153,11 @@ import Testing
         #expect(took.status == 0, "\(took.stderr)")
         let after = try #require(try await Self.fprintdFinding(runner))
         #expect(after["status"] as? String == "ok", "\(after)")
+        // No reader of libfprint's here, and none needed: fprintd keeps the reader for this vault.
+        let doctor = try await runner.run(["doctor", "--json"])
+        let findings = try #require(try JSONSerialization.jsonObject(with: Data(doctor.stdout.utf8)) as? [[String: Any]])
+        let readersFinding = findings.first { $0["check"] as? String == "readers" }
+        #expect(readersFinding?["status"] as? String == "ok", "\(String(describing: readersFinding))")
         #expect((after["message"] as? String)?.contains("This vault takes fprintd's fingers") == true, "\(after)")
     }
 

@@ -45,9 +45,12 @@ struct ReadersCommand: FingerlockCommand {
             try console.printJSON([device.info])
             return
         }
-        console.print("\(console.bold(device.info.identity.description))  \(device.name)")
+        console.print("\(console.bold(device.info.identity.description))  (fprintd's reader)")
         console.print("  scan type: \(device.scanType.rawValue) · enroll stages: \(device.enrollStages) · kept by fprintd")
-        let names = fingers.isEmpty ? "none (enroll in your desktop's settings, or fprintd-enroll)" : fingers.map(\.rawValue).joined(separator: ", ")
+        let names =
+            fingers.isEmpty
+            ? "none (enroll one in your desktop's settings, or `fingerlock enroll --reader fprintd FINGER`)"
+            : fingers.map(\.rawValue).joined(separator: ", ")
         console.print("  your fingers: \(names)")
         console.print(
             "  a touch is checked against every finger where the reader identifies, else against the first one only;"

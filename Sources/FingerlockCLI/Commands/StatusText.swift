@@ -33,7 +33,8 @@ enum StatusText {
         if status.lockedOut {
             lines.append("fingerprint: locked out after \(status.failedTouches) failed touches; the passcode turns it back on")
         } else if status.failedTouches > 0 {
-            lines.append("fingerprint: \(status.failedTouches) failed touches in a row (lockout at \(TouchLedger.lockoutThreshold))")
+            let touches = status.failedTouches == 1 ? "1 failed touch" : "\(status.failedTouches) failed touches in a row"
+            lines.append("fingerprint: \(touches) (lockout at \(TouchLedger.lockoutThreshold))")
         }
         if let service = status.service { lines.append(serviceLine(service, socket: socket)) }
         let countedBy = status.service.map { if case .answered = $0 { " (counted by fingerlockd)" } else { "" } } ?? ""

@@ -22,7 +22,9 @@ public struct Doctor: Sendable {
         var findings: [DoctorFinding] = [.ok("fingerlock", FingerlockVersion.line + ".")]
         // Listing the readers opens libfprint (loaded on first use), so it runs first and the library
         // check can name the file really mapped; the report keeps the library first.
-        let readers = await readersFinding(usb: usb)
+        // The vault first (reported later): one that takes fprintd's fingers needs no reader here.
+        let setup = await setupFindings()
+        let readers = await readersFinding(usb: usb, fprintdKeepsTheFingers: setup.takesFprintd)
         findings.append(libfprintFinding())
         findings.append(readers)
         findings += usb.findings
@@ -30,7 +32,6 @@ public struct Doctor: Sendable {
         findings.append(fprintdFinding(readerNodes: usb.readerNodes))
         findings.append(keyringFinding())
         findings += dataDirectoryFindings()
-        let setup = await setupFindings()
         findings += setup.findings
         if let fprintd = await fprintdFingersFinding(vaultTakesThem: setup.takesFprintd) { findings.append(fprintd) }
         findings += serviceFindings()
@@ -69,7 +70,7 @@ public struct Doctor: Sendable {
 
     // MARK: - Readers
 
-    func readersFinding(usb: USBFindings) async -> DoctorFinding {
+    func readersFinding(usb: USBFindings, fprintdKeepsTheFingers: Bool = false) async -> DoctorFinding {
         guard let listReaders = dependencies.listReaders else {
             return .warning(
                 "readers", "Readers were not listed (not wired in this build).", fix: "run: fingerlock readers")
@@ -89,6 +90,9 @@ public struct Doctor: Sendable {
             // keep from the user: none visible here is how it should be (the service finding checks it).
             if dependencies.service?.vaultMode() == .system {
                 return .ok("readers", "No reader is visible to you; in system mode fingerlockd scans with its own.")
+            }
+            if fprintdKeepsTheFingers {
+                return .ok("readers", "No reader is visible to fingerlock itself; this vault's fingers are fprintd's, which keeps the reader.")
             }
             let fix =
                 if !usb.deniedDevices.isEmpty {
