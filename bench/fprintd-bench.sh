@@ -11,13 +11,16 @@
 # polkit granting verify and enroll, libfprint's virtual_device behind both; one matching touch per
 # run (bench/vfeed.c). Whole-process wall time, fork to wait4 (bench/runstat.c); median (min-max).
 #
-# Usage: bench/fprintd-bench.sh [ITERATIONS] [FINGERLOCK]     (default 20, .build/release/fingerlock)
+# Usage: bench/fprintd-bench.sh [ITERATIONS] [FINGERLOCK] [BASELINE]  (default 20, .build/release/fingerlock)
+#   BASELINE: another build of fingerlock (e.g. the previous commit's) whose fprintd rows, warm and
+#   cold, run in the same interleaved run, on the same vault.
 # Needs cc, fprintd, python3-dbusmock (root: fprintd runs as root, as on a desktop).
 set -euo pipefail
 
 ITERATIONS=${1:-20}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 FINGERLOCK=$(realpath "${2:-$ROOT/.build/release/fingerlock}")
+BASELINE=${3:+$(realpath "$3")}
 [ -x "$FINGERLOCK" ] || { echo "fprintd-bench: $FINGERLOCK is missing (make release)" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/fl-fprintd-bench.XXXXXX)
 chmod 755 "$WORK"
@@ -83,16 +86,20 @@ printf '%s\n' "$PASSCODE" | FINGERLOCK_DATA_DIR="$WORK/direct-vault" \
     setsid -w "$FINGERLOCK" --reader virtual_device enroll right-index-finger --passcode-stdin >/dev/null
 wait "$FEEDER"
 
-rows=("fprintd-verify (warm)" "fingerlock fprintd (warm)" "fprintd-verify (cold)" "fingerlock fprintd (cold)" "fingerlock direct")
+rows=("fprintd-verify (warm)" "fingerlock fprintd (warm)" "fprintd-verify (cold)" "fingerlock fprintd (cold)" "fingerlock direct"
+    "baseline fprintd (warm)" "baseline fprintd (cold)")
+row_numbers=(0 1 2 3 4)
+[ -n "$BASELINE" ] && row_numbers+=(5 6)
 run_row() { # index
     local row=$1 socket="$WORK/fprintd.sock" command status=0
     case $row in
         0 | 2) command=(fprintd-verify -f right-index-finger) ;;
         1 | 3) command=(env FINGERLOCK_DATA_DIR="$WORK/fprintd-vault" "$FINGERLOCK" --reader fprintd verify) ;;
         4) command=(env FINGERLOCK_DATA_DIR="$WORK/direct-vault" "$FINGERLOCK" --reader virtual_device verify); socket="$WORK/direct.sock" ;;
+        5 | 6) command=(env FINGERLOCK_DATA_DIR="$WORK/fprintd-vault" "$BASELINE" --reader fprintd verify) ;;
     esac
-    if [ "$row" = 2 ] || [ "$row" = 3 ]; then stop_fprintd; fi
-    if [ "$row" = 0 ] || [ "$row" = 1 ]; then
+    if [ "$row" = 2 ] || [ "$row" = 3 ] || [ "$row" = 6 ]; then stop_fprintd; fi
+    if [ "$row" = 0 ] || [ "$row" = 1 ] || [ "$row" = 5 ]; then
         # Warm: fprintd is up (a call that does not claim the reader starts it if needed).
         busctl --address="$DBUS_SYSTEM_BUS_ADDRESS" call net.reactivated.Fprint /net/reactivated/Fprint/Manager \
             net.reactivated.Fprint.Manager GetDevices >/dev/null
@@ -105,10 +112,10 @@ run_row() { # index
         echo "fprintd-bench: ${rows[$row]} failed ($status):" >&2; cat "$WORK/out" >&2; exit 2; }
 }
 for ((i = 0; i < ITERATIONS; i++)); do
-    for row in 0 1 2 3 4; do run_row "$row"; done
+    for row in "${row_numbers[@]}"; do run_row "$row"; done
 done
 
 stats() { sort -n -k1 "$1" | awk '{t[NR]=$1} END {m=int((NR+1)/2); printf "%.2f ms (%.2f-%.2f)", t[m]/1000, t[1]/1000, t[NR]/1000}'; }
 echo
-for row in 0 1 2 3 4; do printf '%-28s %s\n' "${rows[$row]}" "$(stats "$WORK/row.$row")"; done
+for row in "${row_numbers[@]}"; do printf '%-28s %s\n' "${rows[$row]}" "$(stats "$WORK/row.$row")"; done
 echo "($ITERATIONS iterations, interleaved; whole-process wall time, median (min-max))"
