@@ -159,6 +159,23 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(30))
     }
 
+    /// The reader unplugged while fprintd scans for the verify: a clear error, never a hang, and
+    /// never a failed touch (no finger was read).
+    @Test func theReaderRemovedMidScanIsSaidAndNoFingerIsRead() async throws {
+        let rig = try await Self.rigWithAFinger()
+        defer { rig.stop() }
+        let read = Reads()
+        let client = client(rig)
+        let verdict = Task { try await client.verify(.rightIndex, timeout: .seconds(20)) { read.add() } }
+        let socket = VirtualDeviceSocket(path: rig.virtualDevice)
+        // The device is open once the verify claimed it.
+        _ = try await socket.send(.sleep(milliseconds: 0))
+        _ = try await socket.send(.unplug)
+        let error = await #expect(throws: FingerprintError.self) { _ = try await verdict.value }
+        #expect(error?.code == .unplugged || error?.code == .deviceError, "\(String(describing: error))")
+        #expect(read.value == 0)
+    }
+
     /// Any client of the bus may send a signal to another connection by its unique name: the
     /// verify's own connection is sent fprintd's "verify-match" by someone else, and it is not taken.
     @Test func aVerifyMatchSentByAnotherClientIsNotTaken() async throws {
