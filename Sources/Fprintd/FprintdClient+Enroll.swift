@@ -95,25 +95,16 @@ extension FprintdClient {
 
     /// The next `EnrollStatus` on `path`, within `timeout`.
     private func nextStatus(from inbox: AsyncStream<BusSignal>, path: String, timeout: Duration) async throws -> String {
-        try await withThrowingTaskGroup(of: String.self) { group in
-            group.addTask {
-                for await signal in inbox {
-                    if signal.member == "NameOwnerChanged" { throw FprintdError.stopped }
-                    guard signal.path == path, signal.interface == Self.deviceInterface, signal.member == "EnrollStatus",
-                        let status = signal.string(0)
-                    else { continue }
-                    return status
-                }
-                try Task.checkCancellation()
-                throw FingerprintError(.deviceError, "fprintd's answer never came.")
+        try await Self.within(timeout) {
+            for await signal in inbox {
+                if signal.member == "NameOwnerChanged" { throw FprintdError.stopped }
+                guard signal.path == path, signal.interface == Self.deviceInterface, signal.member == "EnrollStatus",
+                    let status = signal.string(0)
+                else { continue }
+                return status
             }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-                throw FingerprintError.timedOut(after: seconds)
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
+            try Task.checkCancellation()
+            throw FingerprintError(.deviceError, "fprintd's answer never came.")
         }
     }
 }

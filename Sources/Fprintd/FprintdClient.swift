@@ -177,39 +177,45 @@ public final class FprintdClient: Sendable {
     private func answer(
         from inbox: AsyncStream<BusSignal>, path: String, timeout: Duration, fingerRead: @escaping @Sendable () -> Void
     ) async throws -> FprintdVerifyResult {
-        try await withThrowingTaskGroup(of: FprintdVerifyResult.self) { group in
-            group.addTask {
-                var selected: Finger?
-                for await signal in inbox {
-                    if signal.member == "NameOwnerChanged" {
-                        throw FprintdError.stopped
-                    }
-                    guard signal.path == path, signal.interface == Self.deviceInterface else { continue }
-                    if signal.member == "VerifyFingerSelected" {
-                        selected = signal.string(0).flatMap(Finger.init(name:))
-                        continue
-                    }
-                    guard signal.member == "VerifyStatus", let status = signal.string(0) else { continue }
-                    switch status {
-                    case "verify-match":
-                        fingerRead()
-                        return .match(selected: selected)
-                    case "verify-no-match":
-                        fingerRead()
-                        return .noMatch
-                    case "verify-retry-scan": return .retry(.general)
-                    case "verify-swipe-too-short": return .retry(.tooShort)
-                    case "verify-finger-not-centered": return .retry(.centerFinger)
-                    case "verify-remove-and-retry": return .retry(.removeFinger)
-                    case "verify-disconnected":
-                        throw FingerprintError(.unplugged, "The reader was disconnected from fprintd during the scan.")
-                    default:
-                        throw FingerprintError(.deviceError, "fprintd's reader failed during the scan (\(status)).")
-                    }
+        try await Self.within(timeout) {
+            var selected: Finger?
+            for await signal in inbox {
+                if signal.member == "NameOwnerChanged" {
+                    throw FprintdError.stopped
                 }
-                try Task.checkCancellation()
-                throw FingerprintError(.deviceError, "fprintd's answer never came.")
+                guard signal.path == path, signal.interface == Self.deviceInterface else { continue }
+                if signal.member == "VerifyFingerSelected" {
+                    selected = signal.string(0).flatMap(Finger.init(name:))
+                    continue
+                }
+                guard signal.member == "VerifyStatus", let status = signal.string(0) else { continue }
+                switch status {
+                case "verify-match":
+                    fingerRead()
+                    return .match(selected: selected)
+                case "verify-no-match":
+                    fingerRead()
+                    return .noMatch
+                case "verify-retry-scan": return .retry(.general)
+                case "verify-swipe-too-short": return .retry(.tooShort)
+                case "verify-finger-not-centered": return .retry(.centerFinger)
+                case "verify-remove-and-retry": return .retry(.removeFinger)
+                case "verify-disconnected":
+                    throw FingerprintError(.unplugged, "The reader was disconnected from fprintd during the scan.")
+                default:
+                    throw FingerprintError(.deviceError, "fprintd's reader failed during the scan (\(status)).")
+                }
             }
+            try Task.checkCancellation()
+            throw FingerprintError(.deviceError, "fprintd's answer never came.")
+        }
+    }
+
+    /// `body`'s answer, unless `timeout` passes first (a scan's time limit: `timedOut`); `body` is
+    /// cancelled then, as it is when the caller is.
+    static func within<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
