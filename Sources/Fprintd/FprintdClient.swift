@@ -195,7 +195,7 @@ public final class FprintdClient: Sendable {
                     return .match(selected: selected)
                 case "verify-no-match":
                     fingerRead()
-                    return .noMatch
+                    return .noMatch(checked: selected)
                 case "verify-retry-scan": return .retry(.general)
                 case "verify-swipe-too-short": return .retry(.tooShort)
                 case "verify-finger-not-centered": return .retry(.centerFinger)

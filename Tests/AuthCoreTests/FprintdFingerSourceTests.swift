@@ -36,13 +36,29 @@ import Testing
     }
 
     @Test func aMatchNamesTheFingerFprintdSelectedOrTheOneAskedFor() async throws {
-        let fprintd = ScriptedFprintd(fingers: [.rightIndex, .leftThumb], answers: [.match(selected: nil), .match(selected: .leftThumb), .noMatch])
+        let fprintd = ScriptedFprintd(
+            fingers: [.rightIndex, .leftThumb], answers: [.match(selected: nil), .match(selected: .leftThumb), .noMatch(checked: .rightIndex)])
         let source = try await FprintdFingerSource.open(fprintd, accepted: AcceptedFingers(device: "Goodix MOC", fingers: [.leftThumb, .rightIndex]))
         #expect(source.reader.identity == ReaderIdentity(driver: "fprintd", deviceID: "Goodix MOC"))
         #expect(try await source.enrolledFingers().map(\.finger) == [.leftThumb, .rightIndex])
         #expect(try await source.match(nil, timeout: .seconds(1)) {} == .match(nil))
         #expect(try await source.match(nil, timeout: .seconds(1)) {} == .match(.leftThumb))
-        #expect(try await source.match(.rightIndex, timeout: .seconds(1)) {} == .noMatch(lost: nil))
+        #expect(try await source.match(.rightIndex, timeout: .seconds(1)) {} == .noMatch(note: nil))
+    }
+
+    @Test func anyOnAReaderThatCannotIdentifySaysWhichOneFingerWasChecked() async throws {
+        let fprintd = ScriptedFprintd(
+            fingers: [.rightIndex, .leftThumb], answers: [.noMatch(checked: .leftThumb), .noMatch(checked: nil), .noMatch(checked: .leftThumb)])
+        let source = try await FprintdFingerSource.open(fprintd, accepted: AcceptedFingers(device: "Goodix MOC", fingers: [.leftThumb, .rightIndex]))
+        let first = try await source.match(nil, timeout: .seconds(1)) {}
+        guard case .noMatch(let note?) = first else {
+            Issue.record("no note: \(first)")
+            return
+        }
+        #expect(note.hasPrefix("fprintd checked only left-thumb: this reader cannot identify among fingers"), "\(note)")
+        // Identified among all (nothing selected), or the finger was named: nothing to add.
+        #expect(try await source.match(nil, timeout: .seconds(1)) {} == .noMatch(note: nil))
+        #expect(try await source.match(.leftThumb, timeout: .seconds(1)) {} == .noMatch(note: nil))
     }
 
     @Test func aChangedSetIsRefusedBeforeAnyScanAndSaysWhatChanged() async throws {

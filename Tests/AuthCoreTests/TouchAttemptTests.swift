@@ -24,9 +24,9 @@ import Testing
     @Test func aNoMatchCountsAndAMatchClearsTheCount() async throws {
         let verdict = try await attempt.run { fingerRead in
             fingerRead()
-            return .noMatch(lost: nil)
+            return .noMatch(note: nil)
         }
-        #expect(verdict == .noMatch(failures: 1, lost: nil))
+        #expect(verdict == .noMatch(failures: 1, note: nil))
         #expect(try store.read().failedTouches == 1)
         #expect(try await attempt.run { _ in .match(.leftThumb) } == .matched(.leftThumb))
         #expect(try store.read().failedTouches == 0)
@@ -62,11 +62,11 @@ import Testing
 
     @Test func theTouchThatReachesTheThresholdForgetsTheHeldKeyAndSoDoesEveryLockedOutCheck() async throws {
         try store.update { $0.failedTouches = TouchLedger.lockoutThreshold - 2 }
-        _ = try await attempt.run { _ in .noMatch(lost: nil) }
+        _ = try await attempt.run { _ in .noMatch(note: nil) }
         #expect(forgotten.count.withLock { $0 } == 0)
         #expect(try !attempt.lockedOut())
-        let verdict = try await attempt.run { _ in .noMatch(lost: nil) }
-        #expect(verdict == .noMatch(failures: TouchLedger.lockoutThreshold, lost: nil))
+        let verdict = try await attempt.run { _ in .noMatch(note: nil) }
+        #expect(verdict == .noMatch(failures: TouchLedger.lockoutThreshold, note: nil))
         #expect(forgotten.count.withLock { $0 } == 1)
         #expect(try attempt.lockedOut())
         #expect(forgotten.count.withLock { $0 } == 2)
@@ -101,7 +101,7 @@ import Testing
         #expect(try await source.candidates(nil) == CheckedFingers(fingers: [.leftThumb, .rightIndex], identifies: true))
         let read = Mutex(0)
         #expect(try await source.match(nil, timeout: .seconds(1)) { read.withLock { $0 += 1 } } == .match(.rightIndex))
-        #expect(try await source.match(nil, timeout: .seconds(1)) { read.withLock { $0 += 1 } } == .noMatch(lost: nil))
+        #expect(try await source.match(nil, timeout: .seconds(1)) { read.withLock { $0 += 1 } } == .noMatch(note: nil))
         #expect(read.withLock { $0 } == 2)
     }
 

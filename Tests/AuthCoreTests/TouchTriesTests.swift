@@ -14,16 +14,16 @@ import Testing
 
     @Test func noMatchesScanAgainUntilTheTriesRunOut() {
         var tries = TouchTries(tries: 3)
-        #expect(tries.next(after: .noMatch(failures: 1, lost: nil)) == .scanAgain(notice: "No match. Try again."))
-        #expect(tries.next(after: .noMatch(failures: 2, lost: nil)) == .scanAgain(notice: "No match. Try again."))
-        #expect(tries.next(after: .noMatch(failures: 3, lost: nil)) == .fail(.noMatch("No match after 3 tries.")))
+        #expect(tries.next(after: .noMatch(failures: 1, note: nil)) == .scanAgain(notice: "No match. Try again."))
+        #expect(tries.next(after: .noMatch(failures: 2, note: nil)) == .scanAgain(notice: "No match. Try again."))
+        #expect(tries.next(after: .noMatch(failures: 3, note: nil)) == .fail(.noMatch("No match after 3 tries.")))
         var once = TouchTries(tries: 1)
-        #expect(once.next(after: .noMatch(failures: 1, lost: nil)) == .fail(.noMatch("No match.")))
+        #expect(once.next(after: .noMatch(failures: 1, note: nil)) == .fail(.noMatch("No match.")))
     }
 
     @Test func theTouchThatReachesTheThresholdEndsTheUnlockWhateverTriesAreLeft() {
         var tries = TouchTries(tries: 10)
-        let next = tries.next(after: .noMatch(failures: TouchLedger.lockoutThreshold, lost: nil))
+        let next = tries.next(after: .noMatch(failures: TouchLedger.lockoutThreshold, note: nil))
         guard case .fail(.lockedOut(let message)) = next else {
             Issue.record("expected a lockout, got \(next)")
             return
@@ -44,8 +44,8 @@ import Testing
 
     @Test func lostPrintsAreSaidWithEveryLaterNoMatchAndAllLostEndsTheUnlock() {
         var tries = TouchTries(tries: 2)
-        #expect(tries.next(after: .noMatch(failures: 1, lost: "Gone.")) == .scanAgain(notice: "No match. Gone. Try again."))
-        #expect(tries.next(after: .noMatch(failures: 2, lost: nil)) == .fail(.noMatch("No match after 2 tries. Gone.")))
+        #expect(tries.next(after: .noMatch(failures: 1, note: "Gone.")) == .scanAgain(notice: "No match. Gone. Try again."))
+        #expect(tries.next(after: .noMatch(failures: 2, note: nil)) == .fail(.noMatch("No match after 2 tries. Gone.")))
         var allLost = TouchTries(tries: 3)
         #expect(allLost.next(after: .printsLost("All gone.")) == .fail(.printsLost("All gone.")))
     }

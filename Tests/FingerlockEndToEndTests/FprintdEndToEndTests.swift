@@ -68,6 +68,9 @@ import Testing
         let again = try await Self.touching(runner, rig, "fl-thumb", ["verify"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(again.stdout.contains("Match: left-thumb."), "\(again.stdout)")
+        let missed = try await Self.touching(runner, rig, "someone-else", ["verify"])
+        #expect(missed.status == 1)
+        #expect(missed.stderr.contains("No match. fprintd checked only left-thumb: this reader cannot identify"), "\(missed.stderr)")
 
         // Removing the vault's record of fprintd is not a way back to the templates: it is sealed.
         let stopped = try await runner.run(["forget", "--all", "--passcode-stdin"], stdin: passcode)

@@ -54,7 +54,8 @@ import Testing
         #expect(try await matched == .match(selected: .rightIndex))
         async let other = client.verify(.rightIndex, timeout: .seconds(20)) { read.add() }
         try await socket.touch("someone-else")
-        #expect(try await other == .noMatch)
+        // A finger named: fprintd says it checked that one.
+        #expect(try await other == .noMatch(checked: .rightIndex))
         #expect(read.value == 2)
     }
 
@@ -191,7 +192,7 @@ import Testing
         while forger.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         #expect(forger.terminationStatus == 0)
         try await socket.touch("someone-else")
-        #expect(try await verdict == .noMatch)
+        #expect(try await verdict == .noMatch(checked: .rightIndex))
     }
 
     /// Sends VerifyFingerSelected and VerifyStatus("verify-match", done) to every connection of the

@@ -46,7 +46,7 @@ extension ServiceCustody {
                 // fingerlockd applied the failed-touch rule (``TouchAttempt``); its verdict goes on to
                 // the same tries as user mode's.
                 switch error.code {
-                case .noMatch(let failed, _, let lost): return .other(.noMatch(failures: failed, lost: lost))
+                case .noMatch(let failed, _, let lost): return .other(.noMatch(failures: failed, note: lost))
                 case .printsLost(let sentence): return .other(.printsLost(sentence))
                 case .retry(let reason): return .other(.retry(reason))
                 default: throw AuthError.from(systemService: error)

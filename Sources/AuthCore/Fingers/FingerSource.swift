@@ -51,9 +51,10 @@ public enum FingerMatch: Sendable, Equatable {
     /// The touch matched `finger`; nil when the source does not say which (fprintd identifying
     /// among all of a user's fingers names none).
     case match(Finger?)
-    /// The finger was read and matched none. `lost` says which prints the reader turned out to have
-    /// lost, and how to get them back; they leave this source's later touches.
-    case noMatch(lost: String?)
+    /// The finger was read and matched none. `note` is what the no-match message adds: which prints
+    /// the reader turned out to have lost, and how to get them back (they leave this source's later
+    /// touches); or, for fprintd's `any` on a reader that cannot identify, the one finger it checked.
+    case noMatch(note: String?)
     /// The reader could not read the finger; nothing was decided.
     case retry(RetryReason)
     /// Every print the touch was checked against is gone from the reader: no finger could have matched.

@@ -58,7 +58,12 @@ public final class FprintdFingerSource: FingerSource {
         _ = try await candidates(wanted)
         switch try await fprintd.verify(wanted, timeout: timeout, fingerRead: fingerRead) {
         case .match(let selected): return .match(wanted ?? selected)
-        case .noMatch: return .noMatch(lost: nil)
+        case .noMatch(let checked):
+            // `any` on a reader that cannot identify: fprintd checked its first finger only, and
+            // said which (VerifyFingerSelected); the user learns it with the no-match.
+            guard wanted == nil, let checked, (try? await currentSet())?.fingers.count ?? 0 > 1 else { return .noMatch(note: nil) }
+            return .noMatch(
+                note: "fprintd checked only \(checked): this reader cannot identify among fingers (`fingerlock verify FINGER` checks another).")
         case .retry(let reason): return .retry(reason)
         }
     }

@@ -43,7 +43,7 @@ public final class TemplateFingerSource: FingerSource {
             return .match(print.finger)
         case .match, .noMatch:
             // A print that was not a candidate matched: no candidate did.
-            return .noMatch(lost: nil)
+            return .noMatch(note: nil)
         case .retry(let reason):
             return .retry(reason)
         case .notInReaderStorage:
@@ -53,7 +53,7 @@ public final class TemplateFingerSource: FingerSource {
             let sentence = found.sentence(on: fingerprintReader.identity)
             if found.noneLeft { return .printsLost(sentence) }
             lost.withLock { $0 += found.prints }
-            return .noMatch(lost: found.prints.isEmpty ? nil : sentence)
+            return .noMatch(note: found.prints.isEmpty ? nil : sentence)
         }
     }
 }

@@ -43,10 +43,10 @@ public struct TouchAttempt: Sendable {
         case .match(let finger):
             try ledger.matched()
             return .matched(finger)
-        case .noMatch(let lost):
+        case .noMatch(let note):
             let failures = try count.failures()
             if failures >= TouchLedger.lockoutThreshold { forgetKey() }
-            return .noMatch(failures: failures, lost: lost)
+            return .noMatch(failures: failures, note: note)
         case .retry(let reason):
             try count.undo()
             return .retry(reason)
@@ -62,8 +62,8 @@ public enum TouchVerdict: Sendable, Equatable {
     /// Matched (`finger` when the source says which); the failed-touch count is cleared.
     case matched(Finger?)
     /// Counted as failed: `failures` in a row now (from ``TouchLedger/lockoutThreshold`` on, the held
-    /// key is forgotten). `lost`: prints the reader turned out to have lost, said to the user.
-    case noMatch(failures: Int, lost: String?)
+    /// key is forgotten). `note`: what the no-match message adds (see ``FingerMatch/noMatch(note:)``).
+    case noMatch(failures: Int, note: String?)
     /// Not read; not counted.
     case retry(RetryReason)
     /// Every print checked is gone from the reader; not counted.

@@ -11,7 +11,8 @@ public struct TouchTries: Sendable {
     public let tries: Int
     private var noMatches = 0
     private var hints = 0
-    /// What each later no-match message adds: prints the reader turned out to have lost.
+    /// What each later no-match message adds: prints the reader turned out to have lost, or the one
+    /// finger fprintd checked.
     private var lost = ""
 
     /// - Parameter tries: no-matches allowed before the unlock fails (the vault's `max-tries`; 1 for `verify`).

@@ -29,6 +29,8 @@ public enum FprintdVerifyResult: Sendable, Equatable {
     /// `selected`: the finger fprintd named in `VerifyFingerSelected` (nil for `any` on a reader
     /// that identifies without saying which finger matched).
     case match(selected: Finger?)
-    case noMatch
+    /// `checked`: the finger fprintd named in `VerifyFingerSelected` (for `any` on a reader that
+    /// cannot identify, the one it checked; nil when it identified among all).
+    case noMatch(checked: Finger?)
     case retry(RetryReason)
 }

@@ -30,7 +30,7 @@ final class SimulatedFprintd: FprintdFingers {
         guard !checked.isEmpty else { throw FingerprintError(.printNotFound, "fprintd has no such finger enrolled for you.") }
         switch try await TemplateFingerSource(checked, reader: reader).match(nil, timeout: timeout, fingerRead: fingerRead) {
         case .match(let matched): return .match(selected: matched)
-        case .noMatch, .printsLost: return .noMatch
+        case .noMatch, .printsLost: return .noMatch(checked: nil)
         case .retry(let reason): return .retry(reason)
         }
     }
