@@ -84,9 +84,9 @@ protocol KeyCustody: Sendable {
     // MARK: Fingers
 
     func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> EnrolledPrint
+    ) async throws -> Enrollment.ListedFinger
 
     func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws
         -> [Enrollment.ForgottenPrint]

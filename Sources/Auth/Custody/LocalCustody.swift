@@ -93,9 +93,9 @@ extension LocalCustody {
 
     /// Enrolls on the reader in effect and seals the template in the vault.
     func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> EnrolledPrint {
+    ) async throws -> Enrollment.ListedFinger {
         // The reader first: nobody types a passcode for a reader that is not there.
         let reader = try await environment.requireReader()
         // With a key cached, the enrolled fingers are known now: one already enrolled is said, and
@@ -110,7 +110,7 @@ extension LocalCustody {
             if let known {
                 let replacing: Bool
                 do {
-                    replacing = try await confirmReplacing(known)
+                    replacing = try await confirmReplacing(Enrollment.ListedFinger(known))
                 } catch {
                     proven?.close()
                     throw error
@@ -131,7 +131,7 @@ extension LocalCustody {
         let info = reader.info
         let old = try AuthError.mapped { try store.prints(for: info.identity) }.first { $0.finger == finger }
         if let old {
-            let replacing = agreed ? true : try await confirmReplacing(old)
+            let replacing = agreed ? true : try await confirmReplacing(Enrollment.ListedFinger(old))
             guard replacing else {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
             }
@@ -162,7 +162,7 @@ extension LocalCustody {
             throw FingerprintError(error.code, error.message + " Nothing was saved.")
         }
         try AuthError.mapped { try store.save(print) }
-        return print
+        return Enrollment.ListedFinger(print)
     }
 
     func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {

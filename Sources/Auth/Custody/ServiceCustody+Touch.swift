@@ -64,9 +64,9 @@ extension ServiceCustody {
     /// `enroll` for a system-mode vault: the passcode proven to the service, which scans and keeps
     /// the template.
     func enrollThroughService(
-        _ finger: Finger, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        _ finger: Finger, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> EnrolledPrint {
+    ) async throws -> Enrollment.ListedFinger {
         let storeID = try environment.recordedStoreID
         let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
         if listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) { throw Self.fprintdsFingers }
@@ -74,7 +74,7 @@ extension ServiceCustody {
         try PasscodeUnlock(environment).requirePasscodeSource()
         let timeout = try environment.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
         return try await withSealedPasscodeSlot(reason: "enroll a finger") { proof in
-            if let existing, try await !confirmReplacing(Self.print(existing)) {
+            if let existing, try await !confirmReplacing(Self.listed(existing)) {
                 throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
             }
             let announced = Mutex(false)
@@ -87,7 +87,7 @@ extension ServiceCustody {
                 }
                 updates(.progress(event))
             }
-            return Self.print(enrolled)
+            return Self.listed(enrolled)
         }
     }
 
@@ -112,9 +112,9 @@ extension ServiceCustody {
     }
 
     /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
-    func fingersInService() throws -> [EnrolledPrint] {
+    func fingersInService() throws -> [Enrollment.ListedFinger] {
         let storeID = try environment.recordedStoreID
-        return try environment.systemCall { try systemService.fingers(vault: storeID) }.map(Self.print)
+        return try environment.systemCall { try systemService.fingers(vault: storeID) }.map(Self.listed)
     }
 
     /// Asks for the passcode and runs `body` with its proof, asking again (at a terminal) when the
@@ -149,8 +149,8 @@ extension ServiceCustody {
         name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,
         enrollStages: 0, features: [])
 
-    static func print(_ finger: SystemEnrolledFinger) -> EnrolledPrint {
-        // No template leaves the service: the print only names the finger, its reader and its date.
-        EnrolledPrint(finger: finger.finger, reader: finger.reader, template: Data(), enrolled: finger.enrolled ?? .distantPast)
+    /// A finger the service keeps, by its name, reader and date (no template leaves the service).
+    static func listed(_ finger: SystemEnrolledFinger) -> Enrollment.ListedFinger {
+        Enrollment.ListedFinger(finger: finger.finger, reader: finger.reader, enrolled: finger.enrolled)
     }
 }

@@ -123,9 +123,9 @@ struct ServiceCustody: KeyCustody {
     // MARK: Fingers
 
     func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> EnrolledPrint {
+    ) async throws -> Enrollment.ListedFinger {
         try await enrollThroughService(finger, confirmReplacing: confirmReplacing, updates: updates)
     }
 
@@ -135,10 +135,7 @@ struct ServiceCustody: KeyCustody {
 
     /// The service tells its owner which fingers it keeps, without the passcode.
     func enrolledFingers() async throws -> [Enrollment.ListedFinger] {
-        let storeID = try environment.recordedStoreID
-        return try environment.systemCall { try systemService.fingers(vault: storeID) }.map {
-            Enrollment.ListedFinger(finger: $0.finger, reader: $0.reader, enrolled: $0.enrolled)
-        }
+        try fingersInService()
     }
 
     /// An unreachable service is the service finding's to report.

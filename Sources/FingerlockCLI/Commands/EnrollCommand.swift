@@ -42,7 +42,8 @@ struct EnrollCommand: FingerlockCommand {
                 finger, username: dependencies.username,
                 confirmReplacing: { [replace] old in
                     if replace { return true }
-                    let enrolled = "\(old.finger) is already enrolled on \(old.reader) (since \(UTCDay.string(old.enrolled)))"
+                    let since = old.enrolled.map { " (since \(UTCDay.string($0)))" } ?? ""
+                    let enrolled = "\(old.finger) is already enrolled on \(old.reader)\(since)"
                     guard let terminal = dependencies.openTerminal() else {
                         throw CLIError(.usage, enrolled + "; --replace replaces it, or name another finger. Nothing was changed.")
                     }

@@ -49,9 +49,9 @@ public struct Enrollment: Sendable {
     /// A finger already enrolled on this reader is replaced only when `confirmReplacing` agrees (asked
     /// after the passcode, before any touch); otherwise nothing changes.
     public func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (EnrolledPrint) async throws -> Bool,
+        _ finger: Finger, username: String, confirmReplacing: @Sendable (ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Update) -> Void
-    ) async throws -> EnrolledPrint {
+    ) async throws -> ListedFinger {
         try await custody.enroll(finger, username: username, confirmReplacing: confirmReplacing, updates: updates)
     }
 
@@ -130,6 +130,17 @@ public struct Enrollment: Sendable {
         public var reader: ReaderIdentity
         /// When it was enrolled; nil where the keeper does not say (fprintd).
         public var enrolled: Date?
+
+        init(finger: Finger, reader: ReaderIdentity, enrolled: Date?) {
+            self.finger = finger
+            self.reader = reader
+            self.enrolled = enrolled
+        }
+
+        /// A print sealed in the vault, by its name, reader and date.
+        init(_ print: EnrolledPrint) {
+            self.init(finger: print.finger, reader: print.reader, enrolled: print.enrolled)
+        }
     }
 
     /// The enrolled fingers, read with the cached key or else the passcode (`fingers`).
