@@ -51,9 +51,9 @@ protocol KeyCustody: Sendable {
     /// Who opens the vault's passcode slot in this custody's mode, bound to a TPM or not.
     var passcodeSealer: any PasscodeSlotSealer { get }
 
-    /// Whether this process asks the TPM a bound slot needs (user mode), or the custody's service
-    /// does (system mode: the CLI neither reads the TPM's state nor needs access to it).
-    var asksTheTPMItself: Bool { get }
+    /// The TPM a bound slot needs, where this process asks it; nil where the custody's service asks
+    /// its own (the CLI then neither reads the TPM's state nor needs access to it).
+    var tpmAskedHere: (any TrustedPlatformModule)? { get }
 
     /// Who seals a new passcode slot in this custody's mode, bound to the TPM as `binding` says
     /// (nil: not bound).

@@ -52,7 +52,7 @@ extension LocalCustody {
     /// The vault's own: the passcode alone opens an unbound slot; a bound one needs the TPM too.
     var passcodeSealer: any PasscodeSlotSealer { passcodeSealer(binding: nil) }
 
-    var asksTheTPMItself: Bool { true }
+    var tpmAskedHere: (any TrustedPlatformModule)? { dependencies.tpm }
 
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
         TPMBoundSealer(inner: VaultPasscodeSealer(), tpm: dependencies.tpm, binding: binding)

@@ -82,7 +82,8 @@ struct ServiceCustody: KeyCustody {
     /// fingerlockd's per-vault secret is entangled into the slot; it counts every attempt.
     var passcodeSealer: any PasscodeSlotSealer { ServicePasscodeSealer(service: systemService, notify: notifyAcceptedFingers) }
 
-    var asksTheTPMItself: Bool { false }
+    /// fingerlockd asks the TPM it uses.
+    var tpmAskedHere: (any TrustedPlatformModule)? { nil }
 
     /// fingerlockd asks its TPM and refuses itself (after counting) when it would not.
     func refuseWhileTheTPMWouldNotBeAsked() throws {}

@@ -30,7 +30,10 @@ public struct PasscodeManagement: Sendable {
             throw AuthError(.passcodeRequired, "A new passcode is needed. " + AuthError.noTerminal)
         }
         // Before the passcode is asked: nobody types one for a TPM that is not there.
-        if tpm != nil { try TPMBindingManagement(environment).requireTPM() }
+        // A new vault is a user-mode one: its custody's TPM.
+        if tpm != nil, let asked = environment.custody(for: .user).tpmAskedHere {
+            try TPMBindingManagement(environment).requireTPM(asked)
+        }
         let passcode = try await runFlow(PasscodeFlow(.set)).newPasscode!
         let kind: VaultKind = try await chosenVaultKind()
         let recoveryKey = RecoveryKey.generate()

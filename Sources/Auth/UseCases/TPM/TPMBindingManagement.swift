@@ -31,12 +31,11 @@ public struct TPMBindingManagement: Sendable {
     /// the slot is bound in user mode (status).
     public func report(askTPM: Bool = false) -> Report {
         let binding = environment.passcodes.claimedPasscodeSlot().flatMap(TPMBoundSlot.binding(of:))
-        let heldByService = !environment.custody.asksTheTPMItself
+        let asked = environment.custody.tpmAskedHere
         var report = Report(
             binding: binding, location: environment.dependencies.tpm.location, lockout: nil, problem: nil,
-            heldByService: heldByService)
-        if !heldByService && (askTPM || binding != nil) {
-            let tpm = environment.dependencies.tpm
+            heldByService: asked == nil)
+        if let tpm = asked, askTPM || binding != nil {
             do {
                 report.lockout = try tpm.lockoutState()
                 // Whether this TPM still opens the slot (another TPM, a clear, PCR 7), at no cost in tries.
@@ -52,10 +51,10 @@ public struct TPMBindingManagement: Sendable {
 
     /// Throws, with the fix, when this process cannot reach the TPM (user mode binds here), or the
     /// TPM locks out at its first failure (fingerlock could never ask it without risking that).
-    func requireTPM() throws {
+    func requireTPM(_ tpm: any TrustedPlatformModule) throws {
         let state: TPMLockoutState
         do {
-            state = try environment.dependencies.tpm.lockoutState()
+            state = try tpm.lockoutState()
         } catch {
             throw AuthError(.serviceUnavailable, "The passcode cannot be bound to a TPM: \(error.message)")
         }
@@ -90,7 +89,7 @@ public struct TPMBindingManagement: Sendable {
         let unlock = PasscodeUnlock(environment)
         try unlock.requirePasscodeSource()
         // Binding in this process: nobody types a passcode for a TPM that is not there.
-        if binding != nil && environment.custody.asksTheTPMItself { try requireTPM() }
+        if binding != nil, let tpm = environment.custody.tpmAskedHere { try requireTPM(tpm) }
         let (vault, passcode) = try await unlock.promptForPasscode(reason: reason, typedAhead: "")
         defer { vault.close() }
         let current = try AuthError.mapped { TPMBoundSlot.binding(of: try vault.passcodeSlotSealed) }
