@@ -1,3 +1,4 @@
+import AuthCore
 public import Fingerprint
 import SystemBus
 
@@ -18,6 +19,8 @@ extension FprintdClient {
         let stages = try await device().enrollStages
         // The set changes now: fingers asked ahead are no answer any more.
         forgetPreparedAnswers()
+        // Deleted only when fprintd has it: each call may ask the login password again.
+        let enrolled = try await enrolledFingers().contains(finger)
         let (bus, path, owner) = try await DetachedThread.run { [self] in
             let bus = try connection()
             let path = try defaultDevice(bus)
@@ -28,17 +31,23 @@ extension FprintdClient {
         let inbox = bus.openInbox(from: owner)
         defer { bus.closeInbox() }
         var started = false
+        var deleted = false
         do {
-            try await DetachedThread.run {
-                do {
-                    _ = try bus.call(
-                        path, "DeleteEnrolledFinger", [.string(finger.rawValue)], replyType: "()", interactive: true,
-                        timeout: Self.authorizationPatience)
-                } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
-                    // Not enrolled: nothing to delete.
-                } catch let error as BusCallError {
-                    throw FprintdError.map(error, during: "enroll", answeredBefore: true)
+            if enrolled {
+                try await DetachedThread.run {
+                    do {
+                        _ = try bus.call(
+                            path, "DeleteEnrolledFinger", [.string(finger.rawValue)], replyType: "()", interactive: true,
+                            timeout: Self.authorizationPatience)
+                    } catch let error as BusCallError where error.name == FprintdError.prefix + "NoEnrolledPrints" {
+                        // Gone meanwhile: nothing to delete.
+                    } catch let error as BusCallError {
+                        throw FprintdError.map(error, during: "enroll", answeredBefore: true)
+                    }
                 }
+                deleted = true
+            }
+            try await DetachedThread.run {
                 do {
                     _ = try bus.call(
                         path, "EnrollStart", [.string(finger.rawValue)], replyType: "()", interactive: true,
@@ -53,7 +62,7 @@ extension FprintdClient {
             await release(bus, path, stopping: "EnrollStop")
         } catch {
             await release(bus, path, stopping: started ? "EnrollStop" : nil)
-            throw error
+            throw deleted ? FprintdEnrollmentUnfinished(cause: error) : error
         }
     }
 

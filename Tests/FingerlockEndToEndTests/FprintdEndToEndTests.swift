@@ -126,6 +126,18 @@ import Testing
         #expect(refused.stderr.contains("enroll left-thumb in your desktop's settings"), "\(refused.stderr)")
         let fingers = try await runner.run(["fingers"])
         #expect(!fingers.stdout.contains("left-thumb"), "\(fingers.stdout)")
+
+        // A finger fprintd has, replaced where polkit refuses: refused at the delete, so fprintd
+        // keeps it, and the message does not say otherwise.
+        try rig.allow([FprintdRig.verify, FprintdRig.enroll])
+        try await rig.enroll("right-thumb", scanning: "fl-thumb")
+        try rig.allow([FprintdRig.verify])
+        let kept = try await runner.run(
+            ["enroll", "right-thumb", "--replace", "--passcode-stdin"], stdin: "\(BinaryRunner.passcode)\n")
+        #expect(kept.status == 4, "\(kept.stderr)")
+        #expect(!kept.stderr.contains("no longer has it"), "\(kept.stderr)")
+        let listed = try await runner.run(["readers", "--reader", "fprintd"])
+        #expect(listed.stdout.contains("your fingers: right-thumb"), "\(listed.stdout)")
     }
 
     /// doctor's fprintd finding, from `--json`.

@@ -158,6 +158,8 @@ extension SystemModeRealUsersTests {
 
         let disabled = try await system.run(alice, session: "a1", ["system", "disable", "--passcode-fd", "3"], [system.passcode])
         #expect(disabled.status == 0, "\(disabled.stderr)")
+        // The service forgot the vault whole, its record of fprintd's fingers too.
+        #expect(!(disabled.stdout + disabled.stderr).contains("could not forget"), "\(disabled.stdout) \(disabled.stderr)")
         _ = try await system.run(alice, session: "a1", ["unlock", "--passcode-fd", "3"], [system.passcode])
         let back = try await system.run(alice, session: "a1", ["--reader", "fprintd", "verify"], touching: "alice-right")
         #expect(back.status == 0, "\(back.stderr)")

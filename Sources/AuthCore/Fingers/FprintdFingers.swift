@@ -28,8 +28,17 @@ public protocol FprintdFingers: Sendable {
 
     /// Enrolls `finger` with fprintd (the print stays fprintd's), reporting each step; deletes the
     /// finger first when fprintd has it. Needs polkit's `enroll` (the login password). Stops the
-    /// enrollment and releases the device in every case.
+    /// enrollment and releases the device in every case. A failure after fprintd's old print of the
+    /// finger was deleted is a ``FprintdEnrollmentUnfinished``.
     func enroll(_ finger: Finger, timeout: Duration, progress: @escaping @Sendable (EnrollEvent) -> Void) async throws
+}
+
+/// An enrollment with fprintd that did not finish after fprintd's old print of the finger was
+/// deleted: fprintd no longer has that finger. `cause` says why it did not finish.
+public struct FprintdEnrollmentUnfinished: Error {
+    public var cause: any Error
+
+    public init(cause: any Error) { self.cause = cause }
 }
 
 extension FprintdFingers {

@@ -4,6 +4,10 @@ import AuthCore
 import Fingerprint
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 struct EnrollCommand: FingerlockCommand {
     static let configuration = CommandConfiguration(
         commandName: "enroll",
@@ -62,26 +66,34 @@ struct EnrollCommand: FingerlockCommand {
     private func acceptFprintd(_ session: AuthSession, console: Console, dependencies: CLIDependencies) async throws {
         let accepted: AcceptedFingers
         if let finger = self.finger.flatMap(Finger.init(name:)) {
-            // Without a desktop's agent, the login password is asked at this terminal.
+            // The login password is asked at this terminal, by polkit's text agent.
             let agent = dependencies.openTerminal() == nil ? nil : dependencies.childProcesses.startPolkitAgent(environment: dependencies.environment)
-            defer { agent?.stop() }
-            let text = Mutex(EnrollProgressText(finger: finger))
-            accepted = try await withInterruptCancellation {
-                try await Enrollment(session.environment).enrollWithFprintd(
-                    finger,
-                    confirmReplacing: { [replace] finger in
-                        if replace { return true }
-                        let enrolled =
-                            "\(finger) is enrolled with fprintd (your desktop's login may use it); enrolling it again deletes"
-                            + " it first, and if the new enrollment does not finish, fprintd no longer has it"
-                        guard let terminal = dependencies.openTerminal() else {
-                            throw CLIError(.usage, enrolled + ". --replace replaces it, or name another finger. Nothing was changed.")
+            // While it runs, SIGTERM or SIGHUP must not leave it reading the terminal (the next lines
+            // typed would go to it, then to the shell): the agent is stopped first, the enrollment
+            // cancelled (as by Ctrl-C), and the process then dies of the signal.
+            let restoreSignals = agent == nil ? {} : latchTerminationSignals()
+            let watcher = agent.map { agent in
+                Task {
+                    while !Task.isCancelled {
+                        if pendingTerminationSignal != nil {
+                            agent.stop()
+                            kill(getpid(), SIGINT)
+                            return
                         }
-                        return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
+                        try? await Task.sleep(for: .milliseconds(50))
                     }
-                ) { update in
-                    for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
                 }
+            }
+            defer {
+                watcher?.cancel()
+                agent?.stop()
+                restoreSignals()
+            }
+            do {
+                accepted = try await enrollWithFprintd(finger, session: session, console: console, dependencies: dependencies)
+            } catch {
+                try checkTerminationSignal()
+                throw error
             }
             console.print(console.green("Enrolled \(finger) with fprintd."))
         } else {
@@ -90,5 +102,28 @@ struct EnrollCommand: FingerlockCommand {
         let fingers = accepted.fingers.map(\.rawValue).joined(separator: ", ")
         console.print(console.green("This vault now takes fprintd's fingers: \(fingers) on \(accepted.device)."))
         console.print("A touch verifies through fprintd; when its fingers change, the passcode accepts the new set.")
+    }
+
+    private func enrollWithFprintd(
+        _ finger: Finger, session: AuthSession, console: Console, dependencies: CLIDependencies
+    ) async throws -> AcceptedFingers {
+        let text = Mutex(EnrollProgressText(finger: finger))
+        return try await withInterruptCancellation {
+            try await Enrollment(session.environment).enrollWithFprintd(
+                finger,
+                confirmReplacing: { [replace] finger in
+                    if replace { return true }
+                    let enrolled =
+                        "\(finger) is enrolled with fprintd (your desktop's login may use it); enrolling it again deletes"
+                        + " it first, and if the new enrollment does not finish, fprintd no longer has it"
+                    guard let terminal = dependencies.openTerminal() else {
+                        throw CLIError(.usage, enrolled + ". --replace replaces it, or name another finger. Nothing was changed.")
+                    }
+                    return try await Confirmation.ask(enrolled + ". Replace it?", terminal: terminal, unlessFlag: "--replace")
+                }
+            ) { update in
+                for line in text.withLock({ $0.lines(for: update) }) { console.print(line) }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 import SafeFiles
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,11 +40,16 @@ extension PosixChildProcessRunner {
     }
 }
 
-/// A running `pkttyagent`, ended with SIGTERM and reaped.
-struct RunningPolkitAgent: PolkitAgent {
+/// A running `pkttyagent`, ended with SIGTERM and reaped, once (a second stop never signals a pid
+/// that may have been reused).
+final class RunningPolkitAgent: PolkitAgent {
     let pid: pid_t
+    private let stopped = Atomic(false)
+
+    init(pid: pid_t) { self.pid = pid }
 
     func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         kill(pid, SIGTERM)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

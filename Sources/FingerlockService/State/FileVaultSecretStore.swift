@@ -133,8 +133,10 @@ public final class FileVaultSecretStore: VaultSecretStore {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            // Temporary files, and the templates (sealed under the secret, so dead already).
-            for name in leftovers where name.hasPrefix(".") || name.hasPrefix(FileTemplateStore.prefix) {
+            // Temporary files, the templates and the accepted fprintd fingers (sealed under the
+            // secret, so dead already).
+            for name in leftovers
+            where name.hasPrefix(".") || name.hasPrefix(FileTemplateStore.prefix) || name == FileTemplateStore.acceptedFile {
                 _ = try AtomicFile.remove(directory + "/" + name)
             }
             if rmdir(directory) != 0 && errno != ENOENT {

@@ -92,20 +92,27 @@ public struct Enrollment: Sendable {
             updates(.starting(source.reader))
             do {
                 try await source.fprintd.enroll(finger, timeout: SecuritySettings().scanTimeout) { updates(.progress($0)) }
+            } catch let unfinished as FprintdEnrollmentUnfinished {
+                throw Self.fprintdEnrollmentFailed(unfinished.cause, finger: finger, fingerDeleted: true)
             } catch {
-                throw Self.fprintdEnrollmentFailed(error, finger: finger, replacing: replacing)
+                throw Self.fprintdEnrollmentFailed(error, finger: finger, fingerDeleted: false)
             }
         })
     }
 
-    /// What an enrollment through fprintd that did not finish says: the reason, and that fprintd's old
-    /// print of the finger, deleted first, is gone.
-    static func fprintdEnrollmentFailed(_ error: any Error, finger: Finger, replacing: Bool) -> AuthError {
+    /// What an enrollment through fprintd that did not finish says: the reason, and whether fprintd's
+    /// old print of the finger is gone (deleted first) or still there.
+    static func fprintdEnrollmentFailed(_ error: any Error, finger: Finger, fingerDeleted: Bool) -> AuthError {
         let gone =
-            replacing
+            fingerDeleted
             ? " fprintd's old \(finger) was deleted first, so fprintd no longer has it: enroll it again"
                 + " (`fingerlock enroll --reader fprintd \(finger)`, or your desktop's settings)." : ""
-        if error is CancellationError { return AuthError(.userCancel, "Cancelled; the vault is unchanged." + gone) }
+        // Ctrl-C at polkit's password prompt ends the agent, and so the authorization, with a refusal.
+        if error is CancellationError || Task.isCancelled {
+            return AuthError(
+                .userCancel, fingerDeleted ? "Cancelled; the vault is unchanged." + gone : "Cancelled; the vault and fprintd's fingers are unchanged."
+            )
+        }
         if let error = error as? FingerprintError, error.code == .permissionDenied {
             return AuthError(
                 .biometryNotAvailable,
