@@ -21,11 +21,7 @@ extension FprintdClient {
         forgetPreparedAnswers()
         // Deleted only when fprintd has it: each call may ask the login password again.
         let enrolled = try await enrolledFingers().contains(finger)
-        let (bus, path, owner) = try await DetachedThread.run { [self] in
-            let bus = try connection()
-            let path = try defaultDevice(bus)
-            return (bus, path, try fprintdOwner(bus))
-        }
+        let (bus, path, owner) = try await deviceAndOwner()
         try await claim(bus, path)
         // After the claim: another client's operation that Claim waited for says nothing of this one.
         let inbox = bus.openInbox(from: owner)
