@@ -12,6 +12,10 @@ WIDTH=${1:-4}
 TESTS=.build/debug/fingerlockPackageTests.xctest
 SECOND='LibfprintTests|SharedChipPolicyTests|PermissiveUmaskTests'
 
+# The descriptor limit of a new machine (1024), also where a session's shell allows more: a test
+# helper that leaked two files per command (900 by the end) hung the run at that limit, and only there.
+ulimit -Sn 1024 2>/dev/null || true
+
 [ -x "$TESTS" ] || { echo "scripts/test.sh: $TESTS is missing; run 'make test' (or 'swift build --build-tests -Xcc -O2') first." >&2; exit 1; }
 # What both runs ran (Swift Testing's xunit files) and each test's own duration (the `.timed` trait
 # appends to FINGERLOCK_TEST_TIMINGS), for the slowest-tests list below.

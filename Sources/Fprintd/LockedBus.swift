@@ -4,11 +4,25 @@ import SystemBus
 /// The client's one bus connection, shared by the client's threads one call at a time, and the
 /// inbox its signals go to while a verify waits.
 final class LockedBus: @unchecked Sendable {
-    // @unchecked: `connection` is used only under `lock`; `inbox` is a Mutex.
+    // @unchecked: `connection` is used only under `lock`; `inbox` is Sendable.
     private let connection: SystemBusConnection
     private let lock = Mutex(())
+    /// Where the connection's signal filter puts fprintd's signals. Its own object, so the filter
+    /// (which the connection keeps) holds the inbox and never this bus: a bus it held would hold
+    /// its connection in turn, and neither would ever be closed.
+    private let inbox = Inbox()
+
     /// The open inbox, and the one sender whose device signals go into it.
-    private let inbox = Mutex<(continuation: AsyncStream<BusSignal>.Continuation, fprintd: String)?>(nil)
+    final class Inbox: Sendable {
+        let open = Mutex<(continuation: AsyncStream<BusSignal>.Continuation, fprintd: String)?>(nil)
+
+        func take(_ signal: BusSignal) {
+            open.withLock { open in
+                guard let open, LockedBus.isFrom(signal, fprintd: open.fprintd) else { return }
+                open.continuation.yield(signal)
+            }
+        }
+    }
 
     init(_ connection: SystemBusConnection) { self.connection = connection }
 
@@ -37,12 +51,7 @@ final class LockedBus: @unchecked Sendable {
             connection.watchSignals([
                 "type='signal',sender='\(FprintdClient.service)',interface='\(FprintdClient.deviceInterface)'",
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(FprintdClient.service)'",
-            ]) { [self] signal in
-                inbox.withLock { open in
-                    guard let open, Self.isFrom(signal, fprintd: open.fprintd) else { return }
-                    open.continuation.yield(signal)
-                }
-            }
+            ]) { [inbox] signal in inbox.take(signal) }
         }
     }
 
@@ -60,7 +69,7 @@ final class LockedBus: @unchecked Sendable {
     /// name) only: signals from before it (a cancelled verify's last status) are not in it.
     func openInbox(from fprintd: String) -> AsyncStream<BusSignal> {
         let (stream, continuation) = AsyncStream.makeStream(of: BusSignal.self)
-        inbox.withLock {
+        inbox.open.withLock {
             $0?.continuation.finish()
             $0 = (continuation, fprintd)
         }
@@ -68,7 +77,7 @@ final class LockedBus: @unchecked Sendable {
     }
 
     func closeInbox() {
-        inbox.withLock {
+        inbox.open.withLock {
             $0?.continuation.finish()
             $0 = nil
         }

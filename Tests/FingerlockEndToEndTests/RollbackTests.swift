@@ -28,6 +28,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: output) }
         process.standardOutput = FileHandle(forWritingAtPath: output)
         try process.run()
+        // The child has its own copy: the Process would keep this one open past its end.
+        try? (process.standardOutput as? FileHandle)?.close()
         try await process.waitForExit()
         #expect(process.terminationStatus == 0)
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""

@@ -141,6 +141,8 @@ struct RealUsersTests {
         holder.standardOutput = FileHandle(forWritingAtPath: output)
         holder.standardError = FileHandle.nullDevice
         try holder.run()
+        // The child has its own copy: the Process would keep this one open past its end.
+        try? (holder.standardOutput as? FileHandle)?.close()
         defer { if holder.isRunning { kill(holder.processIdentifier, SIGKILL) } }
         var report = ""
         _ = try await poll(timeout: .seconds(5)) {

@@ -95,9 +95,12 @@ struct SubordinateUIDFloodTests {
                 ] + arguments
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle(forWritingAtPath: output)
-            process.standardError = FileHandle(forWritingAtPath: output + ".err")
             _ = FileManager.default.createFile(atPath: output + ".err", contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: output + ".err")
             try process.run()
+            // The child has its own copies: the Process would keep these open past its end.
+            try? (process.standardOutput as? FileHandle)?.close()
+            try? (process.standardError as? FileHandle)?.close()
         }
 
         /// The script's report once every uid has done its part (at most 60 s).

@@ -46,6 +46,9 @@ struct VirtualDeviceServiceTests {
         process.standardError = process.standardOutput
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory, "LANG": "C.UTF-8"]
         try process.run()
+        // The child has its own copies: the Process would keep these open past its end.
+        try? (process.standardInput as? FileHandle)?.close()
+        try? (process.standardOutput as? FileHandle)?.close()
         return (process, output)
     }
 

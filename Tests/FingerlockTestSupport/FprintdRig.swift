@@ -109,6 +109,31 @@ public final class FprintdRig: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// How many connections the process `pid` has on the rig's bus (by what the bus knows of each
+    /// connection's process, so the rig's own `busctl` calls, coming and going, are not counted).
+    public func connections(of pid: pid_t) throws -> Int {
+        let names = try busctl("ListNames").split(whereSeparator: \.isWhitespace).filter { $0.hasPrefix("\":") }
+        return names.filter { name in
+            // `u 1234`; a name gone meanwhile is no connection of `pid`'s.
+            let answer = try? busctl("GetConnectionUnixProcessID", "s", String(name.dropFirst().dropLast()))
+            return answer?.split(whereSeparator: \.isWhitespace).last.flatMap { pid_t($0) } == pid
+        }.count
+    }
+
+    /// The bus's own answer to `method` (busctl's text form).
+    private func busctl(_ method: String, _ arguments: String...) throws -> String {
+        let log = directory + "/busctl-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let process = Process()
+        try Self.launch(
+            process, "/usr/bin/busctl",
+            ["--address=\(address)", "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method]
+                + arguments, [:], log: log)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure(description: "\(method) failed") }
+        return try String(contentsOfFile: log, encoding: .utf8)
+    }
+
     /// Starts `executable` against this rig's bus without waiting for it.
     public func start(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()
@@ -136,20 +161,23 @@ public final class FprintdRig: @unchecked Sendable {
         // process-wide, and an fprintd that inherited one would open another test's device.
         process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"].merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
+        var opened: FileHandle?
         if let log {
             _ = FileManager.default.createFile(atPath: log, contents: nil)
-            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-            process.standardOutput = handle
-            process.standardError = handle
+            opened = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            process.standardOutput = opened
+            process.standardError = opened
         } else {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
         }
         try process.run()
+        // The child has its own copy: the Process would keep this one open past its end.
+        try? opened?.close()
     }
 
     /// Polls `condition` every 20 ms for up to 10 s, without blocking the cooperative pool.
-    static func poll(_ condition: () throws -> Bool) async throws -> Bool {
+    public static func poll(_ condition: () throws -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             if try condition() { return true }

@@ -42,6 +42,19 @@ import Testing
         #expect(try await client.enrolledFingers() == [.leftThumb, .rightIndex])
     }
 
+    /// fingerlockd makes one client for its life, but the CLI's and the tests' clients come and go:
+    /// each one's connection (and the signal filter on it) must go with it, not stay open.
+    @Test func aClientLetGoClosesItsConnection() async throws {
+        let rig = try await FprintdRig()
+        defer { rig.stop() }
+        let me = getpid()
+        var client: FprintdClient? = client(rig)
+        #expect(try await client?.enrolledFingers() == [])
+        #expect(try rig.connections(of: me) == 1)
+        client = nil
+        #expect(try await FprintdRig.poll { try rig.connections(of: me) == 0 })
+    }
+
     @Test func anEnrolledFingerMatchesAndAnotherDoesNot() async throws {
         let rig = try await Self.rigWithAFinger()
         defer { rig.stop() }

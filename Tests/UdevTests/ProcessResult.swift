@@ -27,6 +27,9 @@ struct ProcessResult: Sendable {
         process.standardError = FileHandle(forWritingAtPath: errPath)
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // The child has its own copies: the Process would keep these open past its end.
+        try? (process.standardOutput as? FileHandle)?.close()
+        try? (process.standardError as? FileHandle)?.close()
         try await process.waitForExit()
         func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
         return ProcessResult(status: process.terminationStatus, stdout: text(outPath), stderr: text(errPath))

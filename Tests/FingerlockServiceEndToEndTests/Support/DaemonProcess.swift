@@ -145,11 +145,20 @@ func runCommandSeparately(
     let errorPath = outputPath + ".err"
     for path in [outputPath, errorPath] { _ = FileManager.default.createFile(atPath: path, contents: nil) }
     defer { for path in [outputPath, errorPath] { try? FileManager.default.removeItem(atPath: path) } }
+    // Closed here once the command has ended: the Process keeps its handles, and a suite of
+    // hundreds of commands left as many open files behind (past a 1024 descriptor limit).
+    guard let output = FileHandle(forWritingAtPath: outputPath), let errors = FileHandle(forWritingAtPath: errorPath) else {
+        throw DaemonProcess.Failure(description: "cannot write \(outputPath)")
+    }
+    defer {
+        try? output.close()
+        try? errors.close()
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-    process.standardError = FileHandle(forWritingAtPath: errorPath)
+    process.standardOutput = output
+    process.standardError = errors
     process.standardInput = FileHandle.nullDevice
     try process.run()
     let ended: Bool
