@@ -60,39 +60,48 @@ extension ServiceCore {
             logger.error("fprintd fingers record unreadable", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return nil
         }
+        let now: AcceptedFingers?
         do {
             guard let fprintd = dependencies.fprintd(owner.uid) else {
                 throw FingerprintError(.noReader, "fingerlockd cannot ask fprintd for this user's fingers.")
             }
-            let current = try fprintd.fingersNow()
-            guard let change = accepted.change(to: current) else { return nil }
-            try state { try dependencies.templates.setAcceptedFprintdFingers(current, owner, secret: secret) }
-            logger.notice(
-                "fprintd's changed fingers accepted with the passcode",
-                metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "change": "\(change.summary)"])
-            return change.summary
+            now = try fprintd.fingersNow()
         } catch {
+            now = nil
             logger.notice(
                 "fprintd's fingers not checked after the passcode",
                 metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "error": "\(varlinkError(error).name)"])
+        }
+        guard case .accept(let set, let change) = FprintdConsent.afterPasscode(accepted: accepted, now: now) else { return nil }
+        do {
+            try state { try dependencies.templates.setAcceptedFprintdFingers(set, owner, secret: secret) }
+        } catch {
+            logger.error("fprintd's changed fingers not kept", metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)"])
             return nil
         }
+        logger.notice(
+            "fprintd's changed fingers accepted with the passcode",
+            metadata: ["uid": "\(owner.uid)", "vault": "\(owner.vault)", "change": "\(change.summary)"])
+        return change.summary
     }
 
     /// The vault's fingers: fprintd's (with the set it accepted) or its templates on the service's reader.
     func fingerSource(_ owner: VaultOwner, secret: SymmetricKey, policy: ServiceVaultPolicy, timeout: Duration) async throws
         -> any FingerSource
     {
-        if let accepted = try state({ try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) }) {
-            let source = try await fprintdSource(owner, accepted: accepted)
-            try checkReaderKind(source.reader.identity, policy)
-            return source
+        do {
+            return try await VaultFingers.source(
+                kind: policy.kind, accepted: try state { try dependencies.templates.acceptedFprintdFingers(owner, secret: secret) },
+                fprintd: { try await fprintdSource(owner, accepted: $0) },
+                templates: {
+                    // The reader is looked up in turn, never before: the lookup waits for libfprint's
+                    // thread, which a running scan holds, and would let a later request in first.
+                    let reader = try await currentReader(timeout: timeout)
+                    return TemplateFingerSource(try state { try dependencies.templates.prints(owner, secret: secret) }, reader: reader)
+                })
+        } catch let wrong as VaultFingers.WrongKind {
+            throw Self.wrongReaderKind(wrong.reader, wrong.kind)
         }
-        // The reader is looked up in turn, never before: the lookup waits for libfprint's thread,
-        // which a running scan holds, and would let a later request in first.
-        let reader = try await currentReader(timeout: timeout)
-        try checkReaderKind(reader.identity, policy)
-        return TemplateFingerSource(try state { try dependencies.templates.prints(owner, secret: secret) }, reader: reader)
     }
 
     /// fprintd's fingers of `owner`, asked as them by name.

@@ -95,10 +95,11 @@ extension ServiceCore {
 
     /// A reader of the wrong kind for the vault never scans for it.
     func checkReaderKind(_ reader: ReaderIdentity, _ policy: ServiceVaultPolicy) throws(VarlinkError) {
-        guard policy.kind?.accepts(reader) ?? true else {
-            throw VarlinkError(
-                .wrongReaderKind, ["reader": .string(reader.description), "kind": .string(policy.kind?.rawValue ?? "")])
-        }
+        if let kind = policy.kind, !kind.accepts(reader) { throw Self.wrongReaderKind(reader, kind) }
+    }
+
+    static func wrongReaderKind(_ reader: ReaderIdentity, _ kind: ReaderKind) -> VarlinkError {
+        VarlinkError(.wrongReaderKind, ["reader": .string(reader.description), "kind": .string(kind.rawValue)])
     }
 
     /// The key (base64) released without a scan, within the reuse window (nil: a touch is needed).

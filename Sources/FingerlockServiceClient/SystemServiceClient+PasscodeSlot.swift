@@ -1,4 +1,5 @@
 public import Auth
+import AuthCore
 public import Crypto
 import FingerlockProtocol
 public import Foundation
@@ -51,7 +52,7 @@ extension SystemServiceClient {
         }
         defer { bytes.resetBytes(in: bytes.indices) }
         if let change = reply.fprintdChange {
-            notify("This vault now accepts fprintd's fingers as they are (\(change)).")
+            notify(FprintdConsent.told(change))
         }
         return SymmetricKey(data: bytes)
     }

@@ -28,3 +28,29 @@ import Testing
         #expect(try JSONDecoder().decode(AcceptedFingers.self, from: data) == accepted)
     }
 }
+
+/// The passcode's consent to fprintd's set as it is now: one rule for both modes.
+@Suite(.timed) struct FprintdConsentTests {
+    let accepted = AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex])
+
+    @Test func fprintdsSetUnchangedKeepsAndSaysNothing() {
+        #expect(FprintdConsent.afterPasscode(accepted: accepted, now: AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex])) == .unchanged)
+    }
+
+    @Test func aChangedSetIsTakenAndSaidAsWhatChanged() throws {
+        let now = AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex, .leftThumb])
+        let consent = FprintdConsent.afterPasscode(accepted: accepted, now: now)
+        guard case .accept(let kept, let change) = consent else {
+            Issue.record("\(consent)")
+            return
+        }
+        #expect(kept == now)
+        #expect(FprintdConsent.told(change.summary) == "This vault now accepts fprintd's fingers as they are (added left-thumb).")
+        // Every finger gone at fprintd is a change too: the vault then accepts none, and no touch unlocks.
+        #expect(FprintdConsent.afterPasscode(accepted: accepted, now: AcceptedFingers(device: "Goodix MOC", fingers: [])) != .unchanged)
+    }
+
+    @Test func fprintdNotAnsweringKeepsTheAcceptedSet() {
+        #expect(FprintdConsent.afterPasscode(accepted: accepted, now: nil) == .notChecked)
+    }
+}

@@ -1,6 +1,7 @@
 import AuthCore
 import FingerlockTestSupport
 import Fingerprint
+import Foundation
 import Synchronization
 import Testing
 
@@ -81,5 +82,41 @@ import Testing
         await #expect(throws: MatchCandidates.Problem.fingerNotEnrolled(.rightIndex, identity)) {
             _ = try await one.candidates(.rightIndex)
         }
+    }
+}
+
+/// The choice of a vault's fingers, written once for both modes (``VaultFingers``).
+@Suite(.timed) struct VaultFingersTests {
+    let fprintd = FprintdFingerSourceTests.ScriptedFprintd(fingers: [.rightIndex])
+    let accepted = AcceptedFingers(device: "Goodix MOC", fingers: [.rightIndex])
+
+    static func reader() -> SimulatedReader { SimulatedReader(touches: ScriptedTouchSource([]), now: { .now }) }
+
+    @Test func aVaultThatTookFprintdsFingersIsCheckedByFprintdAndNoReaderIsLookedUp() async throws {
+        let source = try await VaultFingers.source(
+            kind: .hardware, accepted: accepted, fprintd: { try await FprintdFingerSource.open(fprintd, accepted: $0) },
+            templates: {
+                Issue.record("the templates' reader was looked up")
+                return TemplateFingerSource([], reader: Self.reader())
+            })
+        #expect(source.reader.identity == FprintdDevice.identity(named: "Goodix MOC"))
+    }
+
+    @Test func aReaderOfAnotherKindIsRefusedWhicheverKeepsTheFingers() async throws {
+        await #expect(throws: VaultFingers.WrongKind(reader: Self.reader().info.identity, kind: .hardware)) {
+            _ = try await VaultFingers.source(
+                kind: .hardware, accepted: nil, fprintd: { try await FprintdFingerSource.open(fprintd, accepted: $0) },
+                templates: { TemplateFingerSource([], reader: Self.reader()) })
+        }
+        // fprintd's readers are hardware: a test vault never takes them.
+        await #expect(throws: VaultFingers.WrongKind.self) {
+            _ = try await VaultFingers.source(
+                kind: .test, accepted: accepted, fprintd: { try await FprintdFingerSource.open(fprintd, accepted: $0) },
+                templates: { TemplateFingerSource([], reader: Self.reader()) })
+        }
+        let test = try await VaultFingers.source(
+            kind: .test, accepted: nil, fprintd: { try await FprintdFingerSource.open(fprintd, accepted: $0) },
+            templates: { TemplateFingerSource([], reader: Self.reader()) })
+        #expect(test.reader.identity.isTestReader)
     }
 }

@@ -136,16 +136,22 @@ struct LocalCustody: KeyCustody {
         }
     }
 
-    /// The vault's fingers: fprintd's when the vault accepted them, else the templates sealed in it
-    /// for the reader in effect (which must be of the vault's kind).
+    /// The vault's fingers (``VaultFingers``): fprintd's when the vault accepted them, else the
+    /// templates sealed in it for the reader in effect.
     func fingerSource(for vault: Vault) async throws -> any FingerSource {
-        if let accepted = try FprintdAcceptance.read(vault) {
-            return try await environment.fprintdSource(accepted: accepted)
+        let kind = try AuthError.mapped { try vault.kind }
+        do {
+            return try await VaultFingers.source(
+                kind: ReaderKind(kind), accepted: try FprintdAcceptance.read(vault),
+                fprintd: { try await environment.fprintdSource(accepted: $0) },
+                templates: {
+                    let reader = try await environment.requireReader()
+                    let prints = try AuthError.mapped { try VaultPrintStore(vault: vault).prints(for: reader.identity) }
+                    return TemplateFingerSource(prints, reader: reader)
+                })
+        } catch let wrong as VaultFingers.WrongKind {
+            throw AuthError.wrongReaderKind(wrong.reader.description, vaultKind: kind)
         }
-        let reader = try await environment.requireReader()
-        try environment.checkReaderKind(reader, vault: vault)
-        let prints = try AuthError.mapped { try VaultPrintStore(vault: vault).prints(for: reader.identity) }
-        return TemplateFingerSource(prints, reader: reader)
     }
 
     /// Within the reuse window no touch is made, but a vault of templates still needs its reader

@@ -31,13 +31,19 @@ extension AuthEnvironment {
     /// failure to ask fprintd is said, never fatal: the passcode unlock stands.
     func acceptFprintdChanges(_ vault: Vault) async {
         guard let accepted = try? FprintdAcceptance.read(vault) else { return }
+        let now: AcceptedFingers?
         do {
-            let current = try await fprintdSource(accepted: accepted).currentSet()
-            guard let change = accepted.change(to: current) else { return }
-            try FprintdAcceptance.write(current, to: vault)
-            interaction.notify("This vault now accepts fprintd's fingers as they are (\(change.summary)).")
+            now = try await fprintdSource(accepted: accepted).currentSet()
         } catch {
+            now = nil
             interaction.notify("fprintd's fingers could not be checked: \(AuthError.from(error).message)")
+        }
+        guard case .accept(let set, let change) = FprintdConsent.afterPasscode(accepted: accepted, now: now) else { return }
+        do {
+            try FprintdAcceptance.write(set, to: vault)
+            interaction.notify(FprintdConsent.told(change.summary))
+        } catch {
+            interaction.notify("fprintd's fingers could not be accepted: \(AuthError.from(error).message)")
         }
     }
 }
