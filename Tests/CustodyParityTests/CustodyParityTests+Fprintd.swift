@@ -22,35 +22,6 @@ extension CustodyParityTests {
     }
 
     @Test(arguments: Custody.allCases)
-    func withFprintdTheTriesRunOutAtMaxTries(_ custody: Custody) async throws {
-        let fl = try await ParityInstallation(custody, fprintdsFingers: true)
-        _ = try await SettingsEditor(fl.context(fl.user(typing: Self.passcode)).environment).changeSetting(.maxTries, to: "2")
-        fl.touches.queue(.unknown, .unknown, .finger(.rightIndex))
-        let (error, user) = await fl.openNotesError()
-        #expect(user.notices.first == "No match. Try again.")
-        #expect(user.notices.contains("No match after 2 tries."), "\(user.notices)")
-        #expect(error?.code == .passcodeRequired, "\(String(describing: error))")
-        #expect(try fl.status.failedTouches == 2)
-        #expect(fl.touches.waiting == 1)
-        await fl.stop()
-    }
-
-    @Test(arguments: Custody.allCases)
-    func withFprintdALockoutLeavesNoKeyToRelease(_ custody: Custody) async throws {
-        let fl = try await ParityInstallation(custody, fprintdsFingers: true)
-        for _ in 1...TouchLedger.lockoutThreshold {
-            fl.touches.queue(.unknown)
-            _ = await fl.verify()
-        }
-        let status = try fl.status
-        #expect(status.lockedOut && !status.unlocked)
-        fl.touches.queue(.finger(.rightIndex))
-        #expect(try await fl.openNotes(typing: Self.passcode).prompts == 1)
-        #expect(fl.touches.waiting == 1)
-        await fl.stop()
-    }
-
-    @Test(arguments: Custody.allCases)
     func aFingerAddedAtFprintdUnlocksNothingUntilThePasscodeAcceptsIt(_ custody: Custody) async throws {
         let fl = try await ParityInstallation(custody, fprintdsFingers: true)
         let fprintd = try #require(fl.fprintd)

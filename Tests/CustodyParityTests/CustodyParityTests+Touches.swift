@@ -21,9 +21,10 @@ extension CustodyParityTests {
         await fl.stop()
     }
 
-    @Test(arguments: Custody.allCases)
-    func theTriesRunOutAtMaxTries(_ custody: Custody) async throws {
-        let fl = try await ParityInstallation(custody)
+    /// With the vault's templates, and with fprintd's fingers: the same rule.
+    @Test(arguments: Custody.allCases, [false, true])
+    func theTriesRunOutAtMaxTries(_ custody: Custody, fprintdsFingers: Bool) async throws {
+        let fl = try await ParityInstallation(custody, fprintdsFingers: fprintdsFingers)
         _ = try await SettingsEditor(fl.context(fl.user(typing: Self.passcode)).environment).changeSetting(.maxTries, to: "2")
         fl.touches.queue(.unknown, .unknown, .finger(.rightIndex))
         // Nothing to type: the unlock ends with the tries' own message.
@@ -36,9 +37,10 @@ extension CustodyParityTests {
         await fl.stop()
     }
 
-    @Test(arguments: Custody.allCases)
-    func aLockoutLeavesNoKeyToRelease(_ custody: Custody) async throws {
-        let fl = try await ParityInstallation(custody)
+    /// With the vault's templates, and with fprintd's fingers: the same rule.
+    @Test(arguments: Custody.allCases, [false, true])
+    func aLockoutLeavesNoKeyToRelease(_ custody: Custody, fprintdsFingers: Bool) async throws {
+        let fl = try await ParityInstallation(custody, fprintdsFingers: fprintdsFingers)
         for _ in 1...TouchLedger.lockoutThreshold {
             fl.touches.queue(.unknown)
             _ = await fl.verify()
