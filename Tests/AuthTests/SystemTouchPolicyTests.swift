@@ -90,12 +90,17 @@ final class FakeSystemFingers: SystemService {
     /// Runs at each imported print (`system enable`), as a parallel run could.
     let onImport: @Sendable () -> Void
 
+    /// What `lock` throws (nil: it forgets the key it holds).
+    let lockFailure: SystemServiceError?
+
     init(
-        key: SymmetricKey, touches: [Touch], policy: SystemVaultPolicy? = nil, onImport: @escaping @Sendable () -> Void = {}
+        key: SymmetricKey, touches: [Touch], policy: SystemVaultPolicy? = nil, lockFailure: SystemServiceError? = nil,
+        onImport: @escaping @Sendable () -> Void = {}
     ) {
         self.key = key
         self.touches = Mutex(touches)
         self.answeredPolicy = policy
+        self.lockFailure = lockFailure
         self.onImport = onImport
     }
 
@@ -145,6 +150,7 @@ final class FakeSystemFingers: SystemService {
 
     func lock(vault: UUID?) throws -> Bool {
         calls.withLock { $0.append(vault == nil ? "lock all" : "lock") }
+        if let lockFailure { throw lockFailure }
         return true
     }
 

@@ -6,10 +6,12 @@ import Vault
 /// Who keeps a vault's key, its counters and its fingers: the one difference between user mode
 /// (`LocalCustody`: the kernel keyring, the user's attempt file, the reader in this process) and
 /// system mode (`ServiceCustody`: fingerlockd keeps them, out of the user's reach). The
-/// `AuthEnvironment` chooses one from the vault's recorded mode (`custody`, `custody(of:)`, below,
-/// the only switch on the mode), and `AuthContext` and the use cases call it where the modes
-/// differ; nothing else in Auth asks which mode a vault is in, so a third custody is one more case
-/// here and one more conformance. Both host the same rules (AuthCore); `CustodyParityTests` runs
+/// `AuthEnvironment` chooses one from the vault's recorded mode when it reads the header and holds it
+/// for the command (`custody`, below, the only switch on the mode); `AuthContext` and the use cases
+/// call it where the modes differ. Its members are primitives (where the key is kept and released,
+/// the passcode sealer, who counts, the fingers, status facts), never "which mode are you?": the
+/// rules that use them are written once, in the use cases and AuthCore, so a third custody is one
+/// more case here and one more conformance. Both host the same rules (AuthCore); `CustodyParityTests` runs
 /// the same scenarios against both.
 protocol KeyCustody: Sendable {
     // MARK: Touches
@@ -43,8 +45,9 @@ protocol KeyCustody: Sendable {
     /// A setting sealed in `vault` changed: what depends on it follows.
     func settingChanged(_ key: SecuritySettings.Key, in vault: Vault) throws
 
-    /// Why no key can be kept for touches here (user mode without a usable keyring); nil when one can.
-    func keyCacheUnavailableReason() -> String?
+    /// The keyring this process keeps the key in for touches (user mode's); nil where the key is
+    /// kept out of this process's reach (fingerlockd's memory).
+    var keyring: (any KeyCache)? { get }
 
     // MARK: The passcode slot
 
@@ -58,10 +61,6 @@ protocol KeyCustody: Sendable {
     /// Who seals a new passcode slot in this custody's mode, bound to the TPM as `binding` says
     /// (nil: not bound).
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer
-
-    /// Where a reset with the recovery key puts the passcode slot when `passcodeSealer` cannot be
-    /// reached (losing the sealer never loses the passcode); nil when there is nowhere else.
-    var resetFallbackSealer: (any PasscodeSlotSealer)? { get }
 
     // MARK: Passcode attempts
 
@@ -124,17 +123,16 @@ protocol KeyCustody: Sendable {
     /// The vault when its key is already kept where this process can take it without a touch or a
     /// prompt (as `status` reads the fingers); nil otherwise.
     func openIfCached() throws -> Vault?
-
-    /// `lock` could not reach fingerlockd: throws when that leaves a key held.
-    func serviceUnreachableAtLock(_ error: SystemServiceError) throws
 }
 
 extension AuthEnvironment {
-    /// The custody of the vault as its header records its mode: the one place the mode decides.
-    var custody: any KeyCustody { custody(for: vaultMode) }
+    /// The custody of the vault, chosen from the mode its header records when the header is first
+    /// read and held for the command: the one place the mode decides. Only the operations that move
+    /// a vault replace it (they forget the header).
+    var custody: any KeyCustody { heldCustody.custody }
 
-    /// The custody of `mode`: for the vault's own mode (above), and for the mode a vault moves to
-    /// (`system enable`/`disable`, a reset without fingerlockd).
+    /// The custody of `mode`, made afresh: for the mode a vault moves to (`system enable`/`disable`,
+    /// a reset without fingerlockd, a restore) and a new vault's; never held.
     func custody(for mode: VaultMode) -> any KeyCustody {
         switch mode {
         case .user: LocalCustody(self)
@@ -142,10 +140,12 @@ extension AuthEnvironment {
         }
     }
 
-    /// The custody of an open vault, as its authenticated record says (a restore or a mode move
-    /// may have changed it since the header was read).
+    /// The custody of an open vault, as its authenticated record says: the one held, unless a
+    /// restore changed the mode since the header was read (then that mode's, not held).
     func custody(of vault: Vault) -> any KeyCustody {
-        custody(for: (try? vault.mode) ?? vaultMode)
+        let held = heldCustody
+        guard let mode = try? vault.mode, mode != held.mode else { return held.custody }
+        return custody(for: mode)
     }
 
     /// The sealer of each custody, for opening a passcode slot of whichever mode a vault (or a

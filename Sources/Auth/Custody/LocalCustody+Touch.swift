@@ -8,7 +8,8 @@ import Vault
 /// process and the templates are sealed in the vault. The finger is a presence check here: the
 /// user's own processes can read the keyring and the file (the README's threat model says so).
 struct LocalCustody: KeyCustody {
-    let environment: AuthEnvironment
+    /// Unowned: the environment holds its custody for the command (`AuthEnvironment.holdCustody`).
+    unowned let environment: AuthEnvironment
 
     init(_ environment: AuthEnvironment) { self.environment = environment }
 

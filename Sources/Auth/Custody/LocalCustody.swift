@@ -45,7 +45,7 @@ extension LocalCustody {
         if key == .cacheExpiry || key == .reuseWindow { try keep(vault) }
     }
 
-    func keyCacheUnavailableReason() -> String? { dependencies.keyCache.unavailableReason() }
+    var keyring: (any KeyCache)? { dependencies.keyCache }
 
     // MARK: The passcode slot
 
@@ -57,9 +57,6 @@ extension LocalCustody {
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
         TPMBoundSealer(inner: VaultPasscodeSealer(), tpm: dependencies.tpm, binding: binding)
     }
-
-    /// The vault's own sealer is always at hand.
-    var resetFallbackSealer: (any PasscodeSlotSealer)? { nil }
 
     // MARK: Passcode attempts
 
@@ -254,14 +251,6 @@ extension LocalCustody {
             status.enrolledFingers = try AuthError.mapped {
                 try VaultPrintStore(vault: vault).allPrints().map { VaultStatus.EnrolledFinger(finger: $0.finger, reader: $0.reader) }
             }
-        }
-    }
-
-    /// A service that cannot be reached holds no key (it keeps them in its memory only): nothing to
-    /// forget there for a user-mode vault.
-    func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
-        guard case .unreachable = error.code else {
-            throw AuthError.from(systemService: error)
         }
     }
 }

@@ -9,7 +9,8 @@ import Vault
 /// passcode slot, so the finger is a barrier: nothing of the user's can release the key or reset a
 /// count. Nothing goes into the user's keyring, and nothing found there is used.
 struct ServiceCustody: KeyCustody {
-    let environment: AuthEnvironment
+    /// Unowned: the environment holds its custody for the command (`AuthEnvironment.holdCustody`).
+    unowned let environment: AuthEnvironment
 
     init(_ environment: AuthEnvironment) { self.environment = environment }
 
@@ -75,7 +76,8 @@ struct ServiceCustody: KeyCustody {
         environment.tellServicePolicy(of: vault)
     }
 
-    func keyCacheUnavailableReason() -> String? { nil }
+    /// The key is in fingerlockd's memory: none in this process's reach.
+    var keyring: (any KeyCache)? { nil }
 
     // MARK: The passcode slot
 
@@ -93,9 +95,6 @@ struct ServiceCustody: KeyCustody {
     func passcodeSealer(binding: TPMBinding?) -> any PasscodeSlotSealer {
         ServicePasscodeSealer(service: systemService, tpm: binding, notify: notifyAcceptedFingers)
     }
-
-    /// With fingerlockd gone or its state lost, back to user mode: the vault's own sealer.
-    var resetFallbackSealer: (any PasscodeSlotSealer)? { VaultPasscodeSealer() }
 
     // MARK: Passcode attempts
 
@@ -200,12 +199,6 @@ struct ServiceCustody: KeyCustody {
         } catch {
             status.service = .unreachable(AuthError.from(error).message)
         }
-    }
-
-    /// A system-mode vault's key is the service's to forget: one it cannot be asked to forget may
-    /// still be held.
-    func serviceUnreachableAtLock(_ error: SystemServiceError) throws {
-        throw AuthError.from(systemService: error)
     }
 
     // MARK: fprintd

@@ -6,8 +6,8 @@ public import TrustedPlatform
 import Vault
 
 /// What every use case of one command shares: the injected collaborators, the vault header read
-/// once, the ledgers over this user's counters, and the vault's custody (`custody`, resolved from
-/// the recorded mode in `KeyCustody.swift`, the one place the mode decides). Made once per command
+/// once, the ledgers over this user's counters, and the vault's custody (`custody`, chosen from the
+/// recorded mode in `KeyCustody.swift`, the one place the mode decides, and held for the command). Made once per command
 /// and handed to `AuthContext` and to the use cases (`Enrollment`, `PasscodeManagement`, …), which
 /// take what they need from it. Only the executable assembles the real collaborators.
 public final class AuthEnvironment: Sendable {
@@ -72,6 +72,10 @@ public final class AuthEnvironment: Sendable {
     /// database) and forgotten when `system enable`/`disable`, a passcode reset or a restore may
     /// change them. Nil until read, or when there is no vault yet.
     private let recordedHeader = Mutex<VaultHeader?>(nil)
+    /// The vault's custody, chosen from the mode when the header is read and held for the command
+    /// (`custody`, in `KeyCustody.swift`); let go with the header. The custodies keep this
+    /// environment `unowned`, so holding them here makes no cycle.
+    private let custodyHeld = Mutex<(mode: VaultMode, custody: any KeyCustody)?>(nil)
     /// Whether the session is remote, asked at most once (see `RemoteSessionCheck`).
     let remoteSessionCheck: RemoteSessionCheck
 
@@ -105,9 +109,23 @@ public final class AuthEnvironment: Sendable {
         get throws { try recordedVaultHeader().storeID }
     }
 
-    /// Forgets the header read: the mode (or the whole vault) may be about to change.
+    /// Forgets the header read, and the custody chosen from it: the mode (or the whole vault) may
+    /// be about to change.
     func forgetRecordedHeader() {
         recordedHeader.withLock { $0 = nil }
+        custodyHeld.withLock { $0 = nil }
+    }
+
+    /// The custody held for this command, chosen from the recorded mode on first use.
+    var heldCustody: (mode: VaultMode, custody: any KeyCustody) {
+        if let held = custodyHeld.withLock({ $0 }) { return held }
+        let mode = vaultMode
+        return custodyHeld.withLock { held in
+            if let held { return held }
+            let chosen = (mode, custody(for: mode))
+            held = chosen
+            return chosen
+        }
     }
 
     /// The header, read on first use and kept (see `recordedHeader`).

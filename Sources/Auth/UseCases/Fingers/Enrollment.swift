@@ -8,19 +8,13 @@ import Vault
 /// set behind the user's back (user mode's `enroll` takes a passcode given within `reuse-window`,
 /// e.g. at `passcode set` just before). Where the fingers live is the custody's business.
 public struct Enrollment: Sendable {
-    let custody: any KeyCustody
-    /// fprintd's fingers are asked of the user's own fprintd client, in either mode (nil in tests
-    /// of the custodies alone).
-    let environment: AuthEnvironment?
+    /// fprintd's fingers are asked of the user's own fprintd client, in either mode.
+    let environment: AuthEnvironment
+    /// The vault's custody, held by the environment for the command.
+    var custody: any KeyCustody { environment.custody }
 
     public init(_ environment: AuthEnvironment) {
-        custody = environment.custody
         self.environment = environment
-    }
-
-    init(custody: any KeyCustody) {
-        self.custody = custody
-        environment = nil
     }
 
     /// What enrollment reports as it goes.
@@ -77,9 +71,6 @@ public struct Enrollment: Sendable {
     public func enrollWithFprintd(
         _ finger: Finger, confirmReplacing: @Sendable (Finger) async throws -> Bool, updates: @escaping @Sendable (Update) -> Void
     ) async throws -> AcceptedFingers {
-        guard let environment else {
-            throw AuthError(.biometryNotAvailable, "fprintd cannot be asked from here.", unavailability: .noReader)
-        }
         try PasscodeUnlock(environment).requirePasscodeSource()
         let source = try await environment.fprintdSource(accepted: nil)
         let enrolled: [EnrolledFinger]

@@ -6,19 +6,17 @@ import Vault
 /// `verify`: one touch against the enrolled prints, through the vault's custody (user mode's reader
 /// and keyring, or fingerlockd).
 public struct TouchVerification: Sendable {
-    let passcodes: any PasscodeRepository
-    let custody: any KeyCustody
+    let environment: AuthEnvironment
+    var passcodes: any PasscodeRepository { environment.passcodes }
+    /// The vault's custody, held by the environment for the command.
+    var custody: any KeyCustody { environment.custody }
 
     public init(_ environment: AuthEnvironment) {
+        self.environment = environment
         // A verification always touches: whether the session is remote is asked now, beside the
         // header read that chooses the custody, rather than after it.
         environment.remoteSessionCheck.start()
-        self.init(passcodes: environment.passcodes, custody: environment.custody)
-    }
-
-    init(passcodes: any PasscodeRepository, custody: any KeyCustody) {
-        self.passcodes = passcodes
-        self.custody = custody
+        _ = environment.custody
     }
 
     /// What `verify` reports.

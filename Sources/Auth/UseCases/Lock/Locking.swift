@@ -6,14 +6,10 @@ import Vault
 /// `lock` and `unlock`: forgetting every cached key, or caching one now.
 public struct Locking: Sendable {
     let environment: AuthEnvironment
-    let custody: any KeyCustody
+    /// The vault's custody, held by the environment for the command.
+    var custody: any KeyCustody { environment.custody }
 
-    public init(_ environment: AuthEnvironment) { self.init(environment, custody: environment.custody) }
-
-    init(_ environment: AuthEnvironment, custody: any KeyCustody) {
-        self.environment = environment
-        self.custody = custody
-    }
+    public init(_ environment: AuthEnvironment) { self.environment = environment }
 
     /// What `lock` did: how many cached keys were forgotten.
     public struct LockOutcome: Equatable, Sendable {
@@ -44,10 +40,11 @@ public struct Locking: Sendable {
             if try environment.systemService.lock(vault: nil) { forgotten += 1 }
         } catch let error as SystemServiceError {
             // A service that cannot be reached holds no key (it keeps them in its memory only):
-            // nothing to forget there, unless this vault needs it, which is then worth saying.
-            try custody.serviceUnreachableAtLock(error)
+            // nothing to forget there, unless this vault's key is kept there (no keyring of its
+            // own here), which is then worth saying; any other failure is said.
+            guard case .unreachable = error.code, custody.keyring != nil else { throw AuthError.from(systemService: error) }
         }
-        let unavailable = forgotten > 0 ? nil : custody.keyCacheUnavailableReason()
+        let unavailable = forgotten > 0 ? nil : custody.keyring?.unavailableReason()
         return LockOutcome(forgotten: forgotten, cacheUnavailable: unavailable)
     }
 
@@ -62,7 +59,7 @@ public struct Locking: Sendable {
     public func unlock() async throws -> UnlockOutcome {
         let vault = try await PasscodeUnlock(environment).unlockWithPasscode(reason: "unlock")
         defer { vault.close() }
-        if let reason = custody.keyCacheUnavailableReason() {
+        if let reason = custody.keyring?.unavailableReason() {
             return UnlockOutcome(cachedFor: nil, notCachedBecause: reason)
         }
         let settings = try AuthError.mapped { try SecuritySettings(vault: vault) }

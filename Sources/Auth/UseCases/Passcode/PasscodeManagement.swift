@@ -137,9 +137,11 @@ public struct PasscodeManagement: Sendable {
                     + " Once a TPM answers here, `fingerlock tpm enable` binds it again.")
         } catch let error where flow.kind == .reset && error.code == .sealerUnavailable {
             // The recovery key opens the vault anywhere: with fingerlockd gone (or its state lost),
-            // a reset must not leave the vault unopenable by passcode. The custody says where it
-            // falls back to (system mode: user mode's own sealer), said aloud.
-            guard let fallback = custody.resetFallbackSealer else { throw AuthError.from(error) }
+            // a reset must not leave the vault unopenable by passcode. It moves to user mode, whose
+            // sealer (the vault's own) is always at hand, said aloud; a user-mode sealer that
+            // failed has nowhere else to go.
+            let fallback = environment.custody(for: .user).passcodeSealer(binding: nil)
+            guard custody.passcodeSealer.mode != fallback.mode else { throw AuthError.from(error) }
             environment.forgetRecordedHeader()
             try AuthError.mapped {
                 try passcodes.movePasscodeSlot(

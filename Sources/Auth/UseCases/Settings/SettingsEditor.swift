@@ -4,14 +4,10 @@ import Vault
 /// `config get|set`: the sealed security settings.
 public struct SettingsEditor: Sendable {
     let environment: AuthEnvironment
-    let custody: any KeyCustody
+    /// The vault's custody, held by the environment for the command.
+    var custody: any KeyCustody { environment.custody }
 
-    public init(_ environment: AuthEnvironment) { self.init(environment, custody: environment.custody) }
-
-    init(_ environment: AuthEnvironment, custody: any KeyCustody) {
-        self.environment = environment
-        self.custody = custody
-    }
+    public init(_ environment: AuthEnvironment) { self.environment = environment }
 
     /// The settings, read with the cached key or else the passcode (they are no secret to the user).
     public func settings() async throws -> SecuritySettings {

@@ -7,14 +7,10 @@ public import Vault
 /// Asks nothing, counts nothing, starts no reuse window.
 public struct VaultStatusReport: Sendable {
     let environment: AuthEnvironment
-    let custody: any KeyCustody
+    /// The vault's custody, held by the environment for the command.
+    var custody: any KeyCustody { environment.custody }
 
-    public init(_ environment: AuthEnvironment) { self.init(environment, custody: environment.custody) }
-
-    init(_ environment: AuthEnvironment, custody: any KeyCustody) {
-        self.environment = environment
-        self.custody = custody
-    }
+    public init(_ environment: AuthEnvironment) { self.environment = environment }
 
     /// The vault's state now. Reads the counters and the key cache; with a cached key, also what is
     /// sealed in the vault (checked like any unlock's key, never trusted).
