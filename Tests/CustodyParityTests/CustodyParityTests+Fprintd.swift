@@ -43,6 +43,29 @@ extension CustodyParityTests {
     }
 
     @Test(arguments: Custody.allCases)
+    func aVaultThatTakesFprintdsFingersHasNoneOfItsOwnToEnrollOrForget(_ custody: Custody) async throws {
+        let fl = try await ParityInstallation(custody, fprintdsFingers: true)
+        fl.touches.queue(.finger(.leftThumb))
+        let enrolling = fl.user(typing: Self.passcode)
+        let enroll = await #expect(throws: AuthError.self) {
+            try await Enrollment(fl.context(enrolling).environment).enroll(
+                .leftThumb, username: "parity", confirmReplacing: { _ in true }, updates: { _ in })
+        }
+        let forgetting = fl.user(typing: Self.passcode)
+        let forget = await #expect(throws: AuthError.self) {
+            try await Enrollment(fl.context(forgetting).environment).forget(.rightIndex) { _ in true }
+        }
+        for refused in [enroll, forget] {
+            #expect(refused?.code == .invalidInput)
+            #expect(refused?.message.contains("This vault takes fprintd's fingers") == true, "\(refused?.message ?? "")")
+        }
+        // Said before the passcode, and nothing was scanned.
+        #expect(enrolling.prompts == 0 && forgetting.prompts == 0)
+        #expect(fl.touches.waiting == 1)
+        await fl.stop()
+    }
+
+    @Test(arguments: Custody.allCases)
     func withFprintdAScanCancelledBeforeAFingerDoesNotCount(_ custody: Custody) async throws {
         let fl = try await ParityInstallation(custody, fprintdsFingers: true)
         fl.touches.queue(.hold)

@@ -168,6 +168,19 @@ import Testing
         await fl.stop()
     }
 
+    @Test(arguments: Custody.allCases)
+    func forgettingAFingerThatIsNotEnrolledSaysSoBeforeThePasscode(_ custody: Custody) async throws {
+        let fl = try await ParityInstallation(custody)
+        let forgetting = fl.user(typing: Self.passcode)
+        let refused = await #expect(throws: AuthError.self) {
+            try await Enrollment(fl.context(forgetting).environment).forget(.leftThumb) { _ in true }
+        }
+        #expect(refused?.code == .notFound)
+        #expect(refused?.message.contains("left-thumb is not enrolled") == true, "\(refused?.message ?? "")")
+        #expect(forgetting.prompts == 0)
+        await fl.stop()
+    }
+
     /// User mode keeps the key and the passcode's reuse marker in the user's keyring; system mode
     /// keeps both in fingerlockd and leaves nothing there (no `…:passcode` marker either).
     @Test(arguments: Custody.allCases)

@@ -82,13 +82,8 @@ protocol KeyCustody: Sendable {
 
     // MARK: Fingers
 
-    func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
-        updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> Enrollment.ListedFinger
-
-    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws
-        -> [Enrollment.ForgottenPrint]
+    /// Where `enroll` and `forget` put and take the vault's own fingers.
+    var ownFingers: any OwnFingers { get }
 
     /// The enrolled fingers (`fingers`): never a template, only names, readers and dates.
     func enrolledFingers() async throws -> [Enrollment.ListedFinger]

@@ -61,56 +61,6 @@ extension ServiceCustody {
         return (vault, touch)
     }
 
-    /// `enroll` for a system-mode vault: the passcode proven to the service, which scans and keeps
-    /// the template.
-    func enrollThroughService(
-        _ finger: Finger, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
-        updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> Enrollment.ListedFinger {
-        let storeID = try environment.recordedStoreID
-        let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
-        if listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) { throw Self.fprintdsFingers }
-        let existing = listed.first { $0.finger == finger }
-        try PasscodeUnlock(environment).requirePasscodeSource()
-        let timeout = try environment.systemCall { try systemService.policy(vault: storeID) }?.scanTimeout ?? SecuritySettings().scanTimeout
-        return try await withSealedPasscodeSlot(reason: "enroll a finger") { proof in
-            if let existing, try await !confirmReplacing(Self.listed(existing)) {
-                throw AuthError(.userCancel, "\(finger) stays enrolled as it was; nothing was changed.")
-            }
-            let announced = Mutex(false)
-            let enrolled = try await systemService.enroll(finger, proof: proof, timeout: timeout) { event in
-                if announced.withLock({ value in
-                    defer { value = true }
-                    return !value
-                }) {
-                    updates(.starting(Self.serviceReaderInfo))
-                }
-                updates(.progress(event))
-            }
-            return Self.listed(enrolled)
-        }
-    }
-
-    /// `forget` for a system-mode vault.
-    func forgetThroughService(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
-        let storeID = try environment.recordedStoreID
-        let listed = try environment.systemCall { try systemService.fingers(vault: storeID) }
-        if listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) { throw Self.fprintdsFingers }
-        let targets = listed.filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
-        if targets.isEmpty, let finger {
-            throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
-        }
-        try PasscodeUnlock(environment).requirePasscodeSource()
-        return try await withSealedPasscodeSlot(reason: "forget a finger") { proof in
-            var forgotten: [Enrollment.ForgottenPrint] = []
-            for target in targets {
-                try await systemService.forget(target.finger, proof: proof)
-                forgotten.append(Enrollment.ForgottenPrint(finger: target.finger, reader: target.reader, onReader: .nothingLeft))
-            }
-            return forgotten
-        }
-    }
-
     /// The fingers fingerlockd keeps for this vault (`fingers`): no passcode, as the owner's own list.
     func fingersInService() throws -> [Enrollment.ListedFinger] {
         let storeID = try environment.recordedStoreID
@@ -136,14 +86,6 @@ extension ServiceCustody {
 }
 
 extension ServiceCustody {
-    /// A vault that takes fprintd's fingers has none of fingerlockd's own to enroll or forget.
-    static var fprintdsFingers: AuthError {
-        AuthError(
-            .invalidInput,
-            "This vault takes fprintd's fingers: `fingerlock enroll --reader fprintd FINGER` enrolls one there (your"
-                + " desktop's settings remove one); `fingerlock forget --reader fprintd --all` goes back to fingerlockd's own.")
-    }
-
     /// Stands for the service's reader in enrollment's first update: its details stay in the service.
     static let serviceReaderInfo = ReaderInfo(
         name: "fingerlockd's fingerprint reader", driver: "fingerlockd", deviceID: "0", scanType: .press,

@@ -122,17 +122,6 @@ struct ServiceCustody: KeyCustody {
 
     // MARK: Fingers
 
-    func enroll(
-        _ finger: Finger, username: String, confirmReplacing: @Sendable (Enrollment.ListedFinger) async throws -> Bool,
-        updates: @escaping @Sendable (Enrollment.Update) -> Void
-    ) async throws -> Enrollment.ListedFinger {
-        try await enrollThroughService(finger, confirmReplacing: confirmReplacing, updates: updates)
-    }
-
-    func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [Enrollment.ForgottenPrint] {
-        try await forgetThroughService(finger, covers: covers)
-    }
-
     /// The service tells its owner which fingers it keeps, without the passcode.
     func enrolledFingers() async throws -> [Enrollment.ListedFinger] {
         try fingersInService()

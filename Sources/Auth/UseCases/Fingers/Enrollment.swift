@@ -46,13 +46,63 @@ public struct Enrollment: Sendable {
         _ finger: Finger, username: String, confirmReplacing: @Sendable (ListedFinger) async throws -> Bool,
         updates: @escaping @Sendable (Update) -> Void
     ) async throws -> ListedFinger {
-        try await custody.enroll(finger, username: username, confirmReplacing: confirmReplacing, updates: updates)
+        let own = custody.ownFingers
+        let target = try await own.enrollingReader()
+        let replaced = { (listed: [ListedFinger]) in listed.first { $0.finger == finger && (target == nil || $0.reader == target) } }
+        // Known before the passcode (fingerlockd's list, or a cached key): a finger already there is
+        // said, and its replacement agreed, before anyone types the passcode for it.
+        var agreed: ListedFinger?
+        if let known = try await own.enrolledBeforePasscode() {
+            try Self.refuseFprintdsFingers(known)
+            if let old = replaced(known) { agreed = try await Self.agree(replacing: old, confirmReplacing) }
+        }
+        return try await own.withPasscode(reason: "enroll a finger", recentOneStands: true) { proven in
+            let listed = try await proven.enrolled()
+            try Self.refuseFprintdsFingers(listed)
+            let old = replaced(listed)
+            if let old, old != agreed { _ = try await Self.agree(replacing: old, confirmReplacing) }
+            return try await proven.enroll(finger, replacing: old, username: username, updates: updates)
+        }
     }
 
     /// Forgets `finger` (nil: every finger) on the readers `covers` accepts, deleting on-chip copies
     /// from connected readers. Throws `.notFound` when a named finger is not enrolled there.
     public func forget(_ finger: Finger?, covers: @Sendable (ReaderIdentity) -> Bool) async throws -> [ForgottenPrint] {
-        try await custody.forget(finger, covers: covers)
+        let own = custody.ownFingers
+        func targets(_ listed: [ListedFinger]) throws -> [ListedFinger] {
+            try Self.refuseFprintdsFingers(listed)
+            let targets = listed.filter { ($0.finger == finger || finger == nil) && covers($0.reader) }
+            if targets.isEmpty, let finger {
+                throw AuthError(.notFound, "\(finger) is not enrolled; `fingerlock fingers` lists the enrolled ones.")
+            }
+            return targets
+        }
+        // Known before the passcode: a finger that is not there is said without asking for it.
+        if let known = try await own.enrolledBeforePasscode() { _ = try targets(known) }
+        return try await own.withPasscode(reason: "forget a finger", recentOneStands: false) { proven in
+            var forgotten: [ForgottenPrint] = []
+            for target in try targets(try await proven.enrolled()) { forgotten.append(try await proven.forget(target)) }
+            return forgotten
+        }
+    }
+
+    /// A vault that takes fprintd's fingers has none of its own to enroll or forget, in either mode.
+    static func refuseFprintdsFingers(_ listed: [ListedFinger]) throws {
+        guard listed.contains(where: { $0.reader.driver == FprintdDevice.driver }) else { return }
+        throw AuthError(
+            .invalidInput,
+            "This vault takes fprintd's fingers: `fingerlock enroll --reader fprintd FINGER` enrolls one there (your"
+                + " desktop's settings remove one); `fingerlock forget --reader fprintd --all` goes back to the vault's own.")
+    }
+
+    /// `old` is replaced only when `confirmReplacing` agrees; otherwise nothing changes.
+    static func agree(replacing old: ListedFinger, _ confirmReplacing: @Sendable (ListedFinger) async throws -> Bool) async throws
+        -> ListedFinger
+    {
+        guard try await confirmReplacing(old) else {
+            throw AuthError(.userCancel, "\(old.finger) stays enrolled as it was; nothing was changed.")
+        }
+        return old
     }
 
     /// `enroll --reader fprintd` without a finger: the vault takes the fingers fprintd already has for
