@@ -174,6 +174,14 @@ import Testing
         let readersFinding = findings.first { $0["check"] as? String == "readers" }
         #expect(readersFinding?["status"] as? String == "ok", "\(String(describing: readersFinding))")
         #expect((after["message"] as? String)?.contains("This vault takes fprintd's fingers") == true, "\(after)")
+        // A finger added in the desktop's settings: doctor says the next touch asks the passcode.
+        try await rig.enroll("left-thumb", scanning: "fl-thumb")
+        let changed = try #require(try await Self.fprintdFinding(runner))
+        #expect(changed["status"] as? String == "warning", "\(changed)")
+        #expect(
+            (changed["message"] as? String)?.contains("fprintd's fingers changed since this vault accepted them (added left-thumb)")
+                == true, "\(changed)")
+        #expect((changed["fix"] as? String)?.contains("fingerlock unlock") == true, "\(changed)")
     }
 
     @Test func withoutFprintdOnTheBusTheVaultSaysSoAndThePasscodeStillOpensIt() async throws {

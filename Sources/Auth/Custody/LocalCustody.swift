@@ -107,7 +107,9 @@ extension LocalCustody {
         guard let vault else { return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true) }
         defer { vault.close() }
         if let accepted = try FprintdAcceptance.read(vault) {
-            return SetupStatus(passcodeSet: true, enrolledFingers: Self.listed(accepted).map { "\($0.finger) on \($0.reader)" })
+            return SetupStatus(
+                passcodeSet: true, enrolledFingers: Self.listed(accepted).map { "\($0.finger) on \($0.reader)" },
+                acceptedFprintdFingers: accepted)
         }
         let prints = try VaultPrintStore(vault: vault).allPrints()
         return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })

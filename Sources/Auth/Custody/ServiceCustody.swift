@@ -132,7 +132,11 @@ struct ServiceCustody: KeyCustody {
         guard let prints = try? fingersInService() else {
             return SetupStatus(passcodeSet: true, enrolledFingers: [], fingersUnknown: true)
         }
-        return SetupStatus(passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" })
+        // fprintd's fingers, as the service lists them, are the set the vault accepted.
+        let fromFprintd = prints.filter { $0.reader.driver == FprintdDevice.driver }
+        let accepted = fromFprintd.first.map { AcceptedFingers(device: $0.reader.deviceID, fingers: fromFprintd.map(\.finger)) }
+        return SetupStatus(
+            passcodeSet: true, enrolledFingers: prints.map { "\($0.finger) on \($0.reader)" }, acceptedFprintdFingers: accepted)
     }
 
     // MARK: Restore

@@ -2,9 +2,10 @@ import AuthCore
 import Fingerprint
 
 /// What fprintd has for the user: whether it answers, its reader, the fingers it keeps for them, and
-/// whether this vault takes them.
+/// whether this vault takes them (and still takes them as they are: `accepted`, the set it accepted,
+/// when known without the passcode).
 extension Doctor {
-    func fprintdFingersFinding(vaultTakesThem: Bool) async -> DoctorFinding? {
+    func fprintdFingersFinding(vaultTakesThem: Bool, accepted: AcceptedFingers?) async -> DoctorFinding? {
         guard let fprintd = dependencies.fprintd else { return nil }
         let check = "fprintd-fingers"
         let device: FprintdDevice
@@ -34,6 +35,13 @@ extension Doctor {
                 return .error(
                     check, "This vault takes fprintd's fingers, and fprintd has none for you on \(device.name).",
                     fix: "enroll one in your desktop's settings (or fprintd-enroll), then unlock with the passcode")
+            }
+            if let change = accepted?.change(to: AcceptedFingers(device: device.name, fingers: fingers)) {
+                return .warning(
+                    check,
+                    "fprintd's fingers changed since this vault accepted them (\(change.summary)): a touch asks for the"
+                        + " passcode, which accepts them as they are.",
+                    fix: "fingerlock unlock (or forget --reader fprintd --all if the change was not yours)")
             }
             return .ok(check, "This vault takes fprintd's fingers on \(device.name): \(names).")
         }

@@ -1,4 +1,5 @@
 import Auth
+import AuthCore
 import Fingerprint
 import Foundation
 import SafeFiles
@@ -33,7 +34,9 @@ public struct Doctor: Sendable {
         findings.append(keyringFinding())
         findings += dataDirectoryFindings()
         findings += setup.findings
-        if let fprintd = await fprintdFingersFinding(vaultTakesThem: setup.takesFprintd) { findings.append(fprintd) }
+        if let fprintd = await fprintdFingersFinding(vaultTakesThem: setup.takesFprintd, accepted: setup.accepted) {
+            findings.append(fprintd)
+        }
         findings += serviceFindings()
         if let tpm = dependencies.tpm { findings.append(tpmFinding(tpm())) }
         findings.append(sessionFinding())
@@ -370,13 +373,13 @@ public struct Doctor: Sendable {
     // MARK: - Passcode and enrolled fingers
 
     /// The passcode and enrolled-fingers findings, and whether the vault takes fprintd's fingers.
-    func setupFindings() async -> (findings: [DoctorFinding], takesFprintd: Bool) {
+    func setupFindings() async -> (findings: [DoctorFinding], takesFprintd: Bool, accepted: AcceptedFingers?) {
         guard let setupStatus = dependencies.setupStatus else {
             return (
                 [
                     .warning(
                         "passcode", "The vault was not checked (not wired in this build).", fix: "run: fingerlock fingers")
-                ], false
+                ], false, nil
             )
         }
         let status: SetupStatus
@@ -388,7 +391,7 @@ public struct Doctor: Sendable {
                     .error(
                         "passcode", "The vault cannot be read: \(error)",
                         fix: "fix what the message says (see the data-directory finding)")
-                ], false
+                ], false, nil
             )
         }
         var findings: [DoctorFinding] = []
@@ -422,7 +425,7 @@ public struct Doctor: Sendable {
                 ))
         }
         let fprintdReader = " on \(ReaderSelector.fprintdKeyword):"
-        return (findings, status.enrolledFingers.contains { $0.contains(fprintdReader) })
+        return (findings, status.enrolledFingers.contains { $0.contains(fprintdReader) }, status.acceptedFprintdFingers)
     }
 
     // MARK: - Session
