@@ -75,6 +75,23 @@ import Vault
         #expect(told.policy.kind == .test)
     }
 
+    @Test func enablingSaysWhichOfFprintdsFingersMovedAndWhatThePasscodeAcceptedSince() async throws {
+        try await install.setUp(fingers: [])
+        let vault = try install.passcodes.open(with: .passcode(Installation.passcode))
+        try FprintdAcceptance.write(AcceptedFingers(device: "Desk reader", fingers: [.rightIndex]), to: vault)
+        vault.close()
+        // A thumb added in the desktop's settings since the vault accepted the set.
+        let fingers = FakeSystemFingers(
+            key: try install.masterKey(), touches: [],
+            fprintdSet: AcceptedFingers(device: "Desk reader", fingers: [.rightIndex, .leftThumb]))
+        let interaction = ScriptedInteraction(secrets: [Installation.passcode])
+        let passcodes = SystemModeRepository(base: install.passcodes, mode: .user)
+        let moved = try await ModeMigration(context(passcodes, fingers, interaction).environment).enableSystemMode()
+        #expect(moved.moved == [.rightIndex], "\(moved)")
+        #expect(fingers.calls.withLock { $0 }.contains("use fprintd"))
+        #expect(interaction.notices.contains { $0.contains("fprintd's fingers as they are (added left-thumb)") }, "\(interaction.notices)")
+    }
+
     @Test func leavingAVerifyScanCancelsItInSystemMode() async throws {
         try await install.setUp(fingers: [])
         let fingers = FakeSystemFingers(key: try install.masterKey(), touches: [.match(.rightIndex)])

@@ -55,6 +55,11 @@ final class SystemModeRepository: PasscodeRepository {
     {
         try base.rekey(vault, passcode: passcode, sealer: VaultPasscodeSealer(), recoveryKey: recoveryKey, progress: progress)
     }
+    /// The proof of a passcode for the fake service, which checks none: the slot as it is (user
+    /// mode's, see above).
+    func sealedPasscodeSlot(passcode: String, mode: VaultMode) throws(VaultError) -> SealedPasscodeSlot {
+        try base.sealedPasscodeSlot(passcode: passcode, mode: .user)
+    }
     /// The unauthenticated reads of the vault's database, in order.
     let reads = Mutex<[String]>([])
     func storeID() throws(VaultError) -> UUID {
@@ -92,11 +97,14 @@ final class FakeSystemFingers: SystemService {
 
     /// What `lock` throws (nil: it forgets the key it holds).
     let lockFailure: SystemServiceError?
+    /// fprintd's set as the service finds it when asked to accept it (nil: not used here).
+    let fprintdSet: AcceptedFingers?
 
     init(
         key: SymmetricKey, touches: [Touch], policy: SystemVaultPolicy? = nil, lockFailure: SystemServiceError? = nil,
-        onImport: @escaping @Sendable () -> Void = {}
+        fprintdSet: AcceptedFingers? = nil, onImport: @escaping @Sendable () -> Void = {}
     ) {
+        self.fprintdSet = fprintdSet
         self.key = key
         self.touches = Mutex(touches)
         self.answeredPolicy = policy
@@ -113,7 +121,9 @@ final class FakeSystemFingers: SystemService {
         throw SystemServiceError(.failure("not used here"))
     }
     func useFprintdFingers(_ use: Bool, proof: SealedPasscodeSlot) async throws -> AcceptedFingers? {
-        throw SystemServiceError(.failure("not used here"))
+        guard let fprintdSet else { throw SystemServiceError(.failure("not used here")) }
+        calls.withLock { $0.append(use ? "use fprintd" : "stop fprintd") }
+        return use ? fprintdSet : nil
     }
     func forgetVault(_ slot: SealedPasscodeSlot) throws { throw SystemServiceError(.failure("not used here")) }
     func status(vault: UUID) throws -> SystemVaultStatus {

@@ -116,11 +116,14 @@ public struct ModeMigration: Sendable {
     /// fprintd's set as it is now (the passcode was just proven). What fails is reported, as for a
     /// finger that did not move; the vault's own record stays for user mode.
     private func moveFprintdAcceptanceToService(from vault: Vault, passcode: String, result: inout SystemModeFingers) async {
-        guard (try? FprintdAcceptance.read(vault)) != nil else { return }
+        guard let before = try? FprintdAcceptance.read(vault) else { return }
         do {
             let proof = try AuthError.mapped { try passcodes.sealedPasscodeSlot(passcode: passcode, mode: .system) }
             if let accepted = try await systemService.useFprintdFingers(true, proof: proof) {
-                result.moved += accepted.fingers
+                // What moved is what the vault had accepted; a change at fprintd since, which the
+                // passcode just accepted, is said as any passcode says it.
+                result.moved += before.fingers.filter(accepted.fingers.contains)
+                if let change = before.change(to: accepted) { environment.interaction.notify(FprintdConsent.told(change.summary)) }
             }
         } catch {
             let reason = (error as? SystemServiceError).map { AuthError.from(systemService: $0).message } ?? AuthError.from(error).message
