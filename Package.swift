@@ -164,11 +164,14 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // OTP codes (RFC 4226, RFC 6238) from the otpauth:// URIs notes keep.
+        .target(
+            name: "OneTimePassword", dependencies: [.product(name: "Crypto", package: "swift-crypto")], swiftSettings: upcoming),
         .target(
             name: "FingerlockCLI",
             dependencies: [
                 "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol", "FingerlockServiceClient",
-                "TrustedPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OneTimePassword", "TrustedPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -243,6 +246,7 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(name: "SafeFilesTests", dependencies: ["FingerlockTestSupport", "SafeFiles"], swiftSettings: upcoming),
+        .testTarget(name: "OneTimePasswordTests", dependencies: ["OneTimePassword"], swiftSettings: upcoming),
         .testTarget(
             name: "FingerprintTests",
             dependencies: ["Fingerprint", "FingerprintTestSupport", "fprint-probe", "FingerlockTestSupport"],

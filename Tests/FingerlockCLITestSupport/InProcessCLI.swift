@@ -80,6 +80,13 @@ public final class InProcessCLI: Sendable {
     public func run(
         _ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", timeout: Duration = .seconds(60)
     ) async throws -> Result {
+        try await run(arguments, environment: extra, stdin: stdin, now: nil)
+    }
+
+    /// `run` with the clock the command reads set to `now` (the real one when nil).
+    public func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: String = "", now: Date?) async throws
+        -> Result
+    {
         // A passcode descriptor is made and read while no other in-process run can start a helper
         // program (see `DescriptorGate`).
         // (Beside an explicit `--passcode-fd`, `--passcode-stdin` stays as given: the CLI refuses the pair,
@@ -110,7 +117,7 @@ public final class InProcessCLI: Sendable {
             console: Console(out: out, err: err, environment: environment),
             hardwareReaders: { [] },
             openTerminal: { nil },
-            now: { Date() },
+            now: { now ?? Date() },
             username: username,
             keyCache: keyCache,
             reuseMarkers: reuseMarkers,

@@ -31,7 +31,12 @@ import Testing
                 environment: ["SAP_SHELL": "fish"]))
         #expect(fish.typed == "t w")
         #expect(fish.afterOptionsEnd)
+        // otp takes a note too, one level up.
+        let otp = try #require(
+            NoteCompletion(["---completion", "otp", "--", "positional@0", "2", "2", "fingerlock", "otp", "gi"]))
+        #expect(otp.typed == "gi")
         #expect(NoteCompletion(["---completion", "notes", "search", "--", "positional@0", "3", "0", "fingerlock"]) == nil)
+        #expect(NoteCompletion(["---completion", "otp", "show", "--", "positional@0", "3", "0", "fingerlock"]) == nil)
         #expect(NoteCompletion(["---completion", "notes", "show", "--", "--reader", "3", "0", "fingerlock"]) == nil)
     }
 

@@ -2,7 +2,7 @@ import Auth
 import Foundation
 import Vault
 
-/// TAB after `notes show|edit|rm`: the titles that start with what was typed, only while the vault's
+/// TAB after `notes show|edit|rm` and `otp`: the titles that start with what was typed, only while the vault's
 /// key is already cached in the kernel keyring (user mode). A TAB never prompts, never asks for a
 /// touch, never counts an attempt and writes nothing; without a cached key it offers nothing.
 ///
@@ -12,7 +12,8 @@ import Vault
 /// writes take each line it prints as one literal word (`CompletionScript`), and what is printed here
 /// is already filtered, so no shell ever reads a title as code.
 struct NoteCompletion: Equatable {
-    static let commands: Set<String> = ["show", "edit", "rm"]
+    /// The commands whose first argument is a note, as ArgumentParser names them in the request.
+    static let commands: Set<[String]> = [["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["otp"]]
 
     /// What the word being completed means, its quotes removed (`ShellWord`).
     var typed: String
@@ -30,8 +31,8 @@ struct NoteCompletion: Equatable {
 
     /// The request for a note argument in `arguments`, or nil for any other request.
     init?(_ arguments: [String], environment: [String: String] = [:]) {
-        guard arguments.first == "---completion", let dash = arguments.firstIndex(of: "--"), dash == 3,
-            arguments[1] == "notes", Self.commands.contains(arguments[2]), arguments.count > dash + 1,
+        guard arguments.first == "---completion", let dash = arguments.firstIndex(of: "--"),
+            Self.commands.contains(Array(arguments[1..<dash])), arguments.count > dash + 1,
             arguments[dash + 1] == "positional@0"
         else { return nil }
         // After the argument's name: the word's index, the cursor's offset in it, then the words.
