@@ -16,7 +16,8 @@ struct Fingerlock: ParsableCommand {
         version: FingerlockVersion.line,
         subcommands: [
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self, StorageCommand.self,
-            PasscodeCommand.self, NotesCommand.self, PickCommand.self, OTPCommand.self, BackupCommand.self, RestoreCommand.self, ExportCommand.self,
+            PasscodeCommand.self, NotesCommand.self, PickCommand.self, GenerateCommand.self, OTPCommand.self, BackupCommand.self, RestoreCommand.self,
+            ExportCommand.self,
             RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, StatusCommand.self, DoctorCommand.self,
             SystemCommand.self, TPMCommand.self,
         ]
