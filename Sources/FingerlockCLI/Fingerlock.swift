@@ -15,6 +15,9 @@ struct Fingerlock: ParsableCommand {
             """,
         version: FingerlockVersion.line,
         subcommands: [
+            // The everyday verbs of pass and gopass, the same commands as under `notes`.
+            NotesCommand.Show.self, NotesCommand.List.self, FindCommand.self, NotesCommand.Search.self, NotesCommand.Edit.self,
+            NotesCommand.Remove.self,
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self, StorageCommand.self,
             PasscodeCommand.self, NotesCommand.self, PickCommand.self, GenerateCommand.self, OTPCommand.self, BackupCommand.self, RestoreCommand.self,
             ExportCommand.self,

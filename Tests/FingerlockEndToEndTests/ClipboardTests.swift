@@ -78,6 +78,35 @@ import Testing
         #expect(ContinuousClock.now - started >= .seconds(3))
     }
 
+    /// pass's everyday forms: `show NAME -c`, and the codes `otp -c` and `generate -c` copy.
+    @Test func theShortFormsCopyAsPassDoes() async throws {
+        let x = try await XvfbServer()
+        let (runner, _) = try await vault()
+        let display = touch.merging(["DISPLAY": x.display]) { $1 }
+        let shown = try await runner.run(["show", "wifi", "-c"], environment: display)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        #expect(shown.stdout.hasPrefix("Line 1 of \"wifi\" is on the clipboard"))
+        #expect(try x.clipboard() == "first line")
+
+        let secret = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+        let added = try await runner.run(
+            ["notes", "add", "--title", "bank"], environment: touch, stdin: "pin\notpauth://hotp/Bank?secret=\(secret)&counter=0\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        let code = try await runner.run(["otp", "bank", "-c"], environment: display)
+        #expect(code.status == 0, "\(code.stderr)")
+        #expect(code.stdout.hasPrefix("The code of \"bank\" is on the clipboard"), "\(code.stdout)")
+        // RFC 4226's first code; neither it nor the secret is printed.
+        #expect(try x.clipboard() == "755224")
+        #expect(!(code.stdout + code.stderr).contains("755224") && !(code.stdout + code.stderr).contains(secret))
+
+        let generated = try await runner.run(["generate", "mail", "-c"], environment: display)
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let password = try #require(try x.clipboard())
+        #expect(password.count == 25)
+        #expect(!generated.stdout.contains(password) && !generated.stderr.contains(password))
+        #expect(try await runner.run(["show", "mail", "--body"], environment: touch).stdout == password + "\n")
+    }
+
     @Test func oneLineIsCopiedAndAClipboardChangedMeanwhileIsLeftAlone() async throws {
         let x = try await XvfbServer()
         let (runner, id) = try await vault()

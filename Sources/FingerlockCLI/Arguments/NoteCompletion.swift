@@ -2,7 +2,7 @@ import Auth
 import Foundation
 import Vault
 
-/// TAB after `notes show|edit|rm` and `otp`: the titles that start with what was typed, only while the vault's
+/// TAB after `notes show|edit|rm` (or `show|edit|rm` alone) and `otp`: the titles that start with what was typed, only while the vault's
 /// key is already cached in the kernel keyring (user mode). A TAB never prompts, never asks for a
 /// touch, never counts an attempt and writes nothing; without a cached key it offers nothing.
 ///
@@ -13,7 +13,9 @@ import Vault
 /// is already filtered, so no shell ever reads a title as code.
 struct NoteCompletion: Equatable {
     /// The commands whose first argument is a note, as ArgumentParser names them in the request.
-    static let commands: Set<[String]> = [["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["otp"]]
+    static let commands: Set<[String]> = [
+        ["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["show"], ["edit"], ["rm"], ["otp"],
+    ]
 
     /// What the word being completed means, its quotes removed (`ShellWord`).
     var typed: String

@@ -8,7 +8,7 @@ import Vault
 /// changed meanwhile.
 struct ClipOptions: ParsableArguments {
     @Flag(
-        name: .long,
+        name: [.customShort("c"), .long],
         help:
             "Copy the body's first line to the clipboard instead of printing it, like pass -c (wl-copy, xclip or xsel); cleared after clip-clear (45s)."
     )

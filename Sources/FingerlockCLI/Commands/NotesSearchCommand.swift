@@ -13,7 +13,9 @@ extension NotesCommand {
                 visible to other processes and in shell history; --query-stdin reads it from stdin instead. \
                 On a terminal, matches in titles and tags are highlighted (never with NO_COLOR), and a list \
                 longer than the screen goes through $PAGER (default `less -FRX`); never when piped.
-                """)
+                """,
+            // pass and gopass users type `grep`.
+            aliases: ["grep"])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
@@ -36,6 +38,16 @@ extension NotesCommand {
         }
 
         func run(with dependencies: CLIDependencies) async throws {
+            try await Self.run(
+                terms: terms, queryStdin: queryStdin, titlesOnly: title, filters: filters, json: json, global: global, passcode: passcode,
+                dependencies: dependencies)
+        }
+
+        /// `notes search` and `find` (titles only).
+        static func run(
+            terms: [String], queryStdin: Bool, titlesOnly title: Bool, filters: NoteQueryOptions, json: Bool, global: GlobalOptions,
+            passcode: PasscodeOptions, dependencies: CLIDependencies
+        ) async throws {
             // Read before unlocking: a bad query is refused before any passcode is asked.
             // From stdin, one line is one term (a secret may hold spaces).
             let terms = if queryStdin { [try SearchQuery.read(from: dependencies.input)] } else { terms }

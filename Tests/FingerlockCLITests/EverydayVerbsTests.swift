@@ -1,0 +1,50 @@
+import FingerlockCLITestSupport
+import FingerlockTestSupport
+import Foundation
+import Testing
+
+/// pass's everyday verbs at the top level (`show`, `ls`, `find`, `grep`, `edit`, `rm`): the same
+/// commands as under `notes`, with the same output.
+@Suite(.timed, .timeLimit(.minutes(3))) struct EverydayVerbsTests {
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    let touch = ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb*4"]
+
+    init() async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        for (title, body) in [("github", "gh-secret\nuser: alice\n"), ("bank/main", "pin 1234\n"), ("wifi", "password for github too\n")] {
+            #expect(try await runner.run(["notes", "add", "--title", title], environment: touch, stdin: body).status == 0)
+        }
+    }
+
+    @Test func eachShortVerbDoesWhatItsNotesCommandDoes() async throws {
+        let pairs: [([String], [String])] = [
+            (["show", "github"], ["notes", "show", "github"]),
+            (["show", "github", "--line", "2"], ["notes", "show", "github", "--line", "2"]),
+            (["ls"], ["notes", "list"]),
+            (["list", "--json"], ["notes", "ls", "--json"]),
+            (["grep", "github"], ["notes", "search", "github"]),
+            (["find", "bank"], ["notes", "search", "--title", "bank"]),
+        ]
+        for (short, long) in pairs {
+            let a = try await runner.run(short, environment: touch)
+            let b = try await runner.run(long, environment: touch)
+            #expect(a.status == 0 && a.status == b.status, "\(short): \(a.stderr)")
+            #expect(a.stdout == b.stdout, "\(short) against \(long)")
+        }
+        // find looks in titles only: the body that mentions github is not found by it, grep finds it.
+        #expect(try await runner.run(["find", "github"], environment: touch).stdout.contains("wifi") == false)
+        #expect(try await runner.run(["grep", "github"], environment: touch).stdout.contains("wifi"))
+        #expect(try await runner.run(["find", "nothing-like-it"], environment: touch).status == 1)
+    }
+
+    @Test func rmAndEditAtTheTopLevelChangeTheNote() async throws {
+        let edited = try await runner.run(["edit", "wifi"], environment: touch, stdin: "new wifi password\n")
+        #expect(edited.status == 0, "\(edited.stderr)")
+        #expect(try await runner.run(["show", "wifi", "--body"], environment: touch).stdout == "new wifi password\n")
+        let removed = try await runner.run(["rm", "wifi", "--yes"], environment: touch)
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(removed.stdout.contains("trash"), "\(removed.stdout)")
+        #expect(try await runner.run(["ls"], environment: touch).stdout.contains("wifi") == false)
+    }
+}
