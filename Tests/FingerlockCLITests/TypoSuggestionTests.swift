@@ -25,15 +25,17 @@ import Testing
         Case(arguments: ["notes", "lst"], message: "`lst` is not a `fingerlock notes` command; did you mean `list`?"),
         Case(arguments: ["notes", "lss"], message: "`lss` is not a `fingerlock notes` command; did you mean `ls`?"),
         Case(arguments: ["frobnicate"], message: "`frobnicate` is not a fingerlock command (see `fingerlock --help`)"),
-        // pass habits: notes commands typed at the top.
-        Case(arguments: ["ls"], message: "`ls` is not a fingerlock command; did you mean `fingerlock notes ls`?"),
-        Case(arguments: ["show", "gmail", "--clip"], message: "`show` is not a fingerlock command; did you mean `fingerlock notes show`?"),
-        Case(arguments: ["search", "x"], message: "`search` is not a fingerlock command; did you mean `fingerlock notes search`?"),
+        // pass habits: notes commands typed at the top that are not everyday verbs there (show, ls,
+        // find, grep, edit and rm are).
+        Case(arguments: ["add", "--title", "x"], message: "`add` is not a fingerlock command; did you mean `fingerlock notes add`?"),
+        Case(arguments: ["history", "gmail"], message: "`history` is not a fingerlock command; did you mean `fingerlock notes history`?"),
+        Case(arguments: ["tags"], message: "`tags` is not a fingerlock command; did you mean `fingerlock notes tags`?"),
+        Case(arguments: ["shwo", "gmail"], message: "`shwo` is not a fingerlock command; did you mean `show`?"),
         // `help WRONG` is an error, never the top-level help.
         Case(arguments: ["help", "enrol"], message: "`enrol` is not a fingerlock command; did you mean `enroll`?"),
         Case(arguments: ["help", "frobnicate"], message: "`frobnicate` is not a fingerlock command (see `fingerlock --help`)"),
         Case(arguments: ["help", "notes", "lst"], message: "`lst` is not a `fingerlock notes` command; did you mean `list`?"),
-        Case(arguments: ["help", "list"], message: "`list` is not a fingerlock command; did you mean `fingerlock notes list`?"),
+        Case(arguments: ["help", "trash"], message: "`trash` is not a fingerlock command; did you mean `fingerlock notes trash`?"),
         Case(arguments: ["notes", "xyzzy"], message: "`xyzzy` is not a `fingerlock notes` command (see `fingerlock notes --help`)"),
         Case(arguments: ["enroll", "right-indx-finger"], message: "'right-indx-finger' is not a finger; did you mean `right-index-finger`?"),
         Case(arguments: ["forget", "left-thum"], message: "'left-thum' is not a finger; did you mean `left-thumb`?"),

@@ -18,7 +18,8 @@ enum UnknownCommand {
                 continue
             }
             if word == "help" { return nil }
-            // pass and jrnl users type `ls`, `show`, `rm` at the top: those are notes commands here.
+            // pass and jrnl users type notes commands at the top: the everyday ones are there too
+            // (`show`, `ls`, …), the others are said to be under `notes`.
             if path.count == 1, NotesCommand.configuration.subcommands.contains(where: { names(of: $0).contains(word) }) {
                 return "`\(word)` is not a fingerlock command; did you mean `fingerlock notes \(word)`?"
             }
