@@ -38,6 +38,44 @@ import Testing
         #expect(try await runner.run(["find", "nothing-like-it"], environment: touch).status == 1)
     }
 
+    @Test func aSlashInATitleIsAFolderThatLsListsAndDrawsAsATree() async throws {
+        for title in ["bank/savings", "mail/work/alice", "bank"] {
+            #expect(try await runner.run(["notes", "add", "--title", title], environment: touch, stdin: "x\n").status == 0)
+        }
+        let titles = { (arguments: [String]) async throws -> [String] in
+            let listed = try await runner.run(arguments + ["--json"], environment: touch)
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            return rows.compactMap { $0["title"] as? String }.sorted()
+        }
+        #expect(try await titles(["ls", "bank"]) == ["bank/main", "bank/savings"])
+        #expect(try await titles(["notes", "list", "bank/"]) == ["bank/main", "bank/savings"])
+        #expect(try await titles(["ls", "mail"]) == ["mail/work/alice"])
+        // -n counts the folder's notes, not the vault's.
+        #expect(try await titles(["ls", "bank", "-n", "1"]).count == 1)
+        let none = try await runner.run(["ls", "nope"], environment: touch)
+        #expect(none.status == 0 && none.stdout == "No note is in nope/.\n", "\(none.stdout)")
+
+        let tree = try await runner.run(["ls", "--tree"], environment: touch)
+        #expect(tree.status == 0, "\(tree.stderr)")
+        #expect(
+            tree.stdout == """
+                Notes
+                ├── bank
+                ├── bank/
+                │   ├── main
+                │   └── savings
+                ├── github
+                ├── mail/
+                │   └── work/
+                │       └── alice
+                └── wifi
+
+                """, "\(tree.stdout)")
+        #expect(try await runner.run(["ls", "bank", "--tree"], environment: touch).stdout == "bank/\n├── main\n└── savings\n")
+        #expect(try await runner.run(["ls", "--tree", "--json"], environment: touch).status == 64)
+    }
+
     @Test func rmAndEditAtTheTopLevelChangeTheNote() async throws {
         let edited = try await runner.run(["edit", "wifi"], environment: touch, stdin: "new wifi password\n")
         #expect(edited.status == 0, "\(edited.stderr)")

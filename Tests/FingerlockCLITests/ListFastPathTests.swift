@@ -35,6 +35,8 @@ struct ListFastPathTests {
             ["notes", "list", "--sort=created", "--json", "--tag", "a b"], ["notes", "list", "--sort", "modified", "-n", "3"],
             ["--data-dir", "/d", "--reader", "auto", "notes", "ls", "--passcode-stdin", "--json", "-n", "100000"],
             ["notes", "list", "--tag", "list"], ["notes", "list", "--data-dir", "ls"],
+            // The everyday verbs at the top level.
+            ["ls"], ["list", "--json"], ["--data-dir", "/d", "ls", "-n", "2", "--tag", "work"],
         ])
     func usualLines(arguments: [String]) throws {
         let fast = try #require(Self.parsedFast(arguments))
@@ -44,7 +46,8 @@ struct ListFastPathTests {
     @Test(
         "anything unusual is left to ArgumentParser",
         arguments: [
-            [], ["notes"], ["list"], ["notes", "search", "x"], ["notes", "list", "--help"], ["notes", "list", "-h"],
+            [], ["notes"], ["lst"], ["ls", "bank"], ["ls", "--tree"], ["notes", "list", "bank/"], ["notes", "search", "x"],
+            ["notes", "list", "--help"], ["notes", "list", "-h"],
             ["help", "notes", "list"], ["notes", "list", "extra"], ["notes", "list", "--", "x"], ["notes", "list", "--since", "2024-01-01"],
             ["notes", "list", "--until=2024-01-01"], ["notes", "list", "--json", "--json"], ["notes", "list", "--json=true"],
             ["notes", "list", "--tag"], ["notes", "list", "--tag", ""], ["notes", "list", "--tag", " # "], ["notes", "list", "--tag", "-x"],

@@ -17,12 +17,18 @@ struct ListRequest: Equatable {
     var passcodeDescriptor: Int32?
     var query: NoteQuery
     var json: Bool
+    /// Only the notes under this folder (`ls bank`); nil: all.
+    var folder: NoteFolder?
+    /// Drawn as a tree of folders (`ls --tree`).
+    var tree: Bool
 
-    init(global: GlobalSettings, passcodeDescriptor: Int32?, query: NoteQuery, json: Bool) {
+    init(global: GlobalSettings, passcodeDescriptor: Int32?, query: NoteQuery, json: Bool, folder: NoteFolder? = nil, tree: Bool = false) {
         self.global = global
         self.passcodeDescriptor = passcodeDescriptor
         self.query = query
         self.json = json
+        self.folder = folder
+        self.tree = tree
     }
 
     /// Reads `notes list` (or `ls`) with `--reader`, `--data-dir`, `--socket`, `--passcode-stdin`,
@@ -32,13 +38,20 @@ struct ListRequest: Equatable {
     /// positionals, repeats, values that look like options, values ArgumentParser or the command's
     /// validation would refuse.
     init?(fastParsing arguments: [String]) {
-        guard arguments.count >= 2, arguments[0] == "notes", arguments[1] == "list" || arguments[1] == "ls" else {
+        // `notes list`, `notes ls`, and the same at the top level.
+        let verbs: Set<String> = ["list", "ls"]
+        let start: Int
+        if arguments.count >= 2, arguments[0] == "notes", verbs.contains(arguments[1]) {
+            start = 2
+        } else if arguments.count >= 1, verbs.contains(arguments[0]) {
+            start = 1
+        } else {
             return nil
         }
         var options: [String: String] = [:]
         var flags: Set<String> = []
         var tags: [String] = []
-        var rest = arguments.dropFirst(2)
+        var rest = arguments.dropFirst(start)
         while let argument = rest.popFirst() {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = argument == "-n" ? "--max-count" : String(parts[0])
@@ -85,10 +98,22 @@ struct ListRequest: Equatable {
             global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies, json: json)
         let vault = try await session.context.openNotes()
         defer { vault.close() }
-        let notes = query.arrange(try vault.list(filter, limit: query.vaultLimit))
+        // A folder is a start of titles, filtered here: the vault's limit would count other notes.
+        var listed = try vault.list(filter, limit: folder == nil ? query.vaultLimit : nil)
+        if let folder { listed.removeAll { !folder.contains($0.title) } }
+        let notes = query.arrange(listed)
+        let console = dependencies.console
         if notes.isEmpty && !json {
-            dependencies.console.print(
-                query.filterDescription.map { "No note is \($0)." } ?? "No notes yet: `fingerlock notes add` adds one.")
+            let place = folder.map { " in \(TerminalSafeText.line($0.path))/" } ?? ""
+            console.print(
+                query.filterDescription.map { "No note\(place) is \($0)." }
+                    ?? (folder == nil ? "No notes yet: `fingerlock notes add` adds one." : "No note is\(place)."))
+            return
+        }
+        if tree {
+            let root = folder.map { TerminalSafeText.line($0.path) + "/" } ?? "Notes"
+            let lines = (folder ?? NoteFolder("")).tree(of: notes.map(\.title), root: root)
+            Pager.write(lines.joined(separator: "\n") + "\n", environment: dependencies.environment, console: console)
             return
         }
         try NotesCommand.printSummaries(consume notes, json: json, dependencies: dependencies)

@@ -193,18 +193,33 @@ struct NotesCommand: ParsableCommand {
     struct List: FingerlockCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "List notes: id, date, title, tags (newest first).",
-            discussion: "On a terminal, a list longer than the screen goes through $PAGER (default `less -FRX`); never when piped.",
+            discussion: """
+                FOLDER lists the notes whose titles start with FOLDER/ (a / in a title is a folder, as in pass); \
+                --tree draws them as a tree. On a terminal, a list longer than the screen goes through $PAGER \
+                (default `less -FRX`); never when piped.
+                """,
             // pass and gopass users type `ls`.
             aliases: ["ls"])
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var passcode: PasscodeOptions
+        @Argument(
+            help: ArgumentHelp("Only the notes in this folder: titles that start with FOLDER/ (as pass ls FOLDER).", valueName: "folder"))
+        var folder: String?
         @OptionGroup var query: NoteQueryOptions
+        @Flag(name: .long, help: "Draw the titles as a tree of folders (a / in a title is a folder), as pass ls does.") var tree = false
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
+        func validate() throws {
+            if tree && json { throw ValidationError("--tree draws the titles and --json lists the notes: choose one.") }
+            if let folder, folder.contains(where: \.isNewline) { throw ValidationError("A folder is one line.") }
+        }
+
         var request: ListRequest {
-            ListRequest(global: global.settings, passcodeDescriptor: passcode.descriptor, query: query.query, json: json)
+            ListRequest(
+                global: global.settings, passcodeDescriptor: passcode.descriptor, query: query.query, json: json,
+                folder: folder.map(NoteFolder.init), tree: tree)
         }
 
         func run(with dependencies: CLIDependencies) async throws { try await request.run(with: dependencies) }
