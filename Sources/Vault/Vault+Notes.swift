@@ -20,14 +20,26 @@ extension Vault {
     /// export, benchmarks. Fails with `.alreadyExists`, adding nothing, if an id is taken (by a
     /// note or by one in the trash). `progress` hears how many are sealed so far.
     public func add(_ notes: [Note], progress: ((Int) -> Void)? = nil) throws(VaultError) {
+        try importNotes(adding: notes, replacing: [], progress: progress)
+    }
+
+    /// An import that updates (`notes import` of a pass store again): adds `new` notes as `add(_:)`
+    /// does and writes each of `changed` as the next revision of the note it was `read` from (the
+    /// version it replaces joins the history), all in one transaction: a note another process
+    /// changed since it was read stops the whole import with `.busy`, nothing written. `progress`
+    /// hears how many are written so far.
+    public func importNotes(
+        adding new: [Note], replacing changed: [(read: Note, with: Note)], progress: ((Int) -> Void)? = nil
+    ) throws(VaultError) {
         let cutoff = trashCutoff()
+        let (stamp, kept) = (now(), retention.revisionsKept)
         try write { db, keys, manifest in
             try Self.purgeTrash(before: cutoff, db, keys, &manifest)
             let hasher = TallyHasher(key: keys.tallyKey)
             let insertNote = try db.makeStatement(sql: "INSERT INTO notes (id, revision, header) VALUES (?, ?, ?)")
             let insertBody = try db.makeStatement(sql: "INSERT INTO note_bodies (note, body) VALUES (?, ?)")
-            var sealed = 0
-            for note in notes {
+            var written = 0
+            for note in new {
                 let id = note.id.storageKey
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [id]) == true {
                     throw VaultError(.alreadyExists, "A note with id \(id) already exists.")
@@ -40,8 +52,19 @@ extension Vault {
                     db.lastInsertedRowID, try NoteSealing.sealBody(note, keys: keys, revision: 1),
                 ])
                 manifest.addNote(NoteBucket(note.id), hasher.note(id, revision: 1))
-                sealed += 1
-                progress?(sealed)
+                written += 1
+                progress?(written)
+            }
+            for (read, replacement) in changed {
+                let stored = try Self.storedNote(id: read.id, db, keys, manifest, withBody: true)
+                guard stored.note == read else {
+                    throw VaultError(.busy, "A note changed while the import ran; nothing was imported: run it again.")
+                }
+                var next = replacement
+                next.id = read.id
+                _ = try Self.store(next, over: stored, modified: stamp, keeping: kept, db, keys, &manifest)
+                written += 1
+                progress?(written)
             }
         }
     }

@@ -24,7 +24,7 @@ extension NotesImportTests {
         let runner = try await vault(["GNUPGHOME": gnupg])
         let imported = try await runner.run(["notes", "import", "--format", "pass", store], environment: touch)
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout == "Imported 3 notes.\n")
+        #expect(imported.stdout == "Imported 3 new notes.\n")
         let bodies = Dictionary(uniqueKeysWithValues: try await export(runner).map { ($0["title"] ?? "", $0["body"] ?? "") })
         #expect(bodies == ["-c": "dash secret\n", "--help": "help secret\n", "web/site": "plain secret\n"])
         try await helper(["gpgconf", "--kill", "all"], environment: environment)

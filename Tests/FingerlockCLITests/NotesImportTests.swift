@@ -185,17 +185,55 @@ import Testing
         let runner = try await vault(["PATH": "\(bin):/usr/bin:/bin", "PASSWORD_STORE_DIR": store])
         let dry = try await runner.run(["notes", "import", "--format", "pass", "--dry-run"], environment: touch)
         #expect(dry.status == 0, "\(dry.stderr)")
-        #expect(dry.stdout == "email\nweb/github.com  #web\nwork/vpn/office  #work #vpn\nWould import 3 notes; dry run, nothing was written.\n")
+        #expect(
+            dry.stdout
+                == "new      email\nnew      web/github.com  #web\nnew      work/vpn/office  #work #vpn\nWould import 3 new notes; dry run, nothing was written.\n"
+        )
         #expect(!dry.stdout.contains("hunter2"))
         #expect(try await list(runner).isEmpty)
 
         let imported = try await runner.run(["notes", "import", "--format", "pass", store], environment: touch)
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout == "Imported 3 notes.\n")
+        #expect(imported.stdout == "Imported 3 new notes.\n")
         let notes = try await export(runner)
         #expect(notes.first { $0["title"] == "web/github.com" }?["body"] == "hunter2\nuser: me\n")
         #expect(notes.first { $0["title"] == "web/github.com" }?["tags"] == "web")
         #expect(notes.first { $0["title"] == "work/vpn/office" }?["tags"] == "work\u{1F}vpn")
+    }
+
+    /// A migration that takes weeks: the store imported again updates what changed there, skips what
+    /// did not, adds what is new, and never makes a second copy.
+    @Test func importingAPasswordStoreAgainUpdatesWhatChangedAndSkipsTheRest() async throws {
+        let bin = try fakePass()
+        let store = scratch + "/store"
+        _ = try write("hunter2\nuser: me\n", to: "store/web/github.com.gpg")
+        _ = try write("s3cret\n", to: "store/email.gpg")
+        let runner = try await vault(["PATH": "\(bin):/usr/bin:/bin", "PASSWORD_STORE_DIR": store])
+        #expect(try await runner.run(["notes", "import", "--format", "pass"], environment: touch).stdout == "Imported 2 new notes.\n")
+        // A week later in pass: github's password changed, a bank entry came.
+        _ = try write("hunter3\nuser: me\n", to: "store/web/github.com.gpg")
+        _ = try write("1234\n", to: "store/bank.gpg")
+        let dry = try await runner.run(["notes", "import", "--format", "pass", "--dry-run"], environment: touch)
+        #expect(
+            dry.stdout
+                == "new      bank\nchanged  web/github.com  #web\nWould import 1 new note, 1 changed, 1 unchanged; dry run, nothing was written.\n")
+        let again = try await runner.run(["notes", "import", "--format", "pass"], environment: touch)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "Imported 1 new note, 1 changed, 1 unchanged (the vault's versions of the changed ones are in their history).\n")
+        let notes = try await export(runner)
+        #expect(notes.count == 3)
+        #expect(notes.first { $0["title"] == "web/github.com" }?["body"] == "hunter3\nuser: me\n")
+        let history = try await runner.run(["notes", "history", "web/github.com", "--show", "1"], environment: touch)
+        #expect(history.stdout.contains("hunter2"), "\(history.stdout)")
+        // Once more, nothing changed: nothing is written.
+        #expect(try await runner.run(["notes", "import", "--format", "pass"], environment: touch).stdout == "Nothing to import: 3 unchanged.\n")
+        // Two notes with one title: the import cannot tell which to update, and imports nothing.
+        #expect(try await runner.run(["notes", "add", "--title", "email"], environment: touch, stdin: "other\n").status == 0)
+        _ = try write("1235\n", to: "store/bank.gpg")
+        let ambiguous = try await runner.run(["notes", "import", "--format", "pass"], environment: touch)
+        #expect(ambiguous.status == 64)
+        #expect(ambiguous.stderr.contains("2 notes are titled \"email\""), "\(ambiguous.stderr)")
+        #expect(try await export(runner).first { $0["title"] == "bank" }?["body"] == "1234\n")
     }
 
     @Test func aPassEntryThatDoesNotDecryptImportsNothing() async throws {

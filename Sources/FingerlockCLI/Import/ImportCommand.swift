@@ -19,7 +19,10 @@ struct ImportCommand: FingerlockCommand {
             writes gives id, title, tags and dates). jrnl-json: `jrnl --export json` (times read in $TZ; `@` dropped \
             from tags; starred entries tagged `starred`). pass: every entry of the password store (PATH, else \
             $PASSWORD_STORE_DIR, else ~/.password-store) decrypted by `pass show` in memory; the entry's path is \
-            the title, its folders the tags. Without --format the format is detected (a directory with .gpg-id: \
+            the title, its folders the tags. Importing pass again matches entries to notes by title: a new entry \
+            is added, a changed one updates its note (the vault's version stays in the note's history), an \
+            unchanged one is skipped; a title that several notes share stops the import. --dry-run counts new, \
+            changed and unchanged first. Without --format the format is detected (a directory with .gpg-id: \
             pass; with note files: markdown-dir; a JSON array: json; an object with entries: jrnl-json) and named \
             on stderr. JSON comes from PATH or, without it, from stdin. Everything is \
             read and checked before the vault is unlocked, and written in one transaction: any error imports \
@@ -48,7 +51,7 @@ struct ImportCommand: FingerlockCommand {
 
     func run(with dependencies: CLIDependencies) async throws {
         // Read and check everything first: a bad input is refused before any touch or passcode.
-        let (read, ignored) = try read(dependencies)
+        let (read, ignored, format) = try read(dependencies)
         var notes = read
         let console = dependencies.console
         let others = ignored > 0 ? " (\(ignored) other \(ignored == 1 ? "file" : "files") ignored)" : ""
@@ -58,6 +61,8 @@ struct ImportCommand: FingerlockCommand {
         }
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
+        // A pass store's entries have stable names (their paths): importing it again updates.
+        if format == .pass { return try importAgain(notes, into: vault, console: console) }
         let taken = try vault.existingNoteIDs(among: notes.map(\.id))
         if !taken.isEmpty {
             guard skipExisting else {
@@ -86,8 +91,32 @@ struct ImportCommand: FingerlockCommand {
         console.print("Imported \(Self.notes(notes.count))\(skipped).")
     }
 
-    /// The notes the input holds, and how many files of a directory were left out.
-    private func read(_ dependencies: CLIDependencies) throws -> ([Note], Int) {
+    /// A source whose notes have stable titles, into a vault that may hold an earlier import of it.
+    private func importAgain(_ notes: [Note], into vault: Vault, console: Console) throws {
+        let plan = try ImportPlan(matchingTitlesOf: notes, in: vault)
+        if dryRun {
+            for note in plan.new { console.print("new      " + Self.line(note)) }
+            for (_, note) in plan.changed { console.print("changed  " + Self.line(note)) }
+            console.print("Would import \(plan.summary); dry run, nothing was written.")
+            return
+        }
+        if !plan.new.isEmpty || !plan.changed.isEmpty {
+            let bar = ProgressReporter("Importing", total: plan.new.count + plan.changed.count, console: console)
+            defer { bar.finish() }
+            try vault.importNotes(adding: plan.new, replacing: plan.changed, progress: bar.callback)
+        }
+        let kept = plan.changed.isEmpty ? "" : " (the vault's versions of the changed ones are in their history)"
+        console.print(plan.new.isEmpty && plan.changed.isEmpty ? "Nothing to import: \(plan.summary)." : "Imported \(plan.summary)\(kept).")
+    }
+
+    /// A note as a dry run lists it: its title and tags.
+    private static func line(_ note: Note) -> String {
+        let tags = note.tags.isEmpty ? "" : "  " + note.tags.map { "#" + TerminalSafeText.line($0) }.joined(separator: " ")
+        return (note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)) + tags
+    }
+
+    /// The notes the input holds, how many files of a directory were left out, and the format.
+    private func read(_ dependencies: CLIDependencies) throws -> ([Note], Int, ImportFormat) {
         var format = self.format
         var read: Data?
         if format == nil {
@@ -106,16 +135,16 @@ struct ImportCommand: FingerlockCommand {
         }
         switch format! {
         case .fingerlockJSON:
-            return (try FingerlockJSONImport.notes(from: try read ?? json(dependencies)), 0)
+            return (try FingerlockJSONImport.notes(from: try read ?? json(dependencies)), 0, .fingerlockJSON)
         case .jrnlJSON:
             let zone = dependencies.environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
-            return (try JrnlJSONImport.notes(from: try read ?? json(dependencies), timeZone: zone ?? .current), 0)
+            return (try JrnlJSONImport.notes(from: try read ?? json(dependencies), timeZone: zone ?? .current), 0, .jrnlJSON)
         case .markdownDirectory:
             let found = try MarkdownDirectoryImport.notes(in: path ?? ".")
-            return (found.notes, found.ignored)
+            return (found.notes, found.ignored, .markdownDirectory)
         case .pass:
             let store = try PassStoreImport(path: path, environment: dependencies.environment, runner: dependencies.childProcesses)
-            return (try store.notes(), 0)
+            return (try store.notes(), 0, .pass)
         }
     }
 
