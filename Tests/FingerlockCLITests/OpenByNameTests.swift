@@ -180,4 +180,27 @@ import Testing
         #expect(NoteTitleMatch.find("xyzzy", in: titles) == nil)
         #expect(NoteTitleMatch.find("", in: titles) == nil)
     }
+
+    /// Names forgive more: a swapped pair in a word of a pass path, and letters typed without their
+    /// diacritics; a name that finds nothing says the nearest titles.
+    @Test func aTransposedLetterOrMissingDiacriticsStillFindTheNote() {
+        let titles = ["web/github.com", "Münchner Bank", "email", "Zürich Versicherung"]
+        #expect(NoteTitleMatch.find("githbu", in: titles) == NoteTitleMatch(rule: .typo, matches: [0]))
+        #expect(NoteTitleMatch.find("munchner", in: titles) == NoteTitleMatch(rule: .prefix, matches: [1]))
+        #expect(NoteTitleMatch.find("MUNCHNER BANK", in: titles) == NoteTitleMatch(rule: .exact, matches: [1]))
+        #expect(NoteTitleMatch.find("versicherugn", in: titles) == NoteTitleMatch(rule: .typo, matches: [3]))
+        // Two typos in six letters is past what `find` takes, but near enough to be suggested.
+        #expect(NoteTitleMatch.find("gtihbbx", in: titles) == nil)
+        #expect(NoteTitleMatch.nearest("gtihbbx", in: titles, count: 3) == [0])
+        #expect(NoteTitleMatch.nearest("qqqqqqqq", in: titles, count: 3).isEmpty)
+    }
+
+    @Test func aNameThatFindsNothingSaysTheNearestTitles() async throws {
+        let (runner, _) = try await vault()
+        let none = try await runner.run(["show", "wfiixx"], environment: touch)
+        #expect(none.status == 5)
+        #expect(
+            none.stderr == "fingerlock: No note has an id starting with \"wfiixx\" or a title like it; the nearest: \"wifi\".\n",
+            "\(none.stderr)")
+    }
 }

@@ -77,7 +77,11 @@ struct NoteName {
             return (only.id, nil)
         }
         guard let match = NoteTitleMatch.find(name, in: notes.map(\.title)) else {
-            throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it.")
+            let nearest = NoteTitleMatch.nearest(name, in: notes.map(\.title), count: 3).map {
+                "\"\(TerminalSafeText.line(notes[$0].title))\""
+            }
+            let hint = nearest.isEmpty ? "" : "; the nearest: " + nearest.joined(separator: ", ")
+            throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it\(hint).")
         }
         if match.matches.count > 1 {
             let candidates = match.matches.prefix(shown).map { notes[$0] }
