@@ -1,10 +1,11 @@
-import Auth
 import AuthCore
 import Crypto
 import FingerlockTestSupport
 import Foundation
 import Synchronization
 import Testing
+
+@testable import Auth
 
 func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 
@@ -52,6 +53,8 @@ func bytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(Array(data) == bytes(key))
+        // The key, then the expiry the cache keeps with it (`ExpiryTrailer`).
+        #expect(Array(data.prefix(32)) == bytes(key))
+        #expect(Array(data.suffix(4)) == ExpiryTrailer.magic && data.count == 32 + ExpiryTrailer.length)
     }
 }

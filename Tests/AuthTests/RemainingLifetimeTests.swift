@@ -2,6 +2,7 @@ import AuthCore
 import Crypto
 import FingerlockTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Auth
@@ -37,9 +38,30 @@ import Testing
         defer { _ = try? cache.invalidateAll() }
         try cache.store(SymmetricKey(size: .bits256), name: "k", lifetime: .seconds(600))
         let left = try #require(cache.remainingLifetime(name: "k"))
-        // The kernel shows minutes here, rounded to its unit.
-        #expect(left >= .seconds(540) && left <= .seconds(600), "\(left)")
+        #expect(left >= .seconds(598) && left <= .seconds(600), "\(left)")
         try cache.invalidate(name: "k")
         #expect(cache.remainingLifetime(name: "k") == nil)
+    }
+
+    /// Right after an 8 h unlock, 8 h are left, not the "7h" /proc/keys rounds down to: the cache
+    /// keeps the expiry with the key, and the key reads back as it was.
+    @Test func theExpiryIsKeptToTheSecondAndTheKeyReadsBackWhole() throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let cache = KernelKeyringCache(prefix: "fingerlock-test-\(UUID().uuidString)", now: { clock.withLock { $0 } })
+        try #require(cache.unavailableReason() == nil, "this test needs a usable kernel keyring")
+        defer { _ = try? cache.invalidateAll() }
+        let key = SymmetricKey(size: .bits256)
+        try cache.store(key, name: "k", lifetime: .seconds(8 * 3600))
+        #expect(cache.remainingLifetime(name: "k") == .seconds(8 * 3600))
+        clock.withLock { $0 += 61 }
+        #expect(cache.remainingLifetime(name: "k") == .seconds(8 * 3600 - 61))
+        #expect(try cache.load(name: "k") == key)
+        // An entry cached without the trailer (an earlier version) is the key alone.
+        let plain: [UInt8] = Array(repeating: 7, count: 32)
+        #expect(plain.withUnsafeBytes { ExpiryTrailer(payload: $0) } == nil)
+        #expect(plain.withUnsafeBytes { ExpiryTrailer.keyLength(of: $0) } == 32)
+        let trailed = plain + ExpiryTrailer(expires: 1_800_028_800).bytes
+        #expect(trailed.withUnsafeBytes { ExpiryTrailer(payload: $0) } == ExpiryTrailer(expires: 1_800_028_800))
+        #expect(trailed.withUnsafeBytes { ExpiryTrailer.keyLength(of: $0) } == 32)
     }
 }

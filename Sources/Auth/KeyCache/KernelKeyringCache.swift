@@ -1,7 +1,7 @@
 public import AuthCore
 internal import CKeyutils
 public import Crypto
-import Foundation
+public import Foundation
 
 /// Keys in the kernel's per-user keyring (`@u`): never on disk, gone at reboot, expiring on the
 /// kernel's own timer. Any process of the same user can read them — the user-mode limit the
@@ -13,10 +13,13 @@ public struct KernelKeyringCache: KeyCache {
     /// installations — parallel test runs — keep and lock their keys apart. `lock` without one
     /// forgets every fingerlock key, namespaced or not.
     public let namespace: String?
+    /// The wall clock an entry's expiry is written and read with.
+    let now: @Sendable () -> Date
 
     /// `namespace` is used only when it is made of letters, digits, `-` and `_`.
-    public init(prefix: String = "fingerlock", namespace: String? = nil) {
+    public init(prefix: String = "fingerlock", namespace: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
         self.prefix = prefix
+        self.now = now
         let allowed = namespace.map {
             !$0.isEmpty && $0.utf8.count <= 64 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
         }
@@ -38,9 +41,13 @@ public struct KernelKeyringCache: KeyCache {
     public func store(_ key: SymmetricKey, name: String, lifetime: Duration) throws(KeyCacheError) {
         let description = scope + name
         let seconds = UInt32(clamping: max(1, lifetime.components.seconds))
+        // The key, then when it expires (the kernel tells a key's time left only to its unit).
+        var payload = key.withUnsafeBytes { Array($0) }
+        defer { payload.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        payload += ExpiryTrailer(expires: Int64(now().timeIntervalSince1970) + Int64(seconds)).bytes
         // Built in the process keyring, which dies with this process, and linked into @u only once
         // its permissions and expiry are set: a kill halfway never leaves a key cached until reboot.
-        let serial: Int32 = key.withUnsafeBytes { bytes in
+        let serial: Int32 = payload.withUnsafeBytes { bytes in
             add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_PROCESS_KEYRING)
         }
         guard serial >= 0 else { throw failure("store a key in") }
@@ -62,6 +69,14 @@ public struct KernelKeyringCache: KeyCache {
     }
 
     public func load(name: String) throws(KeyCacheError) -> SymmetricKey? {
+        try withPayload(name: name) { payload in
+            SymmetricKey(data: UnsafeRawBufferPointer(rebasing: payload[..<ExpiryTrailer.keyLength(of: payload)]))
+        }
+    }
+
+    /// Runs `body` on the entry's payload (the key and its expiry trailer), wiped afterwards; nil
+    /// when there is no such entry.
+    private func withPayload<T>(name: String, _ body: (UnsafeRawBufferPointer) -> T) throws(KeyCacheError) -> T? {
         let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", scope + name, 0)
         if serial < 0 {
             // Missing, expired, revoked or invalidated all mean "not cached".
@@ -79,7 +94,7 @@ public struct KernelKeyringCache: KeyCache {
             explicit_bzero(buffer, Int(length))
             free(buffer)
         }
-        return SymmetricKey(data: UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+        return body(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
     }
 
     @discardableResult
@@ -96,6 +111,11 @@ public struct KernelKeyringCache: KeyCache {
     /// The key's expiry as `/proc/keys` shows it: the kernel offers no call that returns a key's
     /// timeout, and that file rounds the time left down to its unit (`45s`, `59m`, `7h`, `2d`, `3w`).
     public func remainingLifetime(name: String) -> Duration? {
+        // The expiry this cache wrote with the key, to the second.
+        if let expires = (try? withPayload(name: name) { ExpiryTrailer(payload: $0)?.expires }) ?? nil {
+            return .seconds(max(0, expires - Int64(now().timeIntervalSince1970)))
+        }
+        // A key cached before the trailer: what /proc/keys shows.
         let serial = keyctl_search(KEY_SPEC_USER_KEYRING, "user", scope + name, 0)
         // One line per key this user may view: a megabyte is thousands of keys.
         guard serial >= 0, let table = SmallFile.text("/proc/keys", limit: 1 << 20) else { return nil }
@@ -168,5 +188,29 @@ public struct KernelKeyringCache: KeyCache {
 
     private func failure(_ action: String) -> KeyCacheError {
         KeyCacheError("Could not \(action) the kernel keyring: \(String(cString: strerror(errno))).")
+    }
+}
+
+/// When a cached entry expires, after its key in the payload: 8 bytes of Unix time (big-endian),
+/// then the 4 bytes `FLex`, so an entry written before it (the key alone) still reads.
+struct ExpiryTrailer: Equatable {
+    static let magic: [UInt8] = Array("FLex".utf8)
+    static let length = 12
+
+    var expires: Int64
+
+    init(expires: Int64) { self.expires = expires }
+
+    /// The trailer at the end of `payload`, or nil when it has none.
+    init?(payload: UnsafeRawBufferPointer) {
+        guard payload.count > Self.length, Array(payload.suffix(4)) == Self.magic else { return nil }
+        expires = payload[(payload.count - Self.length)..<(payload.count - 4)].reduce(0) { $0 << 8 | Int64($1) }
+    }
+
+    var bytes: [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: expires >> (8 * (7 - $0))) } + Self.magic }
+
+    /// How much of `payload` is the key.
+    static func keyLength(of payload: UnsafeRawBufferPointer) -> Int {
+        ExpiryTrailer(payload: payload) == nil ? payload.count : payload.count - length
     }
 }
