@@ -36,7 +36,7 @@ extension NotesImportEndToEndTests {
         #expect(await session.expect("Passphrase", timeout: .seconds(20)))
         try await Task.sleep(for: .milliseconds(300))
         session.send("open sesame\r")
-        #expect(await session.expect("Imported 1 note.", timeout: .seconds(30)))
+        #expect(await session.expect("Imported 1 new note.", timeout: .seconds(30)))
         #expect(await session.waitForExit() == 0, "\(session.output)")
         let bodies = try await export(runner).map { $0["body"] ?? "" }
         #expect(bodies == ["the secret\n"])
