@@ -191,6 +191,12 @@ import Testing
         #expect(reset.stderr.contains("not bound to a TPM") && reset.stderr.contains("fingerlock tpm enable"), "\(reset.stderr)")
         #expect(try await unlock("no tpm here 1", environment: absent).status == 0)
         #expect(try await tpmStatus(absent)["bound"] as? Bool == false)
+        // `tpm status` advises `tpm enable` only where a TPM answers.
+        let none = try await runner.run(["tpm", "status"], environment: absent)
+        #expect(none.stdout.hasPrefix("tpm: the passcode is not bound to a TPM (none answers here)\n"), "\(none.stdout)")
+        #expect(!none.stdout.contains("tpm enable"))
+        let here = try await runner.run(["tpm", "status"])
+        #expect(here.stdout.hasPrefix("tpm: the passcode is not bound to a TPM (`fingerlock tpm enable` binds it)\n"), "\(here.stdout)")
     }
 
     @Test func aPCR7BindingStopsThePasscodeWhenPCR7ChangesWithAClearMessage() async throws {

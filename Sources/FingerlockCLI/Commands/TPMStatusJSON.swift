@@ -51,6 +51,8 @@ struct TPMStatusJSON: Encodable {
     /// The human line(s).
     static func lines(_ report: TPMBindingManagement.Report) -> [String] {
         guard let binding = report.binding else {
+            // `tpm enable` is advised only where a TPM may answer: not when it was asked and none did.
+            guard report.problem == nil else { return ["tpm: the passcode is not bound to a TPM (none answers here)"] }
             return ["tpm: the passcode is not bound to a TPM (`fingerlock tpm enable` binds it)"]
         }
         let pcr = binding.pcr7 ? " and to PCR 7 (the Secure Boot state)" : ""
