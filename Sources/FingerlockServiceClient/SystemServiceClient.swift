@@ -16,11 +16,22 @@ public struct SystemServiceClient: SystemService {
     public let socketPath: String
     /// Bounds every wait of a call that is not a scan.
     public let timeout: Duration
+    /// Whether systemd runs this machine: how the fix says to start fingerlockd.
+    let systemd: Bool
 
-    public init(socketPath: String, timeout: Duration = .seconds(10)) {
+    /// `systemd`: whether systemd runs this machine (the fix says how to start fingerlockd there, or
+    /// where the guide for a machine without it is).
+    public init(socketPath: String, timeout: Duration = .seconds(10), systemd: Bool = true) {
         self.socketPath = socketPath
         self.timeout = timeout
+        self.systemd = systemd
     }
+
+    /// Whether systemd runs this machine (`/run/systemd/system` exists, as sd_booted asks).
+    public static var systemdRuns: Bool { FileManager.default.fileExists(atPath: "/run/systemd/system") }
+
+    /// The guide for starting fingerlockd without systemd, as the package installs it.
+    public static let noSystemdGuide = "/usr/share/doc/fingerlock/system-mode-without-systemd.md"
 
     /// A scan may take its whole timeout, plus a wait for the reader and the service's own work.
     static func callTimeout(_ scan: Duration) -> Duration { scan * 2 + .seconds(5) }
@@ -29,8 +40,11 @@ public struct SystemServiceClient: SystemService {
 
     /// The one-line fix printed whenever the service cannot be reached.
     var fix: String {
-        "start it with `systemctl enable --now fingerlockd.socket`, or point --socket (FINGERLOCK_SOCKET) at it. "
-            + "The recovery key still opens this vault: `fingerlock passcode reset`."
+        let start =
+            systemd
+            ? "start it with `systemctl enable --now fingerlockd.socket`"
+            : "this machine runs without systemd: start it as \(Self.noSystemdGuide) says"
+        return start + ", or point --socket (FINGERLOCK_SOCKET) at it. The recovery key still opens this vault: `fingerlock passcode reset`."
     }
 
     func unreachable(_ why: String) -> SystemServiceError {

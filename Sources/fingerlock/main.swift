@@ -40,7 +40,7 @@ let dependencies = CLIDependencies(
     attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
     remoteSession: { RemoteSessionDetector(environment: environment, probe: SystemSessionProbe()).reason() },
     childProcesses: PosixChildProcessRunner(),
-    systemService: { socketPath in SystemServiceClient(socketPath: socketPath) },
+    systemService: { socketPath in SystemServiceClient(socketPath: socketPath, systemd: SystemServiceClient.systemdRuns) },
     // Loads GIO and connects only when a vault or `--reader fprintd` first asks fprintd.
     fprintd: FprintdClient()
 )

@@ -34,11 +34,14 @@ public final class InProcessCLI: Sendable {
     private let username: String
     /// Whether `deinit` removes `home` (not when it belongs to an end-to-end runner).
     private let ownsHome: Bool
+    /// Whether the machine is taken to run systemd (what fingerlockd's fix says).
+    private let systemd: Bool
 
     public typealias Result = CommandResult
 
     /// A runner with a home of its own, its keys in memory.
-    public init(extraEnvironment: [String: String] = [:]) {
+    public init(extraEnvironment: [String: String] = [:], systemd: Bool = true) {
+        self.systemd = systemd
         home = FileManager.default.temporaryDirectory.appendingPathComponent("fl-cli-\(UUID().uuidString)").path
         dataDirectory = home + "/data"
         environment = [
@@ -68,6 +71,7 @@ public final class InProcessCLI: Sendable {
         reuseMarkers = KernelKeyringCache(prefix: "fingerlock-reuse", namespace: environment["FINGERLOCK_KEYRING_NAMESPACE"])
         username = environment["USER"] ?? "fingerlock"
         ownsHome = false
+        systemd = true
     }
 
     deinit { if ownsHome { try? FileManager.default.removeItem(atPath: home) } }
@@ -128,7 +132,7 @@ public final class InProcessCLI: Sendable {
             attemptStore: { directory in FileAttemptStore(dataDirectory: directory) },
             remoteSession: { nil },
             childProcesses: PosixChildProcessRunner(),
-            systemService: { socketPath in SystemServiceClient(socketPath: socketPath) })
+            systemService: { [systemd] socketPath in SystemServiceClient(socketPath: socketPath, systemd: systemd) })
         let status = await FingerlockMain.run(arguments: arguments, dependencies: dependencies)
         return Result(status: status, stdout: out.text, stderr: err.text)
     }

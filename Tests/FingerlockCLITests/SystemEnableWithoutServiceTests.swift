@@ -19,5 +19,19 @@ import Testing
         #expect(!result.stderr.contains("recovery key"))
         let mode = try await runner.run(["system", "status", "--socket", socket])
         #expect(mode.stdout == "mode: user\n")
+        #expect(result.stderr.contains("systemctl enable --now fingerlockd.socket"))
+    }
+
+    @Test func withoutSystemdTheGuideForItIsNamed() async throws {
+        let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"], systemd: false)
+        try await runner.setPasscode()
+        let socket = runner.home + "/no-service/socket"
+        let result = try await runner.run(["system", "enable", "--passcode-stdin", "--socket", socket])
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "this machine runs without systemd: start it as /usr/share/doc/fingerlock/system-mode-without-systemd.md says"),
+            "\(result.stderr)")
+        #expect(!result.stderr.contains("systemctl"))
     }
 }
