@@ -111,6 +111,13 @@ import Vault
         let noPicker = try await fixture.runner.run(["pick", "--print"], environment: ["PATH": "/usr/bin:/bin"])
         #expect(noPicker.status == 6)
         #expect(noPicker.stderr == "fingerlock: No picker: install fzf, rofi or dmenu, or name one with --picker CMD.\n")
+        // fzf alone, and no terminal (this runner has none): said as such.
+        let bin = fixture.runner.home + "/fzf-only"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: bin + "/fzf", contents: Data("#!/bin/sh\nexit 2\n".utf8), attributes: [.posixPermissions: 0o755])
+        let fzfOnly = try await fixture.runner.run(["pick", "--print"], environment: ["PATH": "\(bin):/usr/bin:/bin"])
+        #expect(fzfOnly.status == 6)
+        #expect(fzfOnly.stderr.contains("fzf needs a terminal, and there is none here"), "\(fzfOnly.stderr)")
         let noClipboard = try await fixture.runner.run(["pick", "--picker", "head -n 1"])
         #expect(noClipboard.status == 6)
         #expect(noClipboard.stderr.contains("No clipboard"))

@@ -68,11 +68,16 @@ struct PickCommand: FingerlockCommand {
     /// fzf in a terminal, else the first of rofi and dmenu on PATH.
     static func defaultPicker(_ dependencies: CLIDependencies) throws -> String {
         let environment = dependencies.environment
-        if ExecutableSearch.find("fzf", environment: environment) != nil, dependencies.openTerminal() != nil {
+        let fzf = ExecutableSearch.find("fzf", environment: environment) != nil
+        if fzf, dependencies.openTerminal() != nil {
             return "fzf --delimiter='\t' --with-nth=2.. --prompt='note> '"
         }
         if ExecutableSearch.find("rofi", environment: environment) != nil { return "rofi -dmenu -i -p note" }
         if ExecutableSearch.find("dmenu", environment: environment) != nil { return "dmenu -i -p note" }
+        if fzf {
+            throw CLIError(
+                .dataError, "fzf needs a terminal, and there is none here: run pick in one, install rofi or dmenu, or name one with --picker CMD.")
+        }
         throw CLIError(.dataError, "No picker: install fzf, rofi or dmenu, or name one with --picker CMD.")
     }
 }
