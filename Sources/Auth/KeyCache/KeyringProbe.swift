@@ -1,4 +1,6 @@
+import AuthCore
 internal import CKeyutils
+import Crypto
 
 #if canImport(Glibc)
     import Glibc
@@ -21,37 +23,49 @@ public protocol KeyringProbe: Sendable {
     func probe() -> KeyringStatus
 }
 
-/// Does what fingerlock's key cache does, with a throwaway key: add a `user` key to the user
-/// keyring `@u`, read it back, and invalidate it (`lock` relies on keyctl_invalidate).
+/// Does what fingerlock's key cache does, with a throwaway key and the cache itself
+/// (`KernelKeyringCache`: built in the process keyring, readable by the user, linked into `@u`),
+/// then reads it back and invalidates it (`lock` relies on keyctl_invalidate). A probe of its own
+/// (a key added to `@u` directly, readable only by a possessor) failed in sessions whose keyring
+/// does not link `@u`, where the cache works.
 public struct KernelKeyringProbe: KeyringProbe {
     public init() {}
 
     public func probe() -> KeyringStatus {
-        let description = "fingerlock:doctor-probe:\(getpid())"
-        let payload = Array("fingerlock doctor probe".utf8)
-        let serial = payload.withUnsafeBytes { bytes in
-            add_key("user", description, bytes.baseAddress, bytes.count, KEY_SPEC_USER_KEYRING)
+        let cache = KernelKeyringCache(prefix: "fingerlock-doctor-probe", namespace: "p\(getpid())")
+        let key = SymmetricKey(size: .bits256)
+        do {
+            try cache.store(key, name: "probe", lifetime: .seconds(30))
+        } catch {
+            return .unusable(error.message)
         }
-        guard serial > 0 else { return .unusable("add_key: \(Self.lastError())") }
-        var buffer = [UInt8](repeating: 0, count: payload.count + 16)
-        let read = buffer.withUnsafeMutableBytes { keyctl_read(serial, $0.baseAddress, $0.count) }
-        let readError = read < 0 ? Self.lastError() : nil
-        // Invalidate before judging the read, so the probe never leaves its key behind.
-        let invalidated = keyctl_invalidate(serial)
-        let invalidateError = invalidated < 0 ? Self.lastError() : nil
-        if invalidated < 0 { _ = keyctl_unlink(serial, KEY_SPEC_USER_KEYRING) }
+        let loaded: SymmetricKey?
+        let readError: String?
+        do {
+            loaded = try cache.load(name: "probe")
+            readError = nil
+        } catch {
+            loaded = nil
+            readError = error.message
+        }
+        // Invalidated before the read is judged, so the probe never leaves its key behind.
+        let invalidateError: String?
+        do {
+            invalidateError = try cache.invalidate(name: "probe") ? nil : "the probe's key was not found to invalidate"
+        } catch {
+            invalidateError = error.message
+        }
         if let readError {
             // The usual cause of a key that can be added but not read back: the session keyring
             // links @u into reach, and it was revoked.
             if keyctl_get_keyring_ID(KEY_SPEC_SESSION_KEYRING, 0) < 0 && errno == EKEYREVOKED { return .sessionKeyringRevoked }
-            return .unusable("keyctl_read: \(readError)")
+            return .unusable(readError)
         }
-        guard Int(read) == payload.count, Array(buffer.prefix(payload.count)) == payload else {
-            return .unusable("keyctl_read returned different bytes than were stored")
+        guard loaded == key else {
+            if keyctl_get_keyring_ID(KEY_SPEC_SESSION_KEYRING, 0) < 0 && errno == EKEYREVOKED { return .sessionKeyringRevoked }
+            return .unusable("the key read back is not the one stored")
         }
-        if let invalidateError { return .unusable("keyctl_invalidate: \(invalidateError)") }
+        if let invalidateError { return .unusable(invalidateError) }
         return .usable
     }
-
-    private static func lastError() -> String { String(cString: strerror(errno)) }
 }
