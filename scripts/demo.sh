@@ -89,4 +89,10 @@ status=0
 FINGERLOCK_SIMULATED_TOUCHES=right-index-finger setsid -w "$bin" notes list </dev/null || status=$?
 echo "(exit $status: after lock a touch is not enough until the passcode is entered again)"
 [ "$status" -eq 8 ]
-echo; echo "Try it yourself at a terminal: FINGERLOCK_READER=simulated fingerlock notes list  (type a finger name, or Enter for the passcode)."
+# The hint names the binary as the user can run it: `fingerlock` when it is on PATH, else its path.
+name=fingerlock
+if [ "$(command -v fingerlock 2>/dev/null)" != "$bin" ]; then name=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin"); fi
+echo
+echo "Try it yourself at a terminal, in a throwaway vault (at each touch, type a finger's name, or press Enter for the passcode):"
+echo "  export FINGERLOCK_DATA_DIR=\$(mktemp -d)/data FINGERLOCK_READER=simulated"
+echo "  $name passcode set && $name enroll right-index-finger && $name generate mail && $name show mail"
