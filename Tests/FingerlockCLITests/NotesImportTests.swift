@@ -225,11 +225,17 @@ import Testing
         #expect(notes.first { $0["title"] == "web/github.com" }?["body"] == "hunter3\nuser: me\n")
         let history = try await runner.run(["notes", "history", "web/github.com", "--show", "1"], environment: touch)
         #expect(history.stdout.contains("hunter2"), "\(history.stdout)")
-        // Once more, nothing changed: nothing is written.
+        // Once more, nothing changed: nothing is written; a tag given in the vault meanwhile stays.
+        let tagged = try await runner.run(["notes", "edit", "email", "--add-tag", "personal"], environment: touch)
+        #expect(tagged.status == 0, "\(tagged.stderr)")
         #expect(try await runner.run(["notes", "import", "--format", "pass"], environment: touch).stdout == "Nothing to import: 3 unchanged.\n")
+        _ = try write("s3cret2\n", to: "store/email.gpg")
+        #expect(try await runner.run(["notes", "import", "--format", "pass"], environment: touch).status == 0)
+        #expect(try await export(runner).first { $0["title"] == "email" }?["tags"] == "personal")
         // Two notes with one title: the import cannot tell which to update, and imports nothing.
         #expect(try await runner.run(["notes", "add", "--title", "email"], environment: touch, stdin: "other\n").status == 0)
         _ = try write("1235\n", to: "store/bank.gpg")
+        _ = try write("s3cret3\n", to: "store/email.gpg")
         let ambiguous = try await runner.run(["notes", "import", "--format", "pass"], environment: touch)
         #expect(ambiguous.status == 64)
         #expect(ambiguous.stderr.contains("2 notes are titled \"email\""), "\(ambiguous.stderr)")

@@ -2,7 +2,8 @@ import Vault
 
 /// What importing a source with stable names (a pass store: each entry's path is its title) again
 /// does to the vault: a title the vault does not have is a new note; one it has once is left alone
-/// when the body and tags are the same, else updated (the vault's version joins the note's history);
+/// when the body is the same and it has the entry's tags, else updated (the vault's version joins the
+/// note's history; tags given in the vault since are kept, the entry's added);
 /// a title several notes share stops the import, so nothing is ever duplicated or updated at random.
 struct ImportPlan {
     var new: [Note] = []
@@ -26,10 +27,13 @@ struct ImportPlan {
                         + "give them distinct titles. Nothing was imported.")
             }
             let read = try vault.note(id: match.id)
-            if read.body == note.body && Set(read.tags) == Set(note.tags) {
+            let missing = note.tags.filter { tag in !read.tags.contains { $0.lowercased() == tag.lowercased() } }
+            if read.body == note.body && missing.isEmpty {
                 unchanged += 1
             } else {
-                changed.append((read, note))
+                var update = note
+                update.tags = read.tags + missing
+                changed.append((read, update))
             }
         }
     }
