@@ -44,15 +44,22 @@ struct ClipOptions: ParsableArguments {
     }
 
     static func copy(_ note: Note, line: Int?, to clipboard: Clipboard, vault: Vault, dependencies: CLIDependencies) throws {
-        var text = Array(try selection(of: note.body, line: line).utf8)
-        defer { text.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        let delay = try SecuritySettings(vault: vault).clipClear
-        let runner = dependencies.childProcesses
-        try clipboard.copy(text, runner: runner)
-        try clipboard.scheduleClearing(of: text, after: delay, runner: runner)
+        let delay = try copy(try selection(of: note.body, line: line), to: clipboard, vault: vault, dependencies: dependencies)
         let what = line.map { "Line \($0) of" } ?? "The body of"
         let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
         dependencies.console.print("\(what) \"\(title)\" is on the clipboard; it is cleared in \(SecuritySettings.format(delay)).")
+    }
+
+    /// Copies `text` (a line of a note, a code, a new password) and starts the clearer for the
+    /// vault's `clip-clear`; returns that delay. Our copy of the bytes is wiped afterwards.
+    static func copy(_ text: String, to clipboard: Clipboard, vault: Vault, dependencies: CLIDependencies) throws -> Duration {
+        var bytes = Array(text.utf8)
+        defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let delay = try SecuritySettings(vault: vault).clipClear
+        let runner = dependencies.childProcesses
+        try clipboard.copy(bytes, runner: runner)
+        try clipboard.scheduleClearing(of: bytes, after: delay, runner: runner)
+        return delay
     }
 
     /// Prints line `line` of the body (or the whole body) with a line break, escaped on a terminal

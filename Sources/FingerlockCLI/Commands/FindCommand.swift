@@ -17,14 +17,7 @@ struct FindCommand: FingerlockCommand {
     @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
     var jsonOutput: Bool { json }
 
-    func validate() throws {
-        if let problem = SearchQuery.problem(
-            positional: !terms.isEmpty, fromStdin: queryStdin,
-            passcodeOnStdin: passcode.passcodeStdin || passcode.passcodeFD.map(PasscodeOptions.isStandardInput) == true)
-        {
-            throw ValidationError(problem)
-        }
-    }
+    func validate() throws { try NotesCommand.Search.validate(terms: terms, queryStdin: queryStdin, passcode: passcode) }
 
     func run(with dependencies: CLIDependencies) async throws {
         try await NotesCommand.Search.run(

@@ -55,11 +55,7 @@ struct GenerateCommand: FingerlockCommand {
         let saved = try save(password, in: vault)
         let console = dependencies.console
         if let clipboard {
-            var bytes = Array(password.utf8)
-            defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-            let delay = try SecuritySettings(vault: vault).clipClear
-            try clipboard.copy(bytes, runner: dependencies.childProcesses)
-            try clipboard.scheduleClearing(of: bytes, after: delay, runner: dependencies.childProcesses)
+            let delay = try ClipOptions.copy(password, to: clipboard, vault: vault, dependencies: dependencies)
             console.print("The new password of \"\(title)\" is on the clipboard; it is cleared in \(SecuritySettings.format(delay)).")
         } else {
             console.print(password)

@@ -28,7 +28,10 @@ extension NotesCommand {
         @Flag(name: .long, help: "Print a JSON array of {id, title, tags, created, modified}.") var json = false
         var jsonOutput: Bool { json }
 
-        func validate() throws {
+        func validate() throws { try Self.validate(terms: terms, queryStdin: queryStdin, passcode: passcode) }
+
+        /// `notes search` and `find`: one source of the query, and stdin not shared with the passcode.
+        static func validate(terms: [String], queryStdin: Bool, passcode: PasscodeOptions) throws {
             if let problem = SearchQuery.problem(
                 positional: !terms.isEmpty, fromStdin: queryStdin,
                 passcodeOnStdin: passcode.passcodeStdin || passcode.passcodeFD.map(PasscodeOptions.isStandardInput) == true)

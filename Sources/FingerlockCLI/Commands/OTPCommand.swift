@@ -64,11 +64,7 @@ struct OTPCommand: FingerlockCommand {
         let secondsLeft = line.uri.secondsLeft(at: now)
         let console = dependencies.console
         if let clipboard {
-            var bytes = Array(code.utf8)
-            defer { bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-            let delay = try SecuritySettings(vault: vault).clipClear
-            try clipboard.copy(bytes, runner: dependencies.childProcesses)
-            try clipboard.scheduleClearing(of: bytes, after: delay, runner: dependencies.childProcesses)
+            let delay = try ClipOptions.copy(code, to: clipboard, vault: vault, dependencies: dependencies)
             let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
             let valid = secondsLeft.map { " (valid for \($0) s)" } ?? ""
             console.print("The code of \"\(title)\" is on the clipboard\(valid); it is cleared in \(SecuritySettings.format(delay)).")
