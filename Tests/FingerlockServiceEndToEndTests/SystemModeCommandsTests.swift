@@ -159,11 +159,11 @@ struct SystemModeCommandsTests {
         let down = try await alice.run(["status"])
         #expect(down.status == 0 && down.stderr == "", "\(down)")
         #expect(down.stdout.contains("service: fingerlockd is not reachable at \(socket) (no socket there)"), "\(down)")
-        #expect(down.stdout.contains("systemctl enable --now fingerlockd.socket"))
+        #expect(down.stdout.contains(ServiceStartHint.here), "\(down.stdout)")
         #expect(down.stdout.contains("mode: system\n"))
         service = try #require(try await alice.json(["status"])["service"] as? [String: Any])
         #expect(service["reachable"] as? Bool == false)
-        #expect((service["problem"] as? String)?.contains("systemctl enable --now fingerlockd.socket") == true)
+        #expect((service["problem"] as? String)?.contains(ServiceStartHint.here) == true)
         #expect(service["registered"] is NSNull)
         #expect(service["failedPasscodes"] is NSNull)
     }

@@ -243,7 +243,7 @@ struct SystemModeRealUsersTests {
         await service.kill9()
         let down = try await run(alice, common + ["notes", "list", "--passcode-fd", "3"], [Self.passcode])
         #expect(down.status == 4, "\(down.output)")
-        #expect(down.output.contains("systemctl enable --now fingerlockd.socket"), "\(down.output)")
+        #expect(down.output.contains(ServiceStartHint.here), "\(down.output)")
         #expect(down.output.contains("passcode reset"), "\(down.output)")
 
         // Restarted, it still counts Alice's three failures; the right passcode clears them.

@@ -94,7 +94,7 @@ struct VirtualDeviceServiceTests {
         await service.kill9()
         let down = try await finish(verifying)
         #expect(down.status == 4, "\(down.output)")
-        #expect(down.output.contains("systemctl enable --now fingerlockd.socket"), "\(down.output)")
+        #expect(down.output.contains(ServiceStartHint.here), "\(down.output)")
 
         // Restarted: no key held (the passcode first), and the device opens again for a touch.
         service = try await startService()

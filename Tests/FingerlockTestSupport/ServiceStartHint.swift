@@ -1,0 +1,10 @@
+import Foundation
+
+/// What fingerlock says to start fingerlockd on this machine, as the built binary decides it: the
+/// systemd unit where systemd runs (`/run/systemd/system`), else the guide for a machine without.
+public enum ServiceStartHint {
+    public static var here: String {
+        FileManager.default.fileExists(atPath: "/run/systemd/system")
+            ? "systemctl enable --now fingerlockd.socket" : "/usr/share/doc/fingerlock/system-mode-without-systemd.md"
+    }
+}
