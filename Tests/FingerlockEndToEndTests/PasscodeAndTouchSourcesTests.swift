@@ -24,9 +24,10 @@ import Testing
         try await runner.setPasscode()
         let shared = try await runner.run(["notes", "add", "--passcode-fd", "0"], stdin: "my secret note line\n")
         #expect(shared.status == 64)
-        // Closed for certain: the test process may hold a descriptor 99 a child could inherit.
+        // Closed for certain (by bash: dash takes one-digit descriptors only): the test process may
+        // hold a descriptor 99 a child could inherit.
         let closed = try await runner.run(
-            ["unlock", "--passcode-fd", "99"], launcher: ["/bin/sh", "-c", "exec 99<&-; exec \"$0\" \"$@\""])
+            ["unlock", "--passcode-fd", "99"], launcher: ["/bin/bash", "-c", "exec 99<&-; exec \"$0\" \"$@\""])
         #expect(closed.status == 64)
         #expect(closed.stderr.contains("not open"))
         // 3 to 5 are the runtime's own by the time the options are read (libdispatch's epoll,
