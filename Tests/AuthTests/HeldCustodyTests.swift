@@ -56,13 +56,9 @@ import Vault
 
     @Test func lockOfASystemModeVaultSaysWhenFingerlockdCannotBeReached() async throws {
         try await install.setUp(fingers: [])
-        #expect(throws: AuthError.self) { try Locking(environment(mode: .system)).lock() }
-        do {
-            _ = try Locking(environment(mode: .system)).lock()
-        } catch let error as AuthError {
-            #expect(error.code == .serviceUnavailable)
-            #expect(error.message.contains("fingerlockd is not configured"))
-        }
+        let error = #expect(throws: AuthError.self) { try Locking(environment(mode: .system)).lock() }
+        #expect(error?.code == .serviceUnavailable)
+        #expect(error?.message.contains("fingerlockd is not configured") == true)
     }
 
     @Test func lockOfAUserModeVaultIgnoresAnUnreachableServiceButNotAFailingOne() async throws {
