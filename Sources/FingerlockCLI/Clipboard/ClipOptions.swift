@@ -21,10 +21,13 @@ struct ClipOptions: ParsableArguments {
         name: .long, help: ArgumentHelp("Only this line of the body (from 1): copied with --clip, else printed.", valueName: "n"))
     var line: Int?
 
+    @OptionGroup var route: ClipboardChoice
+
     func validate() throws {
         if clip && clipAll { throw ValidationError("--clip copies the first line and --clip-all the whole body: choose one.") }
         if line != nil && clipAll { throw ValidationError("--clip-all copies the whole body: leave out --line, or use --clip --line N.") }
         if let line, line < 1 { throw ValidationError("--line counts from 1.") }
+        if route.osc52 && !copies { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
     }
 
     /// Whether the note goes to the clipboard.
@@ -35,7 +38,7 @@ struct ClipOptions: ParsableArguments {
 
     /// The clipboard to use, found before any touch or passcode is asked for; nil unless copying.
     func clipboard(_ dependencies: CLIDependencies) throws -> Clipboard? {
-        copies ? try Clipboard.find(environment: dependencies.environment) : nil
+        copies ? try route.clipboard(dependencies) : nil
     }
 
     /// Copies the note's body (or line) and starts the clearer; prints what was copied, never the text.
@@ -47,7 +50,7 @@ struct ClipOptions: ParsableArguments {
         let delay = try copy(try selection(of: note.body, line: line), to: clipboard, vault: vault, dependencies: dependencies)
         let what = line.map { "Line \($0) of" } ?? "The body of"
         let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
-        dependencies.console.print("\(what) \"\(title)\" is on the clipboard; it is cleared in \(SecuritySettings.format(delay)).")
+        dependencies.console.print("\(what) \"\(title)\" is on \(clipboard.name); it is cleared in \(SecuritySettings.format(delay)).")
     }
 
     /// Copies `text` (a line of a note, a code, a new password) and starts the clearer for the

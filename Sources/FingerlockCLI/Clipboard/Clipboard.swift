@@ -6,24 +6,36 @@ import Foundation
 #endif
 
 /// The session's clipboard, through the tool it has: `wl-copy`/`wl-paste` on Wayland, else `xclip`
-/// or `xsel` on X11 — the choice `pass -c` makes. The text goes to the tool on a pipe; it never
-/// appears in argv, the environment or a file.
+/// or `xsel` on X11 — the choice `pass -c` makes — or, asked for with `--osc52`, the terminal's own
+/// (``TerminalClipboard``). The text goes to the tool on a pipe; it never appears in argv, the
+/// environment or a file.
 struct Clipboard: Equatable {
     enum Tool: Equatable {
         case wayland(copy: String, paste: String)
         case xclip(String)
         case xsel(String)
+        /// The terminal at this path, through the OSC 52 escape sequence.
+        case terminal(String)
     }
 
     let tool: Tool
     /// What the helpers see of our environment: only what they need to reach the display.
     let helperEnvironment: [String: String]
 
-    /// The clipboard of the session `environment` describes; a one-line error when there is none,
-    /// found before any touch or passcode is asked for.
-    static func find(environment: [String: String]) throws -> Clipboard {
+    /// Where the copy went, for the line that says so.
+    var name: String {
+        if case .terminal = tool { "the terminal's clipboard" } else { "the clipboard" }
+    }
+
+    /// The clipboard of the session `environment` describes (with `throughTerminal`, the terminal's
+    /// own); a one-line error when there is none, found before any touch or passcode is asked for.
+    static func find(environment: [String: String], throughTerminal: Bool, runner: any ChildProcessRunner) throws -> Clipboard {
         let kept = ["PATH", "HOME", "DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "LANG", "LC_ALL"]
         let helperEnvironment = environment.filter { kept.contains($0.key) }
+        if throughTerminal {
+            let path = try TerminalClipboard.find(environment: environment, runner: runner)
+            return Clipboard(tool: .terminal(path), helperEnvironment: helperEnvironment)
+        }
         func has(_ name: String) -> Bool { !(environment[name] ?? "").isEmpty }
         if has("WAYLAND_DISPLAY"), let copy = ExecutableSearch.find("wl-copy", environment: environment),
             let paste = ExecutableSearch.find("wl-paste", environment: environment)
@@ -35,7 +47,8 @@ struct Clipboard: Equatable {
                 .dataError,
                 has("WAYLAND_DISPLAY")
                     ? "No clipboard: wl-copy and wl-paste (package wl-clipboard) are not on PATH and DISPLAY is not set."
-                    : "No clipboard: neither WAYLAND_DISPLAY nor DISPLAY is set (--clip needs a graphical session).")
+                    : "No clipboard: neither WAYLAND_DISPLAY nor DISPLAY is set (over ssh or in a console, --osc52 copies through the terminal)."
+            )
         }
         if let xclip = ExecutableSearch.find("xclip", environment: environment) {
             return Clipboard(tool: .xclip(xclip), helperEnvironment: helperEnvironment)
@@ -48,11 +61,13 @@ struct Clipboard: Equatable {
 
     /// Puts `text` on the clipboard.
     func copy(_ text: [UInt8], runner: any ChildProcessRunner) throws {
+        if case .terminal(let path) = tool { return try TerminalClipboard.copy(text, to: path) }
         let (executable, arguments): (String, [String]) =
             switch tool {
             case .wayland(let copy, _): (copy, [])
             case .xclip(let xclip): (xclip, ["-selection", "clipboard"])
             case .xsel(let xsel): (xsel, ["--clipboard", "--input"])
+            case .terminal: preconditionFailure("copied above")
             }
         let status = try runner.feed(executable, arguments, environment: helperEnvironment, input: text)
         guard status == 0 else {
@@ -66,6 +81,9 @@ struct Clipboard: Equatable {
     /// `sha256sum`: it never holds the text, and something copied meanwhile is left alone. It
     /// outlives this process and a closed terminal (its own session, stdio at /dev/null).
     func scheduleClearing(of text: [UInt8], after delay: Duration, runner: any ChildProcessRunner) throws {
+        if case .terminal(let path) = tool {
+            return try TerminalClipboard.scheduleClearing(of: path, after: delay, environment: helperEnvironment, runner: runner)
+        }
         let (read, clear) = commands
         // Fixed text: the script's only arguments are the delay and the tools' paths.
         let script = """
@@ -88,13 +106,14 @@ struct Clipboard: Equatable {
         case .wayland: (#""$3" --no-newline"#, #""$2" --clear"#)
         case .xclip: (#""$2" -selection clipboard -o"#, #"printf '' | "$2" -selection clipboard"#)
         case .xsel: (#""$2" --clipboard --output"#, #""$2" --clipboard --clear"#)
+        case .terminal: preconditionFailure("cleared by TerminalClipboard")
         }
     }
 
     private var toolPaths: [String] {
         switch tool {
         case .wayland(let copy, let paste): [copy, paste]
-        case .xclip(let path), .xsel(let path): [path]
+        case .xclip(let path), .xsel(let path), .terminal(let path): [path]
         }
     }
 

@@ -30,6 +30,7 @@ struct GenerateCommand: FingerlockCommand {
         name: [.customShort("c"), .long],
         help: "Copy the password to the clipboard instead of printing it; cleared after clip-clear (45s).")
     var clip = false
+    @OptionGroup var route: ClipboardChoice
     @Flag(name: [.customShort("i"), .customLong("in-place")], help: "Replace the first line of an existing note, keep the rest.")
     var inPlace = false
     @Flag(name: [.customShort("f"), .long], help: "Replace the whole body of an existing note.") var force = false
@@ -41,13 +42,14 @@ struct GenerateCommand: FingerlockCommand {
     func validate() throws {
         try NoteIDArgument.validate(name)
         if inPlace && force { throw ValidationError("--in-place keeps the rest of the note and --force replaces it: choose one.") }
+        if route.osc52 && !clip { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
         guard PasswordGenerator.lengths.contains(length) else {
             throw ValidationError("The length must be from \(PasswordGenerator.lengths.lowerBound) to \(PasswordGenerator.lengths.upperBound).")
         }
     }
 
     func run(with dependencies: CLIDependencies) async throws {
-        let clipboard = clip ? try Clipboard.find(environment: dependencies.environment) : nil
+        let clipboard = clip ? try route.clipboard(dependencies) : nil
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
         let password = PasswordGenerator(symbolsIncluded: !noSymbols).password(length: length)
@@ -56,7 +58,7 @@ struct GenerateCommand: FingerlockCommand {
         let console = dependencies.console
         if let clipboard {
             let delay = try ClipOptions.copy(password, to: clipboard, vault: vault, dependencies: dependencies)
-            console.print("The new password of \"\(title)\" is on the clipboard; it is cleared in \(SecuritySettings.format(delay)).")
+            console.print("The new password of \"\(title)\" is on \(clipboard.name); it is cleared in \(SecuritySettings.format(delay)).")
         } else {
             console.print(password)
         }

@@ -28,12 +28,14 @@ struct OTPCommand: FingerlockCommand {
         name: [.customShort("c"), .long],
         help: "Copy the code to the clipboard instead of printing it; cleared after clip-clear (45s).")
     var clip = false
+    @OptionGroup var route: ClipboardChoice
     @Flag(name: .long, help: "Print a JSON object {code, type, digits, secondsLeft}.") var json = false
     var jsonOutput: Bool { json }
 
     func validate() throws {
         try NoteIDArgument.validate(id)
         if clip && json { throw ValidationError("--clip copies the code instead of printing it: leave out --json.") }
+        if route.osc52 && !clip { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
     }
 
     /// What `--json` prints: `secondsLeft` is null for HOTP.
@@ -55,7 +57,7 @@ struct OTPCommand: FingerlockCommand {
     }
 
     func run(with dependencies: CLIDependencies) async throws {
-        let clipboard = clip ? try Clipboard.find(environment: dependencies.environment) : nil
+        let clipboard = clip ? try route.clipboard(dependencies) : nil
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
         let noteID = try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") }
@@ -67,7 +69,7 @@ struct OTPCommand: FingerlockCommand {
             let delay = try ClipOptions.copy(code, to: clipboard, vault: vault, dependencies: dependencies)
             let title = note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)
             let valid = secondsLeft.map { " (valid for \($0) s)" } ?? ""
-            console.print("The code of \"\(title)\" is on the clipboard\(valid); it is cleared in \(SecuritySettings.format(delay)).")
+            console.print("The code of \"\(title)\" is on \(clipboard.name)\(valid); it is cleared in \(SecuritySettings.format(delay)).")
             return
         }
         if json {

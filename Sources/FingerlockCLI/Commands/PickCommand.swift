@@ -23,6 +23,7 @@ struct PickCommand: FingerlockCommand {
     @Option(name: .long, help: ArgumentHelp("Line N of the body instead of the first (from 1).", valueName: "n")) var line: Int?
     @Option(name: .long, help: ArgumentHelp("The picker, a shell command that reads lines on stdin and prints the chosen one.", valueName: "cmd"))
     var picker: String?
+    @OptionGroup var route: ClipboardChoice
 
     /// The most a picker may answer: one line of a listing.
     static let answerLimit = 64 * 1024
@@ -32,11 +33,12 @@ struct PickCommand: FingerlockCommand {
         if all && line != nil { throw ValidationError("--all takes the whole body: leave out --line.") }
         if let line, line < 1 { throw ValidationError("--line counts from 1.") }
         if let picker, picker.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--picker needs a command.") }
+        if route.osc52 && printOnly { throw ValidationError("--osc52 says where the note is copied to: leave out --print.") }
     }
 
     func run(with dependencies: CLIDependencies) async throws {
         // Everything that cannot work is found before the unlock.
-        let clipboard: Clipboard? = if printOnly { nil } else { try Clipboard.find(environment: dependencies.environment) }
+        let clipboard: Clipboard? = if printOnly { nil } else { try route.clipboard(dependencies) }
         let command = try picker ?? Self.defaultPicker(dependencies)
         let vault = try await NotesCommand.unlock(global, passcode, dependencies)
         defer { vault.close() }
