@@ -38,7 +38,8 @@ enum TerminalClipboard {
                 "The Linux console has no clipboard that programs can set (OSC 52): run fingerlock in a terminal emulator, or leave out --osc52."
             )
         case "", "dumb":
-            throw CLIError(.dataError, "This terminal (TERM=\(termName.isEmpty ? "unset" : "dumb")) takes no escape sequences, so --osc52 cannot copy here.")
+            throw CLIError(
+                .dataError, "This terminal (TERM=\(termName.isEmpty ? "unset" : "dumb")) takes no escape sequences, so --osc52 cannot copy here.")
         default: break
         }
         let descriptor = try open(path)
