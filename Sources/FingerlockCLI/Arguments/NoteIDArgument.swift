@@ -23,16 +23,17 @@ enum NoteIDArgument {
         }
     }
 
-    /// The note `name` means among the vault's notes (`NoteName`'s rules for `naming`).
-    /// `notice` hears which title a loose match took (a typo must not open another note unsaid).
+    /// The note `name` means among the vault's notes (`NoteName`'s rules for `naming`). `person`
+    /// hears which title a loose match took, and chooses when the name fits several notes (never
+    /// for a command that acts unseen, and not among more than `CandidatesMenu.largest`).
     static func resolve(
-        _ name: String, in vault: Vault, naming: NoteNaming = .reading, notice: ((String) -> Void)? = nil
-    ) throws -> UUID {
+        _ name: String, in vault: Vault, naming: NoteNaming = .reading, person: NamingPerson = .nobody
+    ) async throws -> UUID {
         // Titles are sealed in the headers: one pass over them, as `notes list` makes, no body opened.
         let notes = try vault.list().map { (id: $0.id, title: $0.title) }
-        let found: (id: UUID, loose: NoteTitleMatch.Rule?)
+        let outcome: NoteName.Outcome
         do {
-            found = try NoteName(name).resolve(among: notes, naming: naming)
+            outcome = try NoteName(name).outcome(among: notes, naming: naming)
         } catch {
             // Removed a moment ago is the likeliest reason a known note is not found.
             if error.status == .notFound, let trashed = try? resolveTrashed(name, in: vault, naming: .unattended("")) {
@@ -43,8 +44,19 @@ enum NoteIDArgument {
             }
             throw error
         }
+        let found: (id: UUID, loose: NoteTitleMatch.Rule?)
+        switch outcome {
+        case .found(let id, let loose):
+            found = (id, loose)
+        case .several(let candidates, let message):
+            let unseen = if case .unattended = naming { true } else { false }
+            guard !unseen, let choose = person.choose, candidates.count <= CandidatesMenu.largest else {
+                throw CLIError(.usage, message)
+            }
+            return try await choose(name, candidates)
+        }
         if let rule = found.loose, let title = notes.first(where: { $0.id == found.id })?.title {
-            notice?("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(title))\" (\(rule.rawValue)).")
+            person.notice("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(title))\" (\(rule.rawValue)).")
         }
         return found.id
     }

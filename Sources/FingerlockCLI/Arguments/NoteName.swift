@@ -33,10 +33,26 @@ struct NoteName {
 
     init(_ name: String) { self.name = name }
 
+    /// What a name finds: one note (with the title rule when it was a fuzzy one, which a caller
+    /// says), or several that a person at a terminal can choose among.
+    enum Outcome {
+        case found(id: UUID, loose: NoteTitleMatch.Rule?)
+        /// All the notes that fit, and the one-line error that lists the first of them.
+        case several([(id: UUID, title: String)], message: String)
+    }
+
     /// The note found, and the title rule when it was a fuzzy one, which a caller says.
     func resolve(
         among notes: [(id: UUID, title: String)], naming: NoteNaming
     ) throws(CLIError) -> (id: UUID, loose: NoteTitleMatch.Rule?) {
+        switch try outcome(among: notes, naming: naming) {
+        case .found(let id, let loose): return (id, loose)
+        case .several(_, let message): throw CLIError(.usage, message)
+        }
+    }
+
+    /// The note or notes found; an error when none is, or when what was typed may not be taken.
+    func outcome(among notes: [(id: UUID, title: String)], naming: NoteNaming) throws(CLIError) -> Outcome {
         let lowered = name.lowercased()
         let isIDStart = (try? Vault.checkNoteIDPrefix(name)) != nil
         let longID = isIDStart && name.count >= Self.unambiguousIDLength
@@ -45,27 +61,26 @@ struct NoteName {
         let shown = NoteIDArgument.candidatesShown
 
         // A whole id names its note, whatever any title says.
-        if name.count == 36, let exact = byID.first { return (exact.id, nil) }
+        if name.count == 36, let exact = byID.first { return .found(id: exact.id, loose: nil) }
         if byTitle.count > 1 {
-            throw CLIError(
-                .usage,
-                NoteIDArgument.ambiguityMessage(
-                    name, Array(byTitle.prefix(shown)), more: byTitle.count > shown, by: .exact))
+            return .several(
+                byTitle,
+                message: NoteIDArgument.ambiguityMessage(name, Array(byTitle.prefix(shown)), more: byTitle.count > shown, by: .exact))
         }
         if let titled = byTitle.first {
             let others = byID.filter { $0.id != titled.id }
-            if others.isEmpty { return (titled.id, nil) }
+            if others.isEmpty { return .found(id: titled.id, loose: nil) }
             switch naming {
             case .reading where !longID:
-                return (titled.id, nil)
+                return .found(id: titled.id, loose: nil)
             case .reading where others.count == 1:
-                return (others[0].id, nil)
+                return .found(id: others[0].id, loose: nil)
             default:
-                throw CLIError(.usage, titleAndIDMessage(titled, others))
+                return .several([titled] + others, message: titleAndIDMessage(titled, others))
             }
         }
         if byID.count > 1 {
-            throw CLIError(.usage, NoteIDArgument.ambiguityMessage(name, Array(byID.prefix(shown)), more: byID.count > shown))
+            return .several(byID, message: NoteIDArgument.ambiguityMessage(name, Array(byID.prefix(shown)), more: byID.count > shown))
         }
         if let only = byID.first {
             if case .unattended(let flag) = naming, !longID {
@@ -74,7 +89,7 @@ struct NoteName {
                     "\"\(TerminalSafeText.line(name))\" is only the start of an id: \(flag) acts on a whole title or at least "
                         + "\(Self.unambiguousIDLength) characters of the id (\(only.id.uuidString.lowercased().prefix(Self.unambiguousIDLength))).")
             }
-            return (only.id, nil)
+            return .found(id: only.id, loose: nil)
         }
         guard let match = NoteTitleMatch.find(name, in: notes.map(\.title)) else {
             let nearest = NoteTitleMatch.nearest(name, in: notes.map(\.title), count: 3).map {
@@ -84,8 +99,10 @@ struct NoteName {
             throw CLIError(.notFound, "No note has an id starting with \"\(TerminalSafeText.line(name))\" or a title like it\(hint).")
         }
         if match.matches.count > 1 {
-            let candidates = match.matches.prefix(shown).map { notes[$0] }
-            throw CLIError(.usage, NoteIDArgument.ambiguityMessage(name, Array(candidates), more: match.matches.count > shown, by: match.rule))
+            let candidates = match.matches.map { notes[$0] }
+            return .several(
+                candidates,
+                message: NoteIDArgument.ambiguityMessage(name, Array(candidates.prefix(shown)), more: candidates.count > shown, by: match.rule))
         }
         if case .unattended(let flag) = naming {
             throw CLIError(
@@ -94,7 +111,7 @@ struct NoteName {
                     + "\(Self.unambiguousIDLength) characters of an id.")
         }
         // A title's start is what was typed; only a fuzzy match is said.
-        return (notes[match.matches[0]].id, match.rule == .prefix ? nil : match.rule)
+        return .found(id: notes[match.matches[0]].id, loose: match.rule == .prefix ? nil : match.rule)
     }
 
     /// `"4eff" is the title of 2c9a01b3 and the start of the id of 4eff0a12 (bank): name it by more of the id.`

@@ -99,7 +99,7 @@ struct RestoreCommand: FingerlockCommand {
         vault.retention = try SecuritySettings(vault: vault).noteRetention
         let staged = try await VaultRestore(session.environment).openBackup(file, besides: vault)
         defer { staged.discard() }
-        let wanted = try staged.backup.note(id: try NoteIDArgument.resolve(prefix, in: staged.backup))
+        let wanted = try staged.backup.note(id: try await NoteIDArgument.resolve(prefix, in: staged.backup))
         let exists = try vault.noteIDs(matchingPrefix: wanted.id.uuidString.lowercased(), limit: 1) == [wanted.id]
         if exists {
             let saved = try vault.update(id: wanted.id) { (note: inout Note) throws(VaultError) in

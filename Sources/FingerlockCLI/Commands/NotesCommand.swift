@@ -261,7 +261,7 @@ struct NotesCommand: ParsableCommand {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
             let note = try vault.note(
-                id: try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") })
+                id: try await NoteIDArgument.resolve(id, in: vault, person: .atTerminal(dependencies, json: json)))
             if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
             if let line = clip.line { return try ClipOptions.print(note, line: line, dependencies: dependencies) }
             let console = dependencies.console
@@ -348,9 +348,7 @@ struct NotesCommand: ParsableCommand {
             defer { vault.close() }
             // Without the editor nobody sees the note before it changes: only a whole title or an 8-character id.
             let naming: NoteNaming = needsEditor ? .changing : .unattended("an edit without the editor")
-            let noteID = try NoteIDArgument.resolve(id, in: vault, naming: naming) {
-                dependencies.console.err.write("fingerlock: " + $0 + "\n")
-            }
+            let noteID = try await NoteIDArgument.resolve(id, in: vault, naming: naming, person: .atTerminal(dependencies))
             var editing: (from: Note, to: (title: String, body: String))?
             // Tags changed on the editor's `Tags:` line, else nil (tags changed meanwhile elsewhere stay).
             var editedTags: [String]?

@@ -34,7 +34,8 @@ struct NotesHistoryCommand: FingerlockCommand {
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
         // --restore changes the note with nobody asked first: only a whole title or an 8-character id.
-        let noteID = try NoteIDArgument.resolve(id, in: vault, naming: restore == nil ? .reading : .unattended("--restore"))
+        let noteID = try await NoteIDArgument.resolve(
+            id, in: vault, naming: restore == nil ? .reading : .unattended("--restore"), person: .atTerminal(dependencies, json: json))
         if let number = show {
             let note = try vault.revision(number, of: noteID)
             if json { return try console.printJSON(note) }

@@ -34,7 +34,7 @@ extension NotesCommand {
             for id in ids {
                 // Unseen (--yes) or for good (--purge): only a whole title or an id of 8 characters.
                 let naming: NoteNaming = purge ? .unattended("--purge") : yes ? .unattended("--yes") : .changing
-                let noteID = try NoteIDArgument.resolve(id, in: vault, naming: naming)
+                let noteID = try await NoteIDArgument.resolve(id, in: vault, naming: naming, person: .atTerminal(dependencies))
                 if !notes.contains(where: { $0.id == noteID }) { notes.append(try vault.note(id: noteID).summary) }
             }
             if !yes {

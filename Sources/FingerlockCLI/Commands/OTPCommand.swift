@@ -60,7 +60,7 @@ struct OTPCommand: FingerlockCommand {
         let clipboard = clip ? try route.clipboard(dependencies) : nil
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
-        let noteID = try NoteIDArgument.resolve(id, in: vault) { dependencies.console.err.write("fingerlock: " + $0 + "\n") }
+        let noteID = try await NoteIDArgument.resolve(id, in: vault, person: .atTerminal(dependencies, json: json))
         let now = dependencies.now()
         let (note, line, code) = try Self.code(of: noteID, in: vault, at: now)
         let secondsLeft = line.uri.secondsLeft(at: now)

@@ -57,7 +57,8 @@ struct PickCommand: FingerlockCommand {
             }
             throw CLIError(.cancelled, "Nothing was picked.")
         }
-        let id = try menu.id(for: chosen) ?? NoteIDArgument.resolve(chosen, in: vault)
+        let id: UUID
+        if let listed = try menu.id(for: chosen) { id = listed } else { id = try await NoteIDArgument.resolve(chosen, in: vault) }
         let note = try vault.note(id: id)
         let selected = all ? nil : line ?? 1
         if let clipboard {
