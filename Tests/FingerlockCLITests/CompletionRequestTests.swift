@@ -64,6 +64,27 @@ import Testing
         return request.bashLine(title)
     }
 
+    /// pass completes a store folder by folder; so do titles with a `/`, where the folder is plain.
+    @Test func titlesWithASlashAreCompletedFolderByFolder() throws {
+        let titles = ["bank/main", "bank/savings", "bank", "mail/work/alice", "mail/home", "a b/c", "x;y/z", "trailing/"]
+        func offered(_ typed: String) throws -> [String] {
+            try #require(
+                NoteCompletion(
+                    ["---completion", "show", "--", "positional@0", "2", String(typed.count), "fingerlock", "show", typed])
+            ).lines(for: titles)
+        }
+        #expect(try offered("ba") == ["bank", "bank/"])
+        #expect(try offered("bank/") == ["bank/main", "bank/savings"])
+        #expect(try offered("m") == ["mail/"])
+        #expect(try offered("mail/") == ["mail/home", "mail/work/"])
+        #expect(try offered("mail/w") == ["mail/work/"])
+        #expect(try offered("mail/work/") == ["mail/work/alice"])
+        // A folder a shell could split or quote differently between two TABs is offered whole.
+        #expect(try offered("a") == ["a b/c"])
+        #expect(try offered("x") == ["x;y/z"])
+        #expect(try offered("t") == ["trailing/"])
+    }
+
     @Test func bashGetsEachTitleQuotedForTheQuoteLeftOpen() throws {
         // A plain word: the whole title, every special character escaped (also its case).
         let plain = try bashLine("T01$(touch x) ~!#;|&<>*?[a]{b,c}'\"\\=:", typed: "t0", text: "t0")

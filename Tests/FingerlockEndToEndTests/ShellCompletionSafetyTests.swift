@@ -68,13 +68,17 @@ import Testing
 
         /// Types `typed`, TAB, then runs the line through printf; the words the shell made of it.
         /// `callsBinary`: false where the script completes without asking the binary (an option).
-        func completed(_ typed: String, mark: String, callsBinary: Bool = true) async -> [String] {
-            let before = callCount()
-            session.send("fingerlock notes show \(typed)\t")
-            // The completion runs the binary: let it answer, and the shell write the line, before it is run.
-            let deadline = ContinuousClock.now.advanced(by: callsBinary ? .seconds(20) : .milliseconds(500))
-            while callCount() == before, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-            await session.waitForQuiet(.milliseconds(150))
+        /// A title with a `/` is completed folder by folder: `tabs` is how many TABs reach its end.
+        func completed(_ typed: String, mark: String, callsBinary: Bool = true, tabs: Int = 1, then more: [String] = []) async -> [String] {
+            session.send("fingerlock notes show \(typed)")
+            for step in 0..<tabs {
+                let before = callCount()
+                session.send((step == 0 ? "" : more.indices.contains(step - 1) ? more[step - 1] : "") + "\t")
+                // The completion runs the binary: let it answer, and the shell write the line, before it is run.
+                let deadline = ContinuousClock.now.advanced(by: callsBinary ? .seconds(20) : .milliseconds(500))
+                while callCount() == before, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                await session.waitForQuiet(.milliseconds(150))
+            }
             // Ctrl-A, printf before the words (each after a record separator), Ctrl-E, a closing mark.
             session.send("\u{01}printf '\\x1e%s' \u{05}; printf '|%s-%s\\n' END \(mark)\n")
             guard await session.expect("|END-\(mark)", timeout: .seconds(20)) else { return [] }
@@ -86,6 +90,7 @@ import Testing
                 .dropFirst().map(String.init)
         }
 
+        // Each title here has a character before its `/` that keeps it whole (`NoteCompletion.folderStep`): one TAB.
         for (index, title) in Self.titles(marks: marks).enumerated() {
             let words = await completed(String(title.prefix(3)), mark: "T\(index)")
             #expect(words == ["fingerlock", "notes", "show", title], "\(shell.name): \(title.debugDescription) became \(words)")
@@ -112,6 +117,18 @@ import Testing
                 #expect(words == ["fingerlock", "notes", "show", title], "bash: \(typed) for \(title.debugDescription) became \(words)")
             }
         }
+        // Folder by folder, as pass completes: `ba` TAB gives the folder `bank/` (no space after
+        // it), then `s` TAB the note in it.
+        for title in ["bank/main", "bank/savings"] {
+            let added = try await runner.run(
+                ["notes", "add", "--title=\(title)"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"], stdin: "body\n")
+            try #require(added.status == 0, "\(title): \(added.stderr)")
+        }
+        let folder = await completed("ba", mark: "FOLDER")
+        #expect(folder == ["fingerlock", "notes", "show", "bank/"], "\(shell.name): \(folder)")
+        let inFolder = await completed("ba", mark: "INFOLDER", tabs: 2, then: ["s"])
+        #expect(inFolder == ["fingerlock", "notes", "show", "bank/savings"], "\(shell.name): \(inFolder)")
+
         // A title that starts with `-` would be an option there: it is offered only after `--`.
         let option = await completed("-r", mark: "OPTION", callsBinary: false)
         #expect(!option.contains("-rf"), "\(shell.name): \(option)")

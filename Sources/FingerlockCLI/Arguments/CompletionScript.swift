@@ -20,7 +20,7 @@ enum CompletionScript {
         let script = Fingerlock.completionScript(for: kind)
         return switch kind {
         case .bash: literalBash(script)
-        case .zsh: bangQuotingZsh(script)
+        case .zsh: foldersWithoutSpaceZsh(bangQuotingZsh(script))
         default: script
         }
     }
@@ -32,6 +32,21 @@ enum CompletionScript {
     static func bangQuotingZsh(_ script: String) -> String {
         script.replacingOccurrences(
             of: "__fingerlock_custom_complete() {\n", with: "__fingerlock_custom_complete() {\n    setopt localoptions banghist\n")
+    }
+
+    /// zsh adds a space after every word `_describe` offers; a folder (a word ending in `/`, which
+    /// only note titles give) is offered without one, so the next TAB goes on into it.
+    static func foldersWithoutSpaceZsh(_ script: String) -> String {
+        script.replacingOccurrences(
+            of: "    _describe -V '' non_empty_completions -- empty_completions -P $'\\'\\''\n",
+            with: """
+                    local -a folders=("${(M)non_empty_completions[@]:#*/}") others=("${non_empty_completions[@]:#*/}")
+                    local ret=1
+                    (( ${#folders} )) && _describe -V '' folders -S '' && ret=0
+                    _describe -V '' others -- empty_completions -P $'\\'\\'' && ret=0
+                    return ret
+
+                """)
     }
 
     /// The bash function that adds the lines a command prints to COMPREPLY, each as one word.
@@ -59,6 +74,10 @@ enum CompletionScript {
                 while IFS='' read -r completion; do
                     [[ -n "${completion}" ]] && COMPREPLY+=("${completion}")
                 done < <(FINGERLOCK_COMPLETION_TEXT="${cur}" "${@}")
+                # A folder (a title up to a /, its quote closed) takes no space after it.
+                if [[ ${#COMPREPLY[@]} -eq 1 && ( "${COMPREPLY[0]}" == */ || "${COMPREPLY[0]}" == */[\\'\\"] ) ]]; then
+                    compopt -o nospace 2>/dev/null
+                fi
             }
 
             """

@@ -2,7 +2,8 @@ import Auth
 import Foundation
 import Vault
 
-/// TAB after `notes show|edit|rm` (or `show|edit|rm` alone) and `otp`: the titles that start with what was typed, only while the vault's
+/// TAB after `notes show|edit|rm` (or `show|edit|rm` alone) and `otp`: the titles that start with
+/// what was typed, folder by folder (`folderStep`), only while the vault's
 /// key is already cached in the kernel keyring (user mode). A TAB never prompts, never asks for a
 /// touch, never counts an attempt and writes nothing; without a cached key it offers nothing.
 ///
@@ -64,15 +65,36 @@ struct NoteCompletion: Equatable {
     /// (`bashLine`): its script adds them as they are, and readline never sees a title unquoted.
     func lines(for titles: some Sequence<String>) -> [String] {
         let wanted = typed.lowercased()
-        let offered = Set(titles).filter { title in
-            !title.isEmpty && title.lowercased().hasPrefix(wanted) && TerminalSafeText.line(title) == title
-                && title.unicodeScalars.allSatisfy { $0 != "\t" }
-                && (afterOptionsEnd || !title.hasPrefix("-"))
-        }.sorted()
+        let offered = Set(
+            titles.filter { title in
+                !title.isEmpty && title.lowercased().hasPrefix(wanted) && TerminalSafeText.line(title) == title
+                    && title.unicodeScalars.allSatisfy { $0 != "\t" }
+                    && (afterOptionsEnd || !title.hasPrefix("-"))
+            }.map { Self.folderStep(of: $0, typed: typed.count) }
+        ).sorted()
         if shell == "bash" { return offered.compactMap(bashLine) }
         guard shell == "zsh" else { return offered }
         // ArgumentParser's zsh script drops the last line it reads (its own replies end with " ").
         return offered.map { $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:") } + [" "]
+    }
+
+    /// A `/` in a title is a folder, as in pass: what is offered reaches only to the first `/` after
+    /// the `typed` characters (the folder, which the scripts complete without a space after it),
+    /// else the whole title. `bank/` is offered for `ba`, and `bank/main` for `bank/`.
+    /// Only a folder of plain characters is a step of its own (letters, digits, `_-.,+@%`): a shell
+    /// would split a word at a `;`, `:` or `=` between two TABs, so a title with any other
+    /// character before its `/` is offered whole, as before.
+    static func folderStep(of title: String, typed: Int) -> String {
+        let rest = title.dropFirst(typed)
+        guard let slash = rest.firstIndex(of: "/"), title.index(after: slash) != title.endIndex,
+            title[..<slash].unicodeScalars.allSatisfy(isPlainInFolder)
+        else { return title }
+        return String(title[...slash])
+    }
+
+    private static func isPlainInFolder(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.value > 127 { return !scalar.properties.isWhitespace && scalar.properties.generalCategory != .control }
+        return scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-.,+@%/".unicodeScalars.contains(scalar)
     }
 
     /// What readline puts in place of `readlineText` so that the word means `title`. What was typed
