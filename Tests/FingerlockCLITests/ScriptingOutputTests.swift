@@ -74,18 +74,22 @@ import Testing
         #expect(try await runner.run(["notes", "search", "absent"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"]).status == 8)
     }
 
-    @Test func configGetJSONGivesValuesAsConfigSetTakesThem() async throws {
+    @Test func configGetJSONGivesNumbersThatConfigSetTakesBack() async throws {
         #expect(try await runner.run(["config", "set", "cache-expiry", "90m", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n").status == 0)
         let all = try await runner.run(["config", "get", "--json"])
         #expect(all.status == 0, "\(all.stderr)")
         let settings = try object(all.stdout)
         #expect(
-            settings as? [String: String] == [
-                "cache-expiry": "1h30m", "reuse-window": "0s", "max-tries": "3", "scan-timeout": "30s", "clip-clear": "45s", "history-limit": "10",
-                "trash-keep": "720h",
+            settings as? [String: Int] == [
+                "cacheExpirySeconds": 5400, "reuseWindowSeconds": 0, "maxTries": 3, "scanTimeoutSeconds": 30, "clipClearSeconds": 45,
+                "historyLimit": 10, "trashKeepSeconds": 2_592_000,
             ])
         let one = try await runner.run(["config", "get", "max-tries", "--json"])
-        #expect(try object(one.stdout) as? [String: String] == ["max-tries": "3"])
+        #expect(try object(one.stdout) as? [String: Int] == ["maxTries": 3])
+        // What a script read goes back as it was.
+        let back = try await runner.run(["config", "set", "trash-keep", "2592000s", "--passcode-stdin"], stdin: "\(InProcessCLI.passcode)\n")
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(try await runner.run(["config", "get", "trash-keep"]).stdout == "720h\n")
         let typo = try await runner.run(["config", "get", "max-trie", "--json"])
         #expect(typo.status == 64)
         #expect(try object(typo.stderr)["error"] as? String == "usage")

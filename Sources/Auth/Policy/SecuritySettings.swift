@@ -42,6 +42,19 @@ public struct SecuritySettings: Equatable, Sendable {
         }
     }
 
+    /// The setting as a number: seconds for a duration, else the count (`config get --json`).
+    public func amount(_ key: Key) -> Int64 {
+        switch key {
+        case .cacheExpiry: cacheExpiry.components.seconds
+        case .reuseWindow: reuseWindow.components.seconds
+        case .maxTries: Int64(maxTries)
+        case .scanTimeout: scanTimeout.components.seconds
+        case .clipClear: clipClear.components.seconds
+        case .historyLimit: Int64(historyLimit)
+        case .trashKeep: trashKeep.components.seconds
+        }
+    }
+
     /// Sets `key` from user text (a duration such as "8h", "1h30m" or "45s"; a whole number for max-tries).
     public mutating func set(_ key: Key, to text: String) throws(AuthError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()

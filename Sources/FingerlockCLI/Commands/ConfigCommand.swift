@@ -41,8 +41,9 @@ struct ConfigCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "get", abstract: "Print one setting, or all of them.",
             discussion: """
-                --json prints one object whose keys are the settings asked for and whose values are strings \
-                as `config set` takes them: {"cache-expiry": "8h", "max-tries": "3", …}.
+                --json prints one object with the settings asked for as numbers, in the key style of every \
+                --json: durations in seconds ({"cacheExpirySeconds": 28800, "maxTries": 3, …}), which \
+                `config set cache-expiry 28800s` takes back.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -53,14 +54,23 @@ struct ConfigCommand: ParsableCommand {
 
         func validate() throws { if let key { _ = try ConfigCommand.key(key) } }
 
+        /// `cache-expiry` → `cacheExpirySeconds`, `max-tries` → `maxTries`: camelCase as in every
+        /// --json, with the unit in the name as in `status --json`.
+        static func jsonKey(_ key: SecuritySettings.Key) -> String {
+            let words = key.rawValue.split(separator: "-")
+            let name = words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }
+                .joined()
+            return key.isDuration ? name + "Seconds" : name
+        }
+
         func run(with dependencies: CLIDependencies) async throws {
             let session = try await AuthSession(
                 global: global, passcode: passcode, dependencies: dependencies, needsReader: false, json: json)
             let settings = try await SettingsEditor(session.environment).settings()
             if json {
-                // Values as `config set` takes them, so a script can save and put back what it read.
+                // Numbers, as every --json gives them; `config set KEY <seconds>s` takes a duration back.
                 let keys = try key.map { [try ConfigCommand.key($0)] } ?? SecuritySettings.Key.allCases
-                try dependencies.console.printJSON(Dictionary(uniqueKeysWithValues: keys.map { ($0.rawValue, settings.value($0)) }))
+                try dependencies.console.printJSON(Dictionary(uniqueKeysWithValues: keys.map { (Self.jsonKey($0), settings.amount($0)) }))
             } else if let key {
                 dependencies.console.print(settings.value(try ConfigCommand.key(key)))
             } else {
