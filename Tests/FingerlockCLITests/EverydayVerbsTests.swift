@@ -86,3 +86,37 @@ import Testing
         #expect(try await runner.run(["ls"], environment: touch).stdout.contains("wifi") == false)
     }
 }
+
+/// One rule for titles shown without a touch: while this process's keyring holds the key, `ls`,
+/// `find` and `notes tags` show titles and tags as TAB completion does; a body always takes the touch.
+@Suite(.timed, .timeLimit(.minutes(2))) struct TitlesWithoutATouchTests {
+    let runner = InProcessCLI(extraEnvironment: ["FINGERLOCK_READER": "simulated"])
+    /// A touch that never comes: whatever asks for one fails.
+    let noTouch = ["FINGERLOCK_SIMULATED_TOUCHES": "absent"]
+
+    @Test func titlesNeedNoTouchWhileTheKeyIsCachedAndBodiesAlwaysDo() async throws {
+        try await runner.setPasscode()
+        #expect(try await runner.enroll("right-thumb", touches: "right-thumb*5").status == 0)
+        #expect(
+            try await runner.run(
+                ["notes", "add", "--title", "bank/main", "--tag", "money"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "right-thumb"],
+                stdin: "pin\n"
+            )
+            .status == 0)
+        for arguments in [["ls"], ["ls", "--json"], ["ls", "bank", "--tree"], ["find", "bank"], ["notes", "tags"]] {
+            let listed = try await runner.run(arguments, environment: noTouch)
+            #expect(listed.status == 0, "\(arguments): \(listed.stderr)")
+            #expect(listed.stdout.contains("bank") || listed.stdout.contains("money"), "\(arguments): \(listed.stdout)")
+        }
+        for arguments in [["show", "bank/main"], ["grep", "pin"]] {
+            let opened = try await runner.run(arguments, environment: noTouch)
+            #expect(opened.status != 0, "\(arguments) opened a body without a touch")
+            #expect(!opened.stdout.contains("pin"))
+        }
+        // Once the key is gone, a listing takes the touch again.
+        #expect(try await runner.run(["lock"]).status == 0)
+        let locked = try await runner.run(["ls"], environment: noTouch)
+        #expect(locked.status != 0)
+        #expect(!locked.stdout.contains("bank"))
+    }
+}

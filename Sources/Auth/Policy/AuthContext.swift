@@ -65,6 +65,14 @@ public final class AuthContext: Sendable {
         try await evaluate(.biometricsOrPasscode, reason: reason)
     }
 
+    /// Opens the notes to show their titles (`ls`, and TAB in the shell): without a touch while this
+    /// process's keyring holds the vault's key (user mode), as completion shows them, else as
+    /// `openNotes`. The one rule for titles shown without a touch; a body always takes the touch.
+    public func openTitles(reason: String = "list your notes") async throws -> Vault {
+        if let vault = try custody.openIfCached() { return vault }
+        return try await openNotes(reason: reason)
+    }
+
     /// Always asks for the passcode, then caches the key for fingerprint unlocks (what `evaluate`
     /// falls back to, and what tests and scripts use to open the vault without a touch).
     public func unlockWithPasscode(reason: String, typedAhead: String = "", why: AuthError? = nil) async throws -> Vault {

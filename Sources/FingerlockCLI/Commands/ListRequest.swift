@@ -96,7 +96,7 @@ struct ListRequest: Equatable {
         let filter = try query.filter()
         let session = try await AuthSession(
             global: global, passcodeDescriptor: passcodeDescriptor, dependencies: dependencies, json: json)
-        let vault = try await session.context.openNotes()
+        let vault = try await session.context.openTitles()
         defer { vault.close() }
         // A folder is a start of titles, filtered here: the vault's limit would count other notes.
         var listed = try vault.list(filter, limit: folder == nil ? query.vaultLimit : nil)

@@ -12,12 +12,14 @@ struct NotesCommand: ParsableCommand {
             NotesTrashCommand.self, NotesHistoryCommand.self,
         ])
 
-    /// Unlocks for a notes command: the finger first, then the passcode.
+    /// Unlocks for a notes command: the finger first, then the passcode. `titlesOnly`: the command
+    /// shows titles and tags only, which need no touch while the key is cached (`openTitles`).
     static func unlock(
-        _ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies, json: Bool = false
+        _ global: GlobalOptions, _ passcode: PasscodeOptions, _ dependencies: CLIDependencies, json: Bool = false,
+        titlesOnly: Bool = false
     ) async throws -> Vault {
         let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies, json: json)
-        let vault = try await session.context.openNotes()
+        let vault = try await titlesOnly ? session.context.openTitles() : session.context.openNotes()
         do {
             // How many revisions and how long the trash keeps: the user's sealed settings.
             vault.retention = try SecuritySettings(vault: vault).noteRetention

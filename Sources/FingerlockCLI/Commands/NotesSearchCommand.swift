@@ -54,7 +54,7 @@ extension NotesCommand {
             // Read before unlocking: a bad query is refused before any passcode is asked.
             // From stdin, one line is one term (a secret may hold spaces).
             let terms = if queryStdin { [try SearchQuery.read(from: dependencies.input)] } else { terms }
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json, titlesOnly: title)
             defer { vault.close() }
             let result = try vault.search(
                 terms: terms, titlesOnly: title, filter: try filters.filter(), limit: filters.vaultLimit,

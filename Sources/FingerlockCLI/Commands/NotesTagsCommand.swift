@@ -15,7 +15,7 @@ extension NotesCommand {
         var jsonOutput: Bool { json }
 
         func run(with dependencies: CLIDependencies) async throws {
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json, titlesOnly: true)
             defer { vault.close() }
             let counts = TagCount.counting(try vault.list())
             let console = dependencies.console
