@@ -54,7 +54,7 @@ struct ListFastPathTests {
             ["notes", "list", "-n"], ["notes", "list", "-n", "0"], ["notes", "list", "-n", "-3"], ["notes", "list", "-n5"],
             ["notes", "list", "-n=5"], ["notes", "list", "-n", "five"], ["notes", "list", "-n", "1", "--max-count", "2"],
             ["notes", "list", "--sort", "size"], ["notes", "list", "--sort", "Title"], ["notes", "list", "--reader"],
-            ["notes", "list", "--reader", "a", "--reader", "b"], ["notes", "list", "--data-dir", "--json"],
+            ["notes", "list", "--reader", "synaptics", "--reader", "goodixmoc"], ["notes", "list", "--data-dir", "--json"],
             ["notes", "list", "--passcode-stdin", "--passcode-fd", "0"], ["notes", "list", "--passcode-fd", "x"],
             ["notes", "list", "--passcode-fd", "99999"], ["notes", "list", "-"], ["notes", "list", "--version"],
             ["notes", "list", "--generate-completion-script", "bash"], ["notes", "list", "--limit", "3"],
@@ -69,7 +69,7 @@ struct ListFastPathTests {
             ["notes", "LIST"], ["NOTES", "list"], ["notes", "list", "-n", "+5"], ["notes", "list", "-n", "05"],
             ["notes", "list", "--max-count", " 5"], ["notes", "list", "--tag", " spaced "], ["notes", "list", "--tag=a=b"],
             ["notes", "list", "--data-dir=a=b"], ["notes", "list", "--JSON"], ["notes", "list", "--sort", " title"],
-            ["--reader", "a", "--reader", "b", "notes", "list"], ["--data-dir=/d", "notes", "list", "--data-dir", "/e"],
+            ["--reader", "synaptics", "--reader", "goodixmoc", "notes", "list"], ["--data-dir=/d", "notes", "list", "--data-dir", "/e"],
             ["notes", "list", "--passcode-fd=+0"], ["notes", "list", "--tag", "Work", "--tag", "WORK"],
         ])
     func agreement(arguments: [String]) {

@@ -32,7 +32,7 @@ struct VerifyFastPathTests {
             ["verify", "--reader", "simulated:0", "--data-dir", "/x y/z"], ["verify", "right-ring-finger", "--reader=auto"],
             ["verify", "--passcode-stdin"], ["verify", "--passcode-fd", "0", "left-little-finger"], ["verify", "--passcode-fd=0"],
             ["--reader", "virtual_device", "--data-dir", "/d", "verify", "right-index-finger", "--passcode-stdin"],
-            ["verify", "--reader", "verify"], ["verify", "--data-dir", "any"],
+            ["verify", "--reader", "elanspi"], ["verify", "--data-dir", "any"],
         ])
     func usualLines(arguments: [String]) throws {
         let fast = try #require(Self.parsedFast(arguments))
@@ -45,7 +45,7 @@ struct VerifyFastPathTests {
             [], ["fingers"], ["verify", "--help"], ["verify", "-h"], ["help", "verify"], ["verify", "help"],
             ["verify", "--", "left-thumb"], ["verify", "thumb"], ["verify", "left-thumb", "right-thumb"],
             ["verify", "--json"], ["verify", "--reader"], ["verify", "--reader", "--data-dir", "/d"],
-            ["verify", "--reader="], ["verify", "--data-dir", "-d"], ["verify", "--reader", "a", "--reader", "b"],
+            ["verify", "--reader="], ["verify", "--data-dir", "-d"], ["verify", "--reader", "synaptics", "--reader", "goodixmoc"],
             ["verify", "--passcode-stdin", "--passcode-stdin"], ["verify", "--passcode-stdin=yes"],
             ["verify", "--passcode-stdin", "--passcode-fd", "0"], ["verify", "--passcode-fd", "-1"],
             ["verify", "--passcode-fd", "x"], ["verify", "--passcode-fd", "99999"], ["verify", "-"],
@@ -62,7 +62,7 @@ struct VerifyFastPathTests {
             ["verify", "--passcode-fd=+0"], ["verify", "--passcode-fd", "00"], ["verify", "--passcode-fd", " 0"],
             ["verify", "--reader", " virtual_device"], ["verify", "--data-dir=a=b"], ["verify", "--reader=x=y"],
             ["verify", "--READER", "x"], ["VERIFY"], ["verify", "--reader", "x", "right-thumb", "--data-dir", "/d"],
-            ["--reader", "a", "--reader", "b", "verify"], ["--data-dir=/d", "verify", "--data-dir", "/e"],
+            ["--reader", "synaptics", "--reader", "goodixmoc", "verify"], ["--data-dir=/d", "verify", "--data-dir", "/e"],
             ["verify", "right-thumb", "--", "--reader"], ["verify", "--passcode-stdin", "any"],
         ])
     func agreement(arguments: [String]) {
@@ -73,7 +73,7 @@ struct VerifyFastPathTests {
     @Test("some lines it declines are still good commands, which ArgumentParser runs")
     func declinedButValid() {
         #expect(Self.parsedByArgumentParser(["verify", "--", "left-thumb"])?.finger == .leftThumb)
-        #expect(Self.parsedByArgumentParser(["verify", "--reader", "a", "--reader", "b"]) != nil)
+        #expect(Self.parsedByArgumentParser(["verify", "--reader", "synaptics", "--reader", "goodixmoc"]) != nil)
         #expect(Self.parsedFast(["verify", "--", "left-thumb"]) == nil)
     }
 

@@ -136,7 +136,10 @@ import Testing
         #expect(try await runner.run(["notes", "show", id, "--clip", "--line", "0"]).status == 64)
         let noDisplay = try await runner.run(["notes", "show", id, "--clip"])
         #expect(noDisplay.status == 6)
-        #expect(noDisplay.stderr == "fingerlock: No clipboard: neither WAYLAND_DISPLAY nor DISPLAY is set (--clip needs a graphical session).\n")
+        #expect(
+            noDisplay.stderr
+                == "fingerlock: No clipboard: neither WAYLAND_DISPLAY nor DISPLAY is set (over ssh or in a console, --osc52 copies through the terminal).\n"
+        )
         let noTool = try await runner.run(["notes", "show", id, "--clip"], environment: ["DISPLAY": x.display, "PATH": "/nonexistent"])
         #expect(noTool.status == 6)
         #expect(noTool.stderr.contains("install xclip or xsel"))

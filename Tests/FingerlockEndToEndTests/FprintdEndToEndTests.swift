@@ -44,12 +44,12 @@ import Testing
         let other = try await Self.touching(runner, rig, "someone-else", ["verify"])
         #expect(other.status == 1, "\(other.stderr)")
         #expect(other.stderr.contains("No match."))
-        // The notes open with a touch, as with any reader.
-        let listed = try await Self.touching(runner, rig, "fl-right", ["notes", "list"])
+        // The notes open with a touch, as with any reader (the trash: titles alone need none while the key is cached).
+        let listed = try await Self.touching(runner, rig, "fl-right", ["notes", "trash"])
         #expect(listed.status == 0, "\(listed.stderr)")
         // The vault remembers fprintd: without `--reader fprintd` (and no reader of libfprint's), a
         // touch still goes to fprintd.
-        async let remembered = runner.run(["notes", "list"], environment: ["FINGERLOCK_READER": "auto"])
+        async let remembered = runner.run(["notes", "trash"], environment: ["FINGERLOCK_READER": "auto"])
         try await VirtualDeviceSocket(path: rig.virtualDevice).touch("fl-right")
         let rememberedResult = try await remembered
         #expect(rememberedResult.status == 0, "\(rememberedResult.stderr)")

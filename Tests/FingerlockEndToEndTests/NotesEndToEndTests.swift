@@ -100,15 +100,15 @@ import Testing
 
     @Test func withoutATerminalNoMatchIsOneAndANeededPasscodeIsEight() async throws {
         _ = try await add("x")
-        let noMatch = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"])
+        let noMatch = try await runner.run(["notes", "trash"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown*3"])
         #expect(noMatch.status == 1)
         let started = ContinuousClock.now
-        let noReader = try await runner.run(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
+        let noReader = try await runner.run(["notes", "trash"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
         #expect(noReader.status == 8)
         #expect(noReader.stderr.contains("No fingerprint reader") || noReader.stderr.contains("absent"))
         #expect(ContinuousClock.now - started < .seconds(5))
         _ = try await runner.run(["lock"])
-        let locked = try await runner.run(["notes", "list"], environment: touch)
+        let locked = try await runner.run(["notes", "trash"], environment: touch)
         #expect(locked.status == 8)
     }
 

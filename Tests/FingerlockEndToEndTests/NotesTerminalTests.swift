@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aTouchUnlocks() async throws {
-        let list = try session(["notes", "list"])
+        let list = try session(["grep", "milk"])
         await list.expect("Enter for the passcode")
         list.send("right-thumb\n")
         #expect(await list.waitForExit() == 0)
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func threeNoMatchesThenThePasscodeWithoutEcho() async throws {
-        let list = try session(["notes", "list"])
+        let list = try session(["grep", "milk"])
         for attempt in 1...3 {
             await list.expect("Enter for the passcode", count: attempt)
             list.send("left-thumb\n")
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func enterDuringTheScanGoesToThePasscode() async throws {
-        let show = try session(["notes", "list"])
+        let show = try session(["grep", "milk"])
         await show.expect("Enter for the passcode")
         show.send("\n")
         await show.expect("Passcode (open your notes): ")
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func ctrlCDuringTheScanGoesToThePasscode() async throws {
-        let list = try session(["notes", "list"])
+        let list = try session(["grep", "milk"])
         await list.expect("Enter for the passcode")
         list.send("\u{03}")
         await list.expect("Passcode (open your notes): ")
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func noReaderGoesToThePasscodeSayingWhy() async throws {
-        let list = try session(["notes", "list"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
+        let list = try session(["grep", "milk"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "absent"])
         await list.expect("The simulated reader is absent")
         await list.expect("Passcode (open your notes): ")
         list.send("\(passcode)\r")
@@ -82,13 +82,13 @@ import Testing
 
     @Test func afterLockATouchIsNotEnough() async throws {
         #expect(try await runner.run(["lock"]).status == 0)
-        let list = try session(["notes", "list"])
+        let list = try session(["grep", "milk"])
         await list.expect("The passcode is needed first")
         await list.expect("Passcode (open your notes): ")
         list.send("\(passcode)\r")
         #expect(await list.waitForExit() == 0)
         // Unlocked again by the passcode: the next run takes a touch.
-        let next = try session(["notes", "list"])
+        let next = try session(["grep", "milk"])
         await next.expect("Enter for the passcode")
         next.send("right-thumb\n")
         #expect(await next.waitForExit() == 0)
@@ -96,7 +96,7 @@ import Testing
 
     @Test func lockoutSendsEveryoneToThePasscode() async throws {
         for _ in 0..<5 { _ = try await runner.run(["verify"], environment: ["FINGERLOCK_SIMULATED_TOUCHES": "unknown"]) }
-        let list = try session(["notes", "list"])
+        let list = try session(["grep", "milk"])
         await list.expect("Too many failed touches")
         await list.expect("Passcode (open your notes): ")
         list.send("\(passcode)\r")

@@ -52,18 +52,18 @@ import Testing
     @Test func theFifthFailedTouchWithoutATerminalIsANoMatch() async throws {
         try await runner.setPasscode()
         _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
-        _ = try await runner.run(["notes", "list"], environment: touches("unknown*3"))
-        let fifth = try await runner.run(["notes", "list"], environment: touches("unknown*3"))
+        _ = try await runner.run(["notes", "trash"], environment: touches("unknown*3"))
+        let fifth = try await runner.run(["notes", "trash"], environment: touches("unknown*3"))
         #expect(fifth.status == 1)
         #expect(fifth.stderr.contains("fingerprint unlock is off"))
-        let locked = try await runner.run(["notes", "list"], environment: touches("right-thumb"))
+        let locked = try await runner.run(["notes", "trash"], environment: touches("right-thumb"))
         #expect(locked.status == 8)
     }
 
     @Test func jsonKeepsStderrToTheErrorObject() async throws {
         try await runner.setPasscode()
         _ = try await runner.enroll("right-thumb", touches: "right-thumb*5")
-        let result = try await runner.run(["notes", "list", "--json"], environment: touches("unknown*3"))
+        let result = try await runner.run(["notes", "trash", "--json"], environment: touches("unknown*3"))
         #expect(result.status == 1)
         let object = try #require(JSONSerialization.jsonObject(with: Data(result.stderr.utf8)) as? [String: String])
         #expect(object["error"] == "auth_failed")

@@ -216,7 +216,7 @@ import Testing
             #expect(verify.stderr.contains("no longer stored on virtual_device_storage:0"))
             #expect(verify.stderr.contains("`fingerlock enroll right-index-finger`"))
         }
-        let notes = try await run(["notes", "list"], commands: [.error(7)])
+        let notes = try await run(["notes", "trash"], commands: [.error(7)])
         #expect(notes.status == 8, "\(notes.stderr)")
         #expect(notes.stderr.contains("no longer stored"))
         // Not locked out: with the print back on the chip, a touch matches.

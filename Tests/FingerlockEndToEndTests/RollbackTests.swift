@@ -75,7 +75,7 @@ import Testing
             """)
         let verify = try await runner.run(["verify"], environment: touch)
         #expect(verify.status == 6, "\(verify.stderr)")
-        let list = try await runner.run(["notes", "list"], environment: touch)
+        let list = try await runner.run(["notes", "trash"], environment: touch)
         #expect(list.status == 6, "\(list.stderr)")
     }
 }

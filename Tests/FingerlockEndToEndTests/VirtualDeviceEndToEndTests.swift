@@ -79,7 +79,7 @@ import Testing
         let added = try await run(["notes", "add", "--title", "vd note"], touches: [.scan(finger)], stdin: "body\n")
         #expect(added.status == 0, "\(added.stderr)")
 
-        let session = try PseudoTerminalSession(arguments: ["notes", "list"], environment: runner.environment)
+        let session = try PseudoTerminalSession(arguments: ["grep", "body"], environment: runner.environment)
         await session.expect("Swipe your finger on the fingerprint reader (or press Enter to type your passcode)")
         // The reader is waiting; Enter cancels the scan and asks for the passcode, without echo.
         session.send("\r")
@@ -92,7 +92,7 @@ import Testing
 
     @Test func typingDuringTheScanStartsThePasscode() async throws {
         #expect(try await enroll().status == 0)
-        let session = try PseudoTerminalSession(arguments: ["notes", "list"], environment: runner.environment)
+        let session = try PseudoTerminalSession(arguments: ["notes", "trash"], environment: runner.environment)
         await session.expect("(or press Enter to type your passcode)")
         session.send("plum")
         await session.expect("Passcode (open your notes): ")
@@ -104,7 +104,7 @@ import Testing
 
     @Test func ctrlCDuringTheScanSwitchesToThePasscodeAndAtThePromptCancels() async throws {
         #expect(try await enroll().status == 0)
-        let session = try PseudoTerminalSession(arguments: ["notes", "list"], environment: runner.environment)
+        let session = try PseudoTerminalSession(arguments: ["notes", "trash"], environment: runner.environment)
         await session.expect("(or press Enter to type your passcode)")
         session.send("\u{03}")
         await session.expect("Passcode (open your notes): ")

@@ -294,7 +294,7 @@ struct SystemModeCommandsTests {
         }
         try await expectError(
             setup.base + "/nothing-here", "No fingerlockd socket at \(setup.base)/nothing-here.",
-            fix: "systemctl enable --now fingerlockd.socket")
+            fix: ServiceStartHint.here)
 
         // A fresh service that never saw this vault.
         let other = try await setup.startService("run2")
@@ -319,7 +319,7 @@ struct SystemModeCommandsTests {
         try await expectError(
             setup.base + "/run3/socket",
             "SO_PEERCRED says \(setup.base)/run3/socket is served by uid 0, but the socket "
-                + "file belongs to uid \(serviceUID)", fix: "restart the service")
+                + "file belongs to uid \(serviceUID)", fix: ServiceStartHint.restartHere)
 
         // Another protocol version, and a service that never answers.
         mkdir(setup.base + "/run4", 0o755)
@@ -336,7 +336,7 @@ struct SystemModeCommandsTests {
             let silent = try await FakeService(setup, socket: setup.base + "/run4/silent", mode: "silent")
             try await expectError(
                 setup.base + "/run4/silent", "did not answer GetInfo (no answer in time)",
-                fix: "systemctl restart fingerlockd.socket")
+                fix: ServiceStartHint.restartHere)
             _ = silent
         }
 

@@ -7,4 +7,10 @@ public enum ServiceStartHint {
         FileManager.default.fileExists(atPath: "/run/systemd/system")
             ? "systemctl enable --now fingerlockd.socket" : "/usr/share/doc/fingerlock/system-mode-without-systemd.md"
     }
+
+    /// How it says to restart fingerlockd here.
+    public static var restartHere: String {
+        FileManager.default.fileExists(atPath: "/run/systemd/system")
+            ? "systemctl restart fingerlockd.socket" : "restart fingerlockd as /usr/share/doc/fingerlock/system-mode-without-systemd.md says"
+    }
 }

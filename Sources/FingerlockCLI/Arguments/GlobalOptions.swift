@@ -34,6 +34,11 @@ struct GlobalOptions: ParsableArguments {
         completion: .file())
     var socket: String?
 
+    /// `--reader foo` is refused by every command, also one that opens no reader.
+    func validate() throws {
+        if let reader { try ReaderChoice.validate(reader) }
+    }
+
     /// The options as plain values.
     var settings: GlobalSettings { GlobalSettings(reader: reader, dataDir: dataDir, socket: socket) }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Auth
+import FingerlockServiceClient
 import Fingerprint
 import Foundation
 
@@ -30,7 +31,7 @@ struct DoctorCommand: FingerlockCommand {
             setupStatus: { try VaultStatusReport(environment).inspectSetup() },
             service: DoctorServiceTarget(
                 socketPath: global.settings.socketPath(dependencies.environment), vaultMode: { ModeMigration(environment).currentMode },
-                vaultStatus: { try VaultStatusReport(environment).serviceStatus() }))
+                vaultStatus: { try VaultStatusReport(environment).serviceStatus() }, systemd: SystemServiceClient.systemdRuns))
         doctorDependencies.tpm = { TPMBindingManagement(environment).report(askTPM: true) }
         doctorDependencies.fprintd = dependencies.fprintd
         let (output, status) = await render(doctorDependencies, color: dependencies.console.useColor)

@@ -87,6 +87,8 @@ struct ListRequest: Equatable {
             query.maxCount = count
         }
         guard (try? query.filter()) != nil else { return nil }
+        // A --reader every command refuses is ArgumentParser's to report, through GlobalOptions.validate.
+        if let reader = options["--reader"], (try? ReaderChoice.validate(reader)) == nil { return nil }
         self.init(
             global: GlobalSettings(reader: options["--reader"], dataDir: options["--data-dir"], socket: options["--socket"]),
             passcodeDescriptor: descriptor, query: query, json: flags.contains("--json"))

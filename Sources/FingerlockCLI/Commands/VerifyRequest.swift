@@ -64,6 +64,8 @@ struct VerifyRequest: Equatable {
             guard let named = Finger(name: fingerName) else { return nil }
             finger = named
         }
+        // A --reader every command refuses is ArgumentParser's to report, through GlobalOptions.validate.
+        if let reader = options["--reader"], (try? ReaderChoice.validate(reader)) == nil { return nil }
         self.init(
             global: GlobalSettings(
                 reader: options["--reader"], dataDir: options["--data-dir"], socket: options["--socket"]),

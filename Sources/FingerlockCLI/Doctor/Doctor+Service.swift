@@ -8,14 +8,27 @@ import Vault
 /// a user-mode vault it is reported only when its socket exists, and a problem is a warning.
 extension Doctor {
     static let serviceCheck = "service"
-    static let startService =
-        "sudo systemctl enable --now fingerlockd.socket (after sudo make install), "
-        + "or point --socket (FINGERLOCK_SOCKET) at the running service"
+    /// How to start fingerlockd here: its socket unit under systemd, else the guide for a machine without.
+    static func startService(systemd: Bool) -> String {
+        (systemd
+            ? "sudo systemctl enable --now fingerlockd.socket (after sudo make install)"
+            : "this machine runs without systemd: start fingerlockd as \(SystemServiceClient.noSystemdGuide) says")
+            + ", or point --socket (FINGERLOCK_SOCKET) at the running service"
+    }
+
+    /// How to restart it.
+    static func restart(systemd: Bool) -> String {
+        systemd
+            ? "sudo systemctl restart fingerlockd.socket fingerlockd.service"
+            : "restart fingerlockd as \(SystemServiceClient.noSystemdGuide) says"
+    }
 
     func serviceFindings() -> [DoctorFinding] {
         guard let target = dependencies.service else { return [] }
         let systemMode = target.vaultMode() == .system
         let path = target.socketPath
+        let startService = Self.startService(systemd: target.systemd)
+        let restart = Self.restart(systemd: target.systemd)
         let problem: (String, String) -> DoctorFinding = { message, fix in
             systemMode
                 ? .error(Self.serviceCheck, message + " This vault is in system mode: its passcode needs the service.", fix: fix)
@@ -26,7 +39,7 @@ extension Doctor {
         switch ServiceSocket(path: path).expectedServiceUID(caller: dependencies.user.uid) {
         case .success(let uid): owner = uid
         case .failure(.missing):
-            return systemMode ? [problem("No fingerlockd socket at \(path).", Self.startService)] : []
+            return systemMode ? [problem("No fingerlockd socket at \(path).", startService)] : []
         case .failure(.badOwner(let uid)) where uid == dependencies.user.uid:
             return [
                 problem(
@@ -41,7 +54,7 @@ extension Doctor {
         do {
             client = try ServiceClient(socketPath: path, timeout: target.timeout)
         } catch {
-            return [problem("Nothing answers at \(path) (\(Self.describe(error))).", Self.startService)]
+            return [problem("Nothing answers at \(path) (\(Self.describe(error))).", startService)]
         }
         guard client.peerUID == owner else {
             let peer = client.peerUID.map { "uid \($0)" } ?? "an unknown user"
@@ -49,14 +62,14 @@ extension Doctor {
                 problem(
                     "SO_PEERCRED says \(path) is served by \(peer), but the socket file belongs to uid \(owner): "
                         + "something may be posing as the service.",
-                    "stop whatever listens there and restart the service (sudo systemctl restart fingerlockd.socket)")
+                    "stop whatever listens there and restart the service (\(restart))")
             ]
         }
         let info: VarlinkParameters.Info
         do {
             info = try client.info()
         } catch {
-            return [problem("The service at \(path) did not answer GetInfo (\(Self.describe(error))).", Self.restart)]
+            return [problem("The service at \(path) did not answer GetInfo (\(Self.describe(error))).", restart)]
         }
         guard info.interfaces.contains(ServiceInterface.name) else {
             return [
@@ -72,7 +85,7 @@ extension Doctor {
                 problem(
                     "\(info.product) at \(path) speaks \(theirs); this fingerlock speaks protocol "
                         + "\(ServiceInterface.protocolVersion).",
-                    "install fingerlock and fingerlockd from the same source (sudo make install), then " + Self.restart)
+                    "install fingerlock and fingerlockd from the same source (sudo make install), then " + restart)
             ]
         }
         let answered =
@@ -92,12 +105,10 @@ extension Doctor {
                 ]
             }
         } catch {
-            return [problem(answered + ", but asking it about this vault failed: \(error)", Self.restart)]
+            return [problem(answered + ", but asking it about this vault failed: \(error)", restart)]
         }
         return [.ok(Self.serviceCheck, answered + " and holds this vault's secret.")]
     }
-
-    static let restart = "sudo systemctl restart fingerlockd.socket fingerlockd.service"
 
     /// fingerlockd reports `VERSION (protocol N)` in GetInfo's version.
     static func protocolVersion(in version: String) -> Int? {

@@ -9,11 +9,14 @@ public struct DoctorServiceTarget: Sendable {
     public var vaultStatus: @Sendable () throws -> SystemVaultStatus
     /// How long the service may take to answer one call.
     public var timeout: Duration
+    /// Whether systemd runs this machine: how the fixes say to start or restart fingerlockd.
+    public var systemd: Bool
 
     public init(
         socketPath: String, vaultMode: @escaping @Sendable () -> VaultMode,
-        vaultStatus: @escaping @Sendable () throws -> SystemVaultStatus, timeout: Duration = .seconds(3)
+        vaultStatus: @escaping @Sendable () throws -> SystemVaultStatus, timeout: Duration = .seconds(3), systemd: Bool = true
     ) {
+        self.systemd = systemd
         self.socketPath = socketPath
         self.vaultMode = vaultMode
         self.vaultStatus = vaultStatus
