@@ -110,11 +110,15 @@ deb: all
 demo: deps release
 	@bash scripts/demo.sh
 
-# The man page, from the release binary's `--experimental-dump-help`.
+# The man page, from the release binary's `--experimental-dump-help`, finished by
+# scripts/finish-manual.awk: the options of every command listed once, and the hand-written
+# sections of docs/man/fingerlock.1.sections (EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES, SEE ALSO).
 man: release manual-tool
 	@test -x "$(BIN)" || { echo "make man: $(BIN) is missing." >&2; exit 1; }
 	@mkdir -p "$(dir $(MANPAGE))"
-	"$(GENERATE_MANUAL)" "$(BIN)" $(if $(MANDATE),--date $(MANDATE)) --output-directory - > "$(MANPAGE).tmp"
+	"$(GENERATE_MANUAL)" "$(BIN)" $(if $(MANDATE),--date $(MANDATE)) --output-directory - > "$(MANPAGE).raw"
+	awk -v sections=docs/man/fingerlock.1.sections -f scripts/finish-manual.awk "$(MANPAGE).raw" > "$(MANPAGE).tmp"
+	@rm -f "$(MANPAGE).raw"
 	@mv "$(MANPAGE).tmp" "$(MANPAGE)"
 
 # With the release's own flags and environment (FINGERLOCK_STATIC_LIBSTDCXX changes the manifest's

@@ -66,6 +66,7 @@ import Testing
         let list = try session(["grep", "milk"])
         await list.expect("Enter for the passcode")
         list.send("\u{03}")
+        await list.expect("Ctrl-C: the scan stopped; type the passcode, or press Ctrl-C again to quit.")
         await list.expect("Passcode (open your notes): ")
         list.send("\(passcode)\r")
         #expect(await list.waitForExit() == 0)

@@ -107,6 +107,7 @@ import Testing
         let session = try PseudoTerminalSession(arguments: ["notes", "trash"], environment: runner.environment)
         await session.expect("(or press Enter to type your passcode)")
         session.send("\u{03}")
+        await session.expect("Ctrl-C: the scan stopped; type the passcode, or press Ctrl-C again to quit.")
         await session.expect("Passcode (open your notes): ")
         session.send("\u{03}")
         #expect(await session.waitForExit() == 2)

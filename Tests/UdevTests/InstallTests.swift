@@ -220,7 +220,12 @@ struct InstallTests {
         defer { scratch.remove() }
         let generator = scratch.root.appendingPathComponent("generate-manual")
         // Answers like generate-manual with `--output-directory -`: the page on stdout.
-        try Scratch.script(at: generator, "#!/bin/sh\necho \".Dt FINGERLOCK 1 from $*\"")
+        // Every command's list repeats the global options, and the page ends with the generator's own EXIT STATUS.
+        let option = ".It Fl -reader Ar reader\nWhich reader.\n"
+        try Scratch.script(
+            at: generator,
+            "#!/bin/sh\necho \".Dt FINGERLOCK 1 from $*\"\nprintf '\(option).It Em status\\n\(option).It Fl -json\\nJSON.\\n'\n"
+                + "printf '.Sh \"EXIT STATUS\"\\n.Ex -std\\n'")
         let page = scratch.root.appendingPathComponent("generated/fingerlock.1")
         let variables = [
             "SWIFT=:", "BIN=\(scratch.bin.path)", "GENERATE_MANUAL=\(generator.path)", "MANPAGE=\(page.path)",
@@ -228,9 +233,14 @@ struct InstallTests {
         ]
         let result = try await scratch.make("man", variables)
         try #require(result.status == 0, "\(result.stderr)")
+        let sections = try String(contentsOf: RepoPaths.root().appendingPathComponent("docs/man/fingerlock.1.sections"), encoding: .utf8)
         #expect(
             try String(contentsOf: page, encoding: .utf8)
-                == ".Dt FINGERLOCK 1 from \(scratch.bin.path) --date 2025-01-02 --output-directory -\n")
+                == ".Dt FINGERLOCK 1 from \(scratch.bin.path) --date 2025-01-02 --output-directory -\n" + option
+                + ".It Em status\n.It Fl -json\nJSON.\n" + sections)
+        for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"] {
+            #expect(sections.contains(".Sh \(section)") || sections.contains(".Sh \"\(section)\""), "\(section)")
+        }
 
         try Scratch.script(at: generator, "#!/bin/sh\nexit 2")
         try FileManager.default.removeItem(at: page)

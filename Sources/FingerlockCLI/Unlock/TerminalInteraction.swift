@@ -26,7 +26,7 @@ final class TerminalInteraction: AuthInteraction {
                 return .scanned(try await withInterruptCancellation(operation))
             } catch is CancellationError {
                 // Ctrl-C during the scan means "let me type the passcode".
-                terminal.write("\n")
+                terminal.write("\n" + Self.afterCtrlC + "\n")
                 return .passcodeRequested(typedAhead: "")
             }
         }
@@ -46,6 +46,10 @@ final class TerminalInteraction: AuthInteraction {
         }
     }
 
+    /// What Ctrl-C during the scan does, said in one line: a person who pressed it to quit learns
+    /// that the next one does.
+    static let afterCtrlC = "Ctrl-C: the scan stopped; type the passcode, or press Ctrl-C again to quit."
+
     /// Any key ends the scan: Enter or Ctrl-C switch to the passcode, and anything else typed is
     /// the passcode's beginning. Nil at end of input (the scan goes on).
     private static func keyDuringScan<Scanned>(_ terminal: Terminal) async throws -> ScanOutcome<Scanned>? {
@@ -56,7 +60,10 @@ final class TerminalInteraction: AuthInteraction {
                 return nil
             }
             switch byte {
-            case 0x0D, 0x0A, 0x03: return .passcodeRequested(typedAhead: "")
+            case 0x0D, 0x0A: return .passcodeRequested(typedAhead: "")
+            case 0x03:
+                terminal.write(afterCtrlC + "\n")
+                return .passcodeRequested(typedAhead: "")
             case 0x00..<0x20, 0x7F: continue
             default:
                 var typed = [byte]
