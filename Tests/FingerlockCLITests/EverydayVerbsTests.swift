@@ -120,3 +120,18 @@ import Testing
         #expect(!locked.stdout.contains("bank"))
     }
 }
+
+/// Every command that takes a note says in its help that a title or an id names it.
+@Suite(.timed, .timeLimit(.minutes(1))) struct NoteArgumentHelpTests {
+    @Test func everyCommandThatTakesANoteSaysIdOrTitle() async throws {
+        let runner = InProcessCLI()
+        for command in [
+            ["show"], ["otp"], ["edit"], ["rm"], ["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["notes", "history"],
+            ["notes", "trash"], ["restore"],
+        ] {
+            let help = try await runner.run(command + ["--help"])
+            #expect(help.status == 0, "\(command)")
+            #expect(help.stdout.contains("id-or-title"), "\(command): \(help.stdout)")
+        }
+    }
+}

@@ -147,7 +147,7 @@ import Testing
             "\(loose.stderr)")
         let removed = try await runner.run(["notes", "rm", "--yes", "EMAIL/WORK"], environment: touch)
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout == "Deleted \(ids["email/work"] ?? "?"): email/work (in the trash)\n")
+        #expect(removed.stdout == "Moved \(ids["email/work"] ?? "?") to the trash: email/work\n")
         let listed = try await runner.run(["notes", "list", "--json"], environment: touch)
         let titles = try #require(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]).map { $0["title"] as? String }
         #expect(Set(titles.compactMap { $0 }) == ["Gmail", "Bank of Foo", "Banking app", "home wifi"])

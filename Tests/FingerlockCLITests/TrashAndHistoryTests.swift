@@ -33,7 +33,7 @@ import Testing
         let third = try await add("three", title: "Third")
         let removed = try await runner.run(["notes", "rm", first, second, "--yes"], environment: touch)
         #expect(removed.status == 0, "\(removed.stderr)")
-        #expect(removed.stdout == "Deleted \(first): First (in the trash)\nDeleted \(second): Second (in the trash)\n")
+        #expect(removed.stdout == "Moved \(first) to the trash: First\nMoved \(second) to the trash: Second\n")
         let listed = try #require(try await json(["notes", "list"]) as? [[String: Any]])
         #expect(listed.map { $0["id"] as? String }.map { $0?.prefix(8) } == [Substring(third)])
         let gone = try await runner.run(["notes", "show", first], environment: touch)
@@ -91,7 +91,7 @@ import Testing
         #expect(nothing.status == 0 && nothing.stdout.contains("Nothing to delete"))
 
         let purged = try await runner.run(["notes", "rm", second, "--purge", "--yes"], environment: touch)
-        #expect(purged.stdout == "Deleted \(second): Second\n")
+        #expect(purged.stdout == "Deleted \(second) for good: Second\n")
         #expect((try await json(["notes", "trash"]) as? [Any])?.isEmpty == true)
         #expect(try await runner.run(["notes", "show", second], environment: touch).status == 5)
     }

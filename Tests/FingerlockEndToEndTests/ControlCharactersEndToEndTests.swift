@@ -46,7 +46,7 @@ import Testing
         #expect(header.contains("#t\\u{8}ag"))
         let removed = try await runner.run(["notes", "rm", id, "--yes"], environment: touch)
         #expect(rawControls(removed.stdout).isEmpty)
-        #expect(removed.stdout.hasPrefix("Deleted \(id): evil\\u{1B}"))
+        #expect(removed.stdout.hasPrefix("Moved \(id) to the trash: evil\\u{1B}"))
     }
 
     @Test func jsonKeepsTheExactTitleAndTags() async throws {

@@ -15,7 +15,7 @@ import Vault
 struct NoteCompletion: Equatable {
     /// The commands whose first argument is a note, as ArgumentParser names them in the request.
     static let commands: Set<[String]> = [
-        ["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["show"], ["edit"], ["rm"], ["otp"],
+        ["notes", "show"], ["notes", "edit"], ["notes", "rm"], ["notes", "history"], ["show"], ["edit"], ["rm"], ["otp"],
     ]
 
     /// What the word being completed means, its quotes removed (`ShellWord`).

@@ -51,8 +51,8 @@ struct RestoreCommand: FingerlockCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Take only this note (its id in the backup, or a unique start of it) into the current vault; nothing else changes.",
-            valueName: "id"))
+            "Take only this note (its title or id in the backup, or a unique start of the id) into the current vault; nothing else changes.",
+            valueName: "id-or-title"))
     var note: String?
 
     func validate() throws {

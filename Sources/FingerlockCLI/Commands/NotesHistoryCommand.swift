@@ -17,7 +17,7 @@ struct NotesHistoryCommand: FingerlockCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var passcode: PasscodeOptions
-    @Argument(help: ArgumentHelp("The note id, or a unique start of it.", valueName: "id")) var id: String
+    @Argument(help: ArgumentHelp(NoteIDArgument.help, valueName: "id-or-title"), completion: NoteIDArgument.completion) var id: String
     @Option(name: .long, help: ArgumentHelp("Print revision N in full.", valueName: "n")) var show: UInt64?
     @Option(name: .long, help: ArgumentHelp("Make revision N the note's content again.", valueName: "n")) var restore: UInt64?
     @Flag(name: .long, help: "Print JSON.") var json = false

@@ -53,7 +53,8 @@ extension NotesCommand {
             }
             for note in notes {
                 dependencies.console.print(
-                    "Deleted \(NotesCommand.shortID(note.id)): \(TerminalSafeText.line(note.title))\(purge ? "" : " (in the trash)")")
+                    "\(purge ? "Deleted" : "Moved") \(NotesCommand.shortID(note.id)) \(purge ? "for good" : "to the trash"): \(TerminalSafeText.line(note.title))"
+                )
             }
         }
     }
