@@ -114,6 +114,12 @@ import Testing
 
         let shown = try await runner.run(["notes", "history", id, "--show", "1"], environment: touch)
         #expect(shown.status == 0 && shown.stdout.contains("v1") && shown.stdout.hasPrefix("One\n"))
+        // The same words and flags as `notes show`: "modified", and one line of an old revision.
+        #expect(shown.stdout.contains(" · modified 20"), "\(shown.stdout)")
+        let oldLine = try await runner.run(["notes", "history", id, "--show", "2", "--line", "1"], environment: touch)
+        #expect(oldLine.status == 0 && oldLine.stdout == "v2\n", "\(oldLine.stdout) \(oldLine.stderr)")
+        #expect(try await runner.run(["notes", "history", id, "--line", "1"], environment: touch).status == 64)
+        #expect(try await runner.run(["notes", "history", id, "--show", "2", "--clip", "--json"], environment: touch).status == 64)
         let restored = try await runner.run(["notes", "history", id, "--restore", "1"], environment: touch)
         #expect(restored.stdout == "Restored revision 1 of \(id): One\n")
         #expect(try await runner.run(["notes", "show", id, "--body"], environment: touch).stdout == "v1")

@@ -20,6 +20,7 @@ struct NotesHistoryCommand: FingerlockCommand {
     @Argument(help: ArgumentHelp(NoteIDArgument.help, valueName: "id-or-title"), completion: NoteIDArgument.completion) var id: String
     @Option(name: .long, help: ArgumentHelp("Print revision N in full.", valueName: "n")) var show: UInt64?
     @Option(name: .long, help: ArgumentHelp("Make revision N the note's content again.", valueName: "n")) var restore: UInt64?
+    @OptionGroup var clip: ClipOptions
     @Flag(name: .long, help: "Print JSON.") var json = false
     var jsonOutput: Bool { json }
 
@@ -27,10 +28,18 @@ struct NotesHistoryCommand: FingerlockCommand {
         try NoteIDArgument.validate(id)
         if show != nil && restore != nil { throw ValidationError("--show and --restore do different things: choose one.") }
         if show == 0 || restore == 0 { throw ValidationError("Revisions are numbered from 1 (see `notes history ID`).") }
+        // The same copying as `notes show`, of the revision --show names (an old password, say).
+        if (clip.copies || clip.line != nil) && show == nil {
+            throw ValidationError("--clip, --clip-all and --line take a revision: add --show N.")
+        }
+        if (clip.copies || clip.line != nil) && json {
+            throw ValidationError("--clip and --line print or copy one revision's text: leave out --json.")
+        }
     }
 
     func run(with dependencies: CLIDependencies) async throws {
         let console = dependencies.console
+        let clipboard = try clip.clipboard(dependencies)
         let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
         defer { vault.close() }
         // --restore changes the note with nobody asked first: only a whole title or an 8-character id.
@@ -38,10 +47,13 @@ struct NotesHistoryCommand: FingerlockCommand {
             id, in: vault, naming: restore == nil ? .reading : .unattended("--restore"), person: .atTerminal(dependencies, json: json))
         if let number = show {
             let note = try vault.revision(number, of: noteID)
+            if let clipboard { return try clip.copy(note, to: clipboard, vault: vault, dependencies: dependencies) }
+            if let line = clip.line { return try ClipOptions.print(note, line: line, dependencies: dependencies) }
             if json { return try console.printJSON(note) }
             var text = console.bold(note.title.isEmpty ? "(untitled)" : TerminalSafeText.line(note.title)) + "\n"
             text +=
-                console.dim("revision \(number) of \(note.id.uuidString.lowercased()) · saved \(ISO8601DateFormatter().string(from: note.modified))")
+                console.dim(
+                    "revision \(number) of \(note.id.uuidString.lowercased()) · modified \(ISO8601DateFormatter().string(from: note.modified))")
                 + "\n\n"
             let body = console.out.isTerminal ? TerminalSafeText.body(note.body) : note.body
             text += body.hasSuffix("\n") || body.isEmpty ? body : body + "\n"
