@@ -140,6 +140,18 @@ import Testing
         #expect((pruning["revisions"] as? [[String: Any]])?.map { $0["number"] as? Int } == [4])
     }
 
+    @Test func historyColumnsAreAligned() async throws {
+        try await setUp()
+        let id = try await add("x", title: "Sizes")
+        for body in [String(repeating: "long ", count: 400), "y"] {
+            #expect(try await runner.run(["notes", "edit", id], environment: touch, stdin: body).status == 0)
+        }
+        let lines = try await runner.run(["notes", "history", id], environment: touch).stdout.split(separator: "\n").dropFirst()
+        #expect(lines.count == 2)
+        let columns = Set(lines.compactMap { line in line.range(of: "Sizes").map { line.distance(from: line.startIndex, to: $0.lowerBound) } })
+        #expect(columns.count == 1, "\(lines)")
+    }
+
     @Test func aTamperedRevisionIsCaught() async throws {
         try await setUp()
         let id = try await add("v1", title: "One")

@@ -74,10 +74,13 @@ struct NotesHistoryCommand: FingerlockCommand {
             return
         }
         let formatter = ISO8601DateFormatter()
+        // Columns aligned: the sizes right-aligned to the widest.
+        let sizeWidth = history.revisions.map { String($0.size).count }.max() ?? 1
         for revision in history.revisions {
+            let size = String(revision.size)
             console.print(
                 "\(String(revision.number).padding(toLength: 4, withPad: " ", startingAt: 0))  "
-                    + "\(formatter.string(from: revision.modified))  \(revision.size) B  "
+                    + "\(formatter.string(from: revision.modified))  \(String(repeating: " ", count: sizeWidth - size.count))\(size) B  "
                     + (revision.title.isEmpty ? "(untitled)" : TerminalSafeText.line(revision.title)))
         }
     }
