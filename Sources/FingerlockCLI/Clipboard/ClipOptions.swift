@@ -27,7 +27,7 @@ struct ClipOptions: ParsableArguments {
         if clip && clipAll { throw ValidationError("--clip copies the first line and --clip-all the whole body: choose one.") }
         if line != nil && clipAll { throw ValidationError("--clip-all copies the whole body: leave out --line, or use --clip --line N.") }
         if let line, line < 1 { throw ValidationError("--line counts from 1.") }
-        if route.osc52 && !copies { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
+        try route.validate(copying: copies)
     }
 
     /// Whether the note goes to the clipboard.

@@ -11,6 +11,11 @@ struct ClipboardChoice: ParsableArguments {
     )
     var osc52 = false
 
+    /// `--osc52` says where a copy goes: refused where nothing is copied.
+    func validate(copying: Bool) throws {
+        if osc52 && !copying { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
+    }
+
     /// The environment variable that makes OSC 52 every copy's route.
     static let variable = "FINGERLOCK_CLIPBOARD"
 

@@ -26,7 +26,7 @@ enum TerminalClipboard {
             throw CLIError(
                 .dataError, "GNU screen does not pass the terminal's clipboard (OSC 52) on: use --osc52 outside screen, or in tmux.")
         } else {
-            guard let controlling = ControllingTerminal.path() else {
+            guard let controlling = ControllingTerminal.path(), isControllingTerminal(controlling) else {
                 throw CLIError(.dataError, "--osc52 copies through the terminal, and there is none here.")
             }
             (path, termName) = (controlling, environment["TERM"] ?? "")
@@ -67,8 +67,10 @@ enum TerminalClipboard {
     }
 
     /// The clearer's script: after "$1" seconds, the empty sequence (which empties the clipboard)
-    /// to the terminal "$2". Fixed text; its arguments are the delay and the terminal's path.
-    static let clearScript = #"sleep "$1" || exit 0; printf '\033]52;c;\007' > "$2""#
+    /// to the terminal "$2". Fixed text; its arguments are the delay and the terminal's path. The
+    /// terminal is opened by `cat`, which is not the session leader the clearer is, so it never
+    /// becomes the clearer's controlling terminal.
+    static let clearScript = #"sleep "$1" || exit 0; printf '\033]52;c;\007' | cat > "$2""#
     /// The clearer's $0, by which a later copy finds it.
     static let clearerName = "fingerlock-osc52-clear"
 
@@ -78,9 +80,11 @@ enum TerminalClipboard {
     static func scheduleClearing(of path: String, after delay: Duration, environment: [String: String], runner: any ChildProcessRunner)
         throws
     {
-        for pid in clearers(of: path) { kill(-pid, SIGTERM) }
+        // The new clearer starts first: if it cannot, the earlier ones still clear.
+        let earlier = clearers(of: path)
         try runner.detach(
             "/bin/sh", ["-c", clearScript, clearerName, String(delay.components.seconds), path], environment: environment, input: [])
+        for pid in earlier { kill(-pid, SIGTERM) }
     }
 
     /// This user's clearers for the terminal at `path`, by their argv in /proc.
@@ -99,24 +103,40 @@ enum TerminalClipboard {
         }
     }
 
+    /// Whether `path` is this process's controlling terminal (a redirected stderr can name another).
+    private static func isControllingTerminal(_ path: String) -> Bool {
+        var named = stat()
+        guard let number = ControllingTerminal.deviceNumber(), stat(path, &named) == 0 else { return false }
+        return UInt64(number) == UInt64(named.st_rdev)
+    }
+
     /// tmux's client terminal and its TERM, from the tmux server this shell runs in.
     private static func tmuxClient(environment: [String: String], runner: any ChildProcessRunner) throws -> (String, String) {
         guard let tmux = ExecutableSearch.find("tmux", environment: environment) else {
             throw CLIError(.dataError, "This runs inside tmux (TMUX is set), but tmux is not on PATH to name its terminal for --osc52.")
         }
-        let kept = ["PATH", "HOME", "TMUX", "TMUX_TMPDIR", "LANG", "LC_ALL"]
+        let kept = ["PATH", "HOME", "TMUX", "TMUX_PANE", "TMUX_TMPDIR", "LANG", "LC_ALL"]
+        // This pane's session, and how many terminals show it: with several, tmux's "current client"
+        // is only the last one used, which may be another machine's.
+        let target = environment["TMUX_PANE"].map { ["-t", $0] } ?? []
         let answer = try runner.capture(
-            tmux, ["display-message", "-p", "#{client_tty}\t#{client_termname}"], environment: environment.filter { kept.contains($0.key) },
-            outputLimit: 4096)
+            tmux, ["display-message", "-p"] + target + ["#{session_attached}\t#{client_tty}\t#{client_termname}"],
+            environment: environment.filter { kept.contains($0.key) }, outputLimit: 4096)
         let fields = String(decoding: answer.stdout, as: UTF8.self).trimmingCharacters(in: .newlines).split(
             separator: "\t", omittingEmptySubsequences: false)
-        guard answer.status == 0, fields.count == 2 else {
+        guard answer.status == 0, fields.count == 3 else {
             throw CLIError(.dataError, "tmux did not name the terminal it is shown in: \(TerminalSafeText.line(answer.firstErrorLine)).")
         }
-        guard fields[0].hasPrefix("/dev/") else {
+        guard fields[1].hasPrefix("/dev/"), fields[0] != "0" else {
             throw CLIError(.dataError, "No terminal is attached to this tmux session, so --osc52 has no clipboard to copy to.")
         }
-        return (String(fields[0]), String(fields[1]))
+        guard fields[0] == "1" else {
+            throw CLIError(
+                .dataError,
+                "This tmux session is shown on \(TerminalSafeText.line(String(fields[0]))) terminals, so --osc52 cannot tell which one is yours: detach the others, or leave out --osc52."
+            )
+        }
+        return (String(fields[1]), String(fields[2]))
     }
 
     /// Opens the terminal at `path` for writing: refused unless it is a terminal owned by this user

@@ -42,7 +42,7 @@ struct GenerateCommand: FingerlockCommand {
     func validate() throws {
         try NoteIDArgument.validate(name)
         if inPlace && force { throw ValidationError("--in-place keeps the rest of the note and --force replaces it: choose one.") }
-        if route.osc52 && !clip { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
+        try route.validate(copying: clip)
         guard PasswordGenerator.lengths.contains(length) else {
             throw ValidationError("The length must be from \(PasswordGenerator.lengths.lowerBound) to \(PasswordGenerator.lengths.upperBound).")
         }

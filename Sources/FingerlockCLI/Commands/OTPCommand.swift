@@ -35,7 +35,7 @@ struct OTPCommand: FingerlockCommand {
     func validate() throws {
         try NoteIDArgument.validate(id)
         if clip && json { throw ValidationError("--clip copies the code instead of printing it: leave out --json.") }
-        if route.osc52 && !clip { throw ValidationError("--osc52 says where --clip copies to: add --clip (or -c).") }
+        try route.validate(copying: clip)
     }
 
     /// What `--json` prints: `secondsLeft` is null for HOTP.

@@ -18,8 +18,9 @@ enum ControllingTerminal {
         return fromProcStat()
     }
 
-    /// Field 7 of /proc/self/stat, tty_nr: major 136 to 143 are pseudo-terminals, 4 the consoles.
-    private static func fromProcStat() -> String? {
+    /// The controlling terminal's device number (field 7 of /proc/self/stat, tty_nr, encoded as
+    /// `st_rdev` is); nil without one.
+    static func deviceNumber() -> Int? {
         guard let file = fopen("/proc/self/stat", "re") else { return nil }
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 1024)
@@ -29,6 +30,12 @@ enum ControllingTerminal {
         guard let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 4, let number = Int(fields[4]), number != 0 else { return nil }
+        return number
+    }
+
+    /// The path of the controlling terminal's device: major 136 to 143 are pseudo-terminals, 4 the consoles.
+    private static func fromProcStat() -> String? {
+        guard let number = deviceNumber() else { return nil }
         let major = (number >> 8) & 0xfff
         let minor = (number & 0xff) | ((number >> 12) & 0xfff00)
         if (136...143).contains(major) { return "/dev/pts/\((major - 136) * 256 + minor)" }

@@ -18,7 +18,7 @@ extension ReaderSelector {
     }
 
     /// What `--reader` completes to: the words, then every driver the installed libfprint supports.
-    /// Run only when a shell asks (a custom completion), so no command pays for reading the hwdb.
+    /// Run only when a shell asks (a custom completion); a command reads the hwdb only when --reader names a driver (`validate`).
     static func completions(hwdbPath: String = LibfprintHwdb.defaultPath) -> [String] {
         let drivers = (try? LibfprintHwdb(contentsOfFile: hwdbPath)).map { Set($0.supported.values).sorted() } ?? []
         return keywords + drivers

@@ -31,7 +31,7 @@ struct CandidatesMenu {
             case .line(let answer):
                 let trimmed = answer.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty { throw CLIError(.cancelled, "No note was chosen.") }
-                if let number = Int(trimmed), candidates.indices.contains(number - 1) { return candidates[number - 1].id }
+                if let number = Int(trimmed), (1...candidates.count).contains(number) { return candidates[number - 1].id }
                 terminal.write("Type a number from 1 to \(candidates.count).\n")
             }
         }
