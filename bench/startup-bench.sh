@@ -28,6 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 cc -O2 -Wall -o "$WORK/runstat" "$ROOT/bench/runstat.c"
+# shellcheck source=bench/two-builds.sh
+source "$ROOT/bench/two-builds.sh"
 ln -s "$A" "$WORK/bin-a"; ln -s "$B" "$WORK/bin-b"
 
 # One vault per build, a finger enrolled on the simulated reader, the key cached (as after a
@@ -56,15 +58,6 @@ for ((i = 0; i < ITERATIONS; i++)); do
     for row in "${rows[@]}"; do run_row a "$row"; run_row b "$row"; done
 done
 
-stats() { # file -> "median min max rss"
-    sort -n -k1 "$1" | awk '{t[NR]=$1; r[NR]=$2} END {m=int((NR+1)/2); printf "%.2f %.2f %.2f %d", t[m]/1000, t[1]/1000, t[NR]/1000, r[m]/1024}'
-}
-printf '\n%-10s %-34s %-34s %s\n' "" "A: $(basename "$(dirname "$A")")/$(basename "$A")" "B: $(basename "$(dirname "$B")")/$(basename "$B")" "B/A"
-for row in "${rows[@]}"; do
-    read -r ma mina maxa rssa <<<"$(stats "$WORK/a.$row")"
-    read -r mb minb maxb rssb <<<"$(stats "$WORK/b.$row")"
-    printf '%-10s %7s ms (%s-%s) %4s MB      %7s ms (%s-%s) %4s MB      %.2f\n' "$row" "$ma" "$mina" "$maxa" "$rssa" \
-        "$mb" "$minb" "$maxb" "$rssb" "$(awk -v a="$ma" -v b="$mb" 'BEGIN {print b / a}')"
-done
+report_rows "${rows[@]}"
 printf '%-10s %10s bytes %29s bytes\n' "size" "$(stat -c %s "$A")" "$(stat -c %s "$B")"
 echo "($ITERATIONS iterations, interleaved; wall time fork to wait4, median (min-max), peak RSS)"

@@ -6,8 +6,9 @@ import Foundation
 struct NamingPerson: Sendable {
     /// Hears a one-line notice.
     let notice: @Sendable (String) -> Void
-    /// Asks which of the notes was meant; nil where nobody can answer (a script, `--json`).
-    let choose: (@Sendable (_ name: String, _ candidates: [(id: UUID, title: String)]) async throws -> UUID)?
+    /// Asks which of the notes was meant and returns it, or nil when no terminal turns out to be
+    /// there; the closure is nil where nobody can answer (a script, `--json`).
+    let choose: (@Sendable (_ name: String, _ candidates: [(id: UUID, title: String)]) async throws -> UUID?)?
 
     /// Nobody to tell or ask: an ambiguous name is an error, a loose match goes unsaid.
     static let nobody = NamingPerson(notice: { _ in }, choose: nil)
@@ -17,11 +18,11 @@ struct NamingPerson: Sendable {
     static func atTerminal(_ dependencies: CLIDependencies, json: Bool = false) -> NamingPerson {
         let err = dependencies.console.err
         let notice: @Sendable (String) -> Void = { err.write("fingerlock: " + $0 + "\n") }
-        guard !json, dependencies.input.isTerminal, let terminal = dependencies.openTerminal() else {
-            return NamingPerson(notice: notice, choose: nil)
-        }
+        guard !json, dependencies.input.isTerminal else { return NamingPerson(notice: notice, choose: nil) }
+        // The terminal is opened only when a name fits several notes, not on every command.
         return NamingPerson(notice: notice) { name, candidates in
-            try await CandidatesMenu(terminal: terminal, console: dependencies.console).choose(name, candidates)
+            guard let terminal = dependencies.openTerminal() else { return nil }
+            return try await CandidatesMenu(terminal: terminal, console: dependencies.console).choose(name, candidates)
         }
     }
 }

@@ -50,10 +50,10 @@ enum NoteIDArgument {
             found = (id, loose)
         case .several(let candidates, let message):
             let unseen = if case .unattended = naming { true } else { false }
-            guard !unseen, let choose = person.choose, candidates.count <= CandidatesMenu.largest else {
-                throw CLIError(.usage, message)
-            }
-            return try await choose(name, candidates)
+            guard !unseen, let choose = person.choose, candidates.count <= CandidatesMenu.largest,
+                let chosen = try await choose(name, candidates)
+            else { throw CLIError(.usage, message) }
+            return chosen
         }
         if let rule = found.loose, let title = notes.first(where: { $0.id == found.id })?.title {
             person.notice("\"\(TerminalSafeText.line(name))\" is taken as \"\(TerminalSafeText.line(title))\" (\(rule.rawValue)).")

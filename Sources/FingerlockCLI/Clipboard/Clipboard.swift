@@ -61,14 +61,14 @@ struct Clipboard: Equatable {
 
     /// Puts `text` on the clipboard.
     func copy(_ text: [UInt8], runner: any ChildProcessRunner) throws {
-        if case .terminal(let path) = tool { return try TerminalClipboard.copy(text, to: path) }
-        let (executable, arguments): (String, [String]) =
-            switch tool {
-            case .wayland(let copy, _): (copy, [])
-            case .xclip(let xclip): (xclip, ["-selection", "clipboard"])
-            case .xsel(let xsel): (xsel, ["--clipboard", "--input"])
-            case .terminal: preconditionFailure("copied above")
-            }
+        let executable: String
+        let arguments: [String]
+        switch tool {
+        case .terminal(let path): return try TerminalClipboard.copy(text, to: path)
+        case .wayland(let copy, _): (executable, arguments) = (copy, [])
+        case .xclip(let xclip): (executable, arguments) = (xclip, ["-selection", "clipboard"])
+        case .xsel(let xsel): (executable, arguments) = (xsel, ["--clipboard", "--input"])
+        }
         let status = try runner.feed(executable, arguments, environment: helperEnvironment, input: text)
         guard status == 0 else {
             throw CLIError(.dataError, "\(executable) could not set the clipboard (exit status \(status)).")
@@ -81,10 +81,16 @@ struct Clipboard: Equatable {
     /// `sha256sum`: it never holds the text, and something copied meanwhile is left alone. It
     /// outlives this process and a closed terminal (its own session, stdio at /dev/null).
     func scheduleClearing(of text: [UInt8], after delay: Duration, runner: any ChildProcessRunner) throws {
-        if case .terminal(let path) = tool {
+        // The tools' shell commands reading and emptying the clipboard, with the tools as "$2" (and "$3").
+        let read: String
+        let clear: String
+        switch tool {
+        case .terminal(let path):
             return try TerminalClipboard.scheduleClearing(of: path, after: delay, environment: helperEnvironment, runner: runner)
+        case .wayland: (read, clear) = (#""$3" --no-newline"#, #""$2" --clear"#)
+        case .xclip: (read, clear) = (#""$2" -selection clipboard -o"#, #"printf '' | "$2" -selection clipboard"#)
+        case .xsel: (read, clear) = (#""$2" --clipboard --output"#, #""$2" --clipboard --clear"#)
         }
-        let (read, clear) = commands
         // Fixed text: the script's only arguments are the delay and the tools' paths.
         let script = """
             IFS= read -r expected || exit 0
@@ -98,16 +104,6 @@ struct Clipboard: Equatable {
         try runner.detach(
             "/bin/sh", ["-c", script, "fingerlock-clip-clear", String(delay.components.seconds)] + toolPaths,
             environment: helperEnvironment, input: Array((digest + "\n").utf8))
-    }
-
-    /// Shell commands reading and emptying the clipboard, with the tools as "$2" (and "$3").
-    private var commands: (read: String, clear: String) {
-        switch tool {
-        case .wayland: (#""$3" --no-newline"#, #""$2" --clear"#)
-        case .xclip: (#""$2" -selection clipboard -o"#, #"printf '' | "$2" -selection clipboard"#)
-        case .xsel: (#""$2" --clipboard --output"#, #""$2" --clipboard --clear"#)
-        case .terminal: preconditionFailure("cleared by TerminalClipboard")
-        }
     }
 
     private var toolPaths: [String] {
