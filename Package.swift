@@ -141,6 +141,13 @@ let package = Package(
         // The policy's rules, written once and hosted by both modes (Auth in the CLI, fingerlockd):
         // the touch and passcode ledgers, delays, reuse window, reader kind, match candidates, the
         // settings' bounds, and the stores they keep their state in. No vault, no keyring, no SQLite.
+        // Sync over git (issue 42): sealed change records, merge, per-device sequences; git is its
+        // transport, behind `SyncRemote`.
+        .target(
+            name: "NoteSync",
+            dependencies: ["Vault", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "AuthCore",
             dependencies: ["Fingerprint", "SafeFiles", .product(name: "Crypto", package: "swift-crypto")],
@@ -258,6 +265,9 @@ let package = Package(
             dependencies: ["TrustedPlatform", "FingerlockTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "NoteSyncTests", dependencies: ["NoteSync", "Vault", "FingerlockTestSupport", "SafeFiles"],
+            swiftSettings: upcoming),
         .testTarget(
             name: "VaultTests", dependencies: ["Vault", "vault-stress", "FingerlockTestSupport"], swiftSettings: upcoming),
         .testTarget(

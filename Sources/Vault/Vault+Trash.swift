@@ -15,21 +15,10 @@ extension Vault {
         let cutoff = trashCutoff()
         return try write { db, keys, manifest in
             try Self.purgeTrash(before: cutoff, db, keys, &manifest)
-            let hasher = TallyHasher(key: keys.tallyKey)
             var moved: [NoteSummary] = []
             for noteID in noteIDs where !moved.contains(where: { $0.id == noteID }) {
-                let id = noteID.storageKey
                 let stored = try Self.storedNote(id: noteID, db, keys, manifest, withBody: false)
-                try db.execute(
-                    sql: """
-                        INSERT INTO note_trash (id, revision, deleted, header, body)
-                        SELECT n.id, n.revision, ?, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq
-                        WHERE n.seq = ?
-                        """, arguments: [stamp, stored.seq])
-                try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [stored.seq])
-                try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [stored.seq])
-                manifest.removeNote(NoteBucket(noteID), hasher.note(id, revision: stored.revision))
-                manifest.trash.add(hasher.trash(id, revision: stored.revision, deleted: stamp))
+                try Self.moveToTrash(stored, id: noteID, stamp: stamp, db, keys, &manifest)
                 moved.append(stored.note.summary)
             }
             return moved
@@ -71,7 +60,6 @@ extension Vault {
     public func restoreFromTrash(_ noteIDs: [UUID]) throws(VaultError) -> [NoteSummary] {
         try write { db, keys, manifest in
             let rows = try Self.trashRows(db, keys, manifest)
-            let hasher = TallyHasher(key: keys.tallyKey)
             var restored: [NoteSummary] = []
             for noteID in noteIDs where !restored.contains(where: { $0.id == noteID }) {
                 guard let row = rows.first(where: { $0.summary.id == noteID }) else {
@@ -81,20 +69,46 @@ extension Vault {
                 if try Bool.fetchOne(db, sql: "SELECT 1 FROM notes WHERE id = ?", arguments: [id]) == true {
                     throw VaultError(.alreadyExists, "A note with id \(id) exists already; it cannot come back from the trash.")
                 }
-                try Self.verifyNotes(in: NoteBucket(noteID), db, keys, manifest)
-                try db.execute(
-                    sql: "INSERT INTO notes (id, revision, header) SELECT id, revision, header FROM note_trash WHERE id = ?",
-                    arguments: [id])
-                try db.execute(
-                    sql: "INSERT INTO note_bodies (note, body) SELECT ?, body FROM note_trash WHERE id = ?",
-                    arguments: [db.lastInsertedRowID, id])
-                try db.execute(sql: "DELETE FROM note_trash WHERE id = ?", arguments: [id])
-                manifest.trash.remove(hasher.trash(id, revision: row.revision, deleted: row.deletedSeconds))
-                manifest.addNote(NoteBucket(noteID), hasher.note(id, revision: row.revision))
+                try Self.moveBack(row, db, keys, &manifest)
                 restored.append(row.summary)
             }
             return restored
         }
+    }
+
+    /// Moves a live note's row, sealed as it is, into the trash, dated `stamp` (Unix seconds).
+    static func moveToTrash(
+        _ stored: StoredNote, id noteID: UUID, stamp: Int64, _ db: Database, _ keys: KeyHierarchy, _ manifest: inout Manifest
+    ) throws {
+        let id = noteID.storageKey
+        let hasher = TallyHasher(key: keys.tallyKey)
+        try db.execute(
+            sql: """
+                INSERT INTO note_trash (id, revision, deleted, header, body)
+                SELECT n.id, n.revision, ?, n.header, b.body FROM notes n JOIN note_bodies b ON b.note = n.seq
+                WHERE n.seq = ?
+                """, arguments: [stamp, stored.seq])
+        try db.execute(sql: "DELETE FROM notes WHERE seq = ?", arguments: [stored.seq])
+        try db.execute(sql: "DELETE FROM note_bodies WHERE note = ?", arguments: [stored.seq])
+        manifest.removeNote(NoteBucket(noteID), hasher.note(id, revision: stored.revision))
+        manifest.trash.add(hasher.trash(id, revision: stored.revision, deleted: stamp))
+    }
+
+    /// Moves a trashed note's row back among the notes, sealed as it is (its id must be free there).
+    static func moveBack(_ row: TrashRow, _ db: Database, _ keys: KeyHierarchy, _ manifest: inout Manifest) throws {
+        let noteID = row.summary.id
+        let id = noteID.storageKey
+        let hasher = TallyHasher(key: keys.tallyKey)
+        try verifyNotes(in: NoteBucket(noteID), db, keys, manifest)
+        try db.execute(
+            sql: "INSERT INTO notes (id, revision, header) SELECT id, revision, header FROM note_trash WHERE id = ?",
+            arguments: [id])
+        try db.execute(
+            sql: "INSERT INTO note_bodies (note, body) SELECT ?, body FROM note_trash WHERE id = ?",
+            arguments: [db.lastInsertedRowID, id])
+        try db.execute(sql: "DELETE FROM note_trash WHERE id = ?", arguments: [id])
+        manifest.trash.remove(hasher.trash(id, revision: row.revision, deleted: row.deletedSeconds))
+        manifest.addNote(NoteBucket(noteID), hasher.note(id, revision: row.revision))
     }
 
     /// Deletes trashed notes for good, with their history: all of them, or those removed before

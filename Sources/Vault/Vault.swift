@@ -126,18 +126,20 @@ public final class Vault: Sendable {
     }
 
     /// Creates a vault protected by `passcode` and returns it open, with the recovery key to show
-    /// the user once. `cost` is `.calibrated` except in tests.
+    /// the user once. `cost` is `.calibrated` except in tests. With `joining`, the vault is another
+    /// machine's copy of a synced vault: same store id and master key, this machine's slots.
     public static func create(
         in directory: String, passcode: String, kind: VaultKind, cost: KDFCost = .calibrated,
         recoveryKey: RecoveryKey = .generate(), configuration: VaultConfiguration = .init(),
-        sealer: any PasscodeSlotSealer = VaultPasscodeSealer()
+        sealer: any PasscodeSlotSealer = VaultPasscodeSealer(), joining: VaultJoinKey? = nil
     ) throws(VaultError) -> (vault: Vault, recoveryKey: RecoveryKey) {
         let files = VaultFiles(directory: directory)
         try guarded { _ = try PrivateDirectory(creating: files.directory) }
         try files.checkPermissions()
-        // Derive the slots before taking the lock: calibration takes about a second.
-        let storeID = UUID()
-        let keys = KeyHierarchy(master: KeyHierarchy.randomMaster(), storeID: storeID)
+        // Derive the slots before taking the lock: calibration takes about a second. A machine
+        // joining a synced vault takes its store id and master key; its slots are its own.
+        let storeID = joining?.storeID ?? UUID()
+        let keys = KeyHierarchy(master: joining?.master ?? KeyHierarchy.randomMaster(), storeID: storeID)
         // A user-mode sealer only (a vault is created in user mode), possibly binding the slot to a TPM.
         guard sealer.mode == .user else { throw VaultError(.invalidInput, "A vault is created in user mode.") }
         let passcodeSlot = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: sealer).slot

@@ -16,6 +16,10 @@ struct KeyHierarchy: Sendable {
     let manifestKey: SymmetricKey
     let slotTableKey: SymmetricKey
     let tallyKey: SymmetricKey
+    /// Seals what sync keeps on this machine (entries, device state).
+    let syncEntryKey: SymmetricKey
+    /// Seals the change records sync puts on the remote (every machine of the vault derives it).
+    let syncRecordKey: SymmetricKey
     /// The key-check value: proves a key belongs to this vault without decrypting anything.
     let keyCheck: Data
     /// The fixed start of note associated data, computed once rather than per row.
@@ -41,6 +45,8 @@ struct KeyHierarchy: Sendable {
         manifestKey = derive("manifest")
         slotTableKey = derive("slot-table")
         tallyKey = derive("tally")
+        syncEntryKey = derive("sync-entry")
+        syncRecordKey = derive("sync-record")
         var check = ByteWriter()
         check.raw(Array("fingerlock key check".utf8))
         check.u32(Self.formatVersion)

@@ -42,8 +42,12 @@ struct SchemaObject: Hashable, Sendable {
     static let expectedV4: [SchemaObject] =
         VaultSchema.tablesV4.map { table($0.name, $0.sql) } + VaultSchema.tablesV4.map { autoindex($0.name) }
 
+    /// What migration "v5-sync" adds (`sync_state`'s INTEGER PRIMARY KEY is the rowid: no index).
+    static let expectedV5: [SchemaObject] =
+        VaultSchema.tablesV5.map { table($0.name, $0.sql) } + [autoindex("sync_notes")]
+
     /// Every object the migrations create, for a vault that has them all.
-    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 + expectedV4 }
+    static var expected: [SchemaObject] { expectedV1(withMode: true) + expectedV2 + expectedV4 + expectedV5 }
 
     /// Tables SQLite itself may add (ANALYZE, `PRAGMA optimize`, AUTOINCREMENT): harmless
     /// bookkeeping, allowed only in exactly the form SQLite creates.
@@ -61,7 +65,8 @@ struct SchemaObject: Hashable, Sendable {
         let expected =
             applied.contains(VaultSchema.migrationV1)
             ? v1 + (applied.contains(VaultSchema.migrationV2) ? expectedV2 : [])
-                + (applied.contains(VaultSchema.migrationV4) ? expectedV4 : []) : v1
+                + (applied.contains(VaultSchema.migrationV4) ? expectedV4 : [])
+                + (applied.contains(VaultSchema.migrationV5) ? expectedV5 : []) : v1
         var remaining = Set(expected)
         for object in objects {
             if remaining.remove(object) != nil || sqliteInternal.contains(object) { continue }

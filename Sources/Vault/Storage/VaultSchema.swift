@@ -138,6 +138,35 @@ enum VaultSchema {
         ),
     ]
 
+    /// Migration "v5-sync" (issue 42): what sync remembers on this machine. `sync_notes` holds, per
+    /// note id, the note's revision when sync last settled it (NULL: the note was absent) and a
+    /// sealed entry (the versions it was merged up to), so a changed note is found by comparing
+    /// revisions without opening anything; `sync_state` holds the sealed device state (device id,
+    /// marks, records not yet pushed). Neither is counted by the manifest: see `Vault+Sync.swift`.
+    /// Exact text as SQLite keeps it; never edit.
+    static let migrationV5 = "v5-sync"
+    static let tablesV5: [(name: String, sql: String)] = [
+        (
+            "sync_notes",
+            """
+            CREATE TABLE sync_notes (
+                id TEXT PRIMARY KEY NOT NULL,
+                revision INTEGER,
+                sealed BLOB NOT NULL
+            )
+            """
+        ),
+        (
+            "sync_state",
+            """
+            CREATE TABLE sync_state (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+                sealed BLOB NOT NULL
+            )
+            """
+        ),
+    ]
+
     /// Every migration, in order: the migrator applies them, and `inspect` compares a vault's
     /// record with their identifiers.
     static let migrations: [(identifier: String, apply: @Sendable (Database) throws -> Void)] = [
@@ -145,6 +174,7 @@ enum VaultSchema {
         (migrationV2, { db in for index in indexesV2 { try db.execute(sql: index.sql) } }),
         (migrationV3, { db in try db.execute(sql: "ALTER TABLE meta ADD COLUMN " + modeColumn) }),
         (migrationV4, { db in for table in tablesV4 { try db.execute(sql: table.sql) } }),
+        (migrationV5, { db in for table in tablesV5 { try db.execute(sql: table.sql) } }),
     ]
 
     static var migrator: DatabaseMigrator {

@@ -1,0 +1,248 @@
+import Crypto
+import Foundation
+import Vault
+
+extension SyncEngine {
+    /// One round against one fetched snapshot: checks, merge, and the vault write (which keeps
+    /// this machine's new record in the outbox). Throws before writing anything on a refusal.
+    func round(_ listing: RemoteListing, _ state: inout SyncDeviceState, allowDeletions: Bool, report: inout SyncReport) throws {
+        let storeID = try vault.storeID
+        try Self.checkFormat(listing, storeID: storeID, remote: remote)
+        let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: storeID)
+        let store = VersionStore(remote: remote, listing: listing, sealing: sealing)
+        let sequences = listing.recordSequences
+        try Self.checkSequences(sequences, state: state)
+        let fork = try settleOwnRecords(listing, sequences, &state, sealing)
+        if fork != nil { report.continuedAsNewDevice = true }
+        // This machine's records not yet pushed are versions like any other (its notes' heads name them).
+        for outgoing in state.outbox {
+            store.add(try sealing.open(outgoing.sealed, as: VersionID(device: state.device, sequence: outgoing.sequence)))
+        }
+
+        // Records of other devices not applied yet, in an order that respects what each was based on.
+        var incoming: [ChangeRecord] = []
+        var wanted: [VersionID] = []
+        for (device, present) in sequences where device != state.device {
+            let mark = state.marks[device] ?? 0
+            wanted += present.filter { $0 > mark }.map { VersionID(device: device, sequence: $0) }
+        }
+        if !wanted.isEmpty { progress?("Reading \(wanted.count) \(wanted.count == 1 ? "record" : "records")") }
+        let contents = try remote.read(wanted.map(RemoteLayout.recordPath), from: listing)
+        for version in wanted.sorted() {
+            guard let sealed = contents[RemoteLayout.recordPath(version)] else {
+                throw SyncError(.missing, "The remote listed \(RemoteLayout.recordPath(version)) but did not give it; run sync again.")
+            }
+            let record = try sealing.open(sealed, as: version)
+            store.add(record)
+            incoming.append(record)
+        }
+        var applied = state.marks
+        applied[state.device] = state.sequence
+        let ordered = try Self.causalOrder(incoming, applied: &applied, ownDevice: state.device)
+        report.received += ordered.count
+
+        // What changed here since the last sync: revisions that differ from the entries'.
+        let ledger = try vault.syncLedger()
+        var dirty = Set<UUID>()
+        for (id, revision) in ledger.notes where ledger.entries[id] != .some(revision) { dirty.insert(id) }
+        for (id, revision) in ledger.entries where revision != nil && ledger.notes[id] == nil { dirty.insert(id) }
+        if fork != nil { dirty.formUnion(ledger.notes.keys) }
+        var touched = dirty
+        for record in ordered { for change in record.changes { touched.insert(change.id) } }
+        guard !touched.isEmpty else {
+            state.marks = applied
+            if fork != nil { try write(SyncWrite(), state) }
+            return
+        }
+
+        var initialHeads: [UUID: [VersionID]] = [:]
+        let decoder = JSONDecoder()
+        for (id, data) in try vault.syncEntries(touched) {
+            initialHeads[id] = try decoder.decode(SyncEntry.self, from: data).heads
+        }
+        if let fork { fork.replaceUnpushed(in: &initialHeads) }
+        var heads = initialHeads
+        for record in ordered {
+            for change in record.changes {
+                var set = Set(heads[change.id] ?? [])
+                set.subtract(change.parents)
+                set.insert(record.version)
+                heads[change.id] = set.sorted()
+            }
+        }
+        let local = try vault.notes(ids: touched.filter { ledger.notes[$0] != nil })
+
+        // Decide each note.
+        let newVersion = VersionID(device: state.device, sequence: state.sequence + 1)
+        var resolver = NoteResolver(store: store, newVersion: newVersion, now: now())
+        for id in touched.sorted(by: { $0.uuidString < $1.uuidString }) {
+            try resolver.resolve(
+                id, initial: initialHeads[id] ?? [], heads: heads[id] ?? [], local: local[id], isLive: ledger.notes[id] != nil,
+                dirty: dirty.contains(id), keepOverDeletion: fork != nil)
+        }
+
+        // Turn the decisions into the vault write and this machine's record.
+        var write = SyncWrite()
+        var changes: [NoteChange] = []
+        var trashed = 0
+        for decision in resolver.decisions {
+            let id = decision.id
+            write.expected[id] = ledger.notes[id]
+            if let emit = decision.emit { changes.append(NoteChange(id: id, parents: emit, state: decision.state)) }
+            write.entries[id] = try JSONEncoder().encode(SyncEntry(heads: decision.emit != nil ? [newVersion] : decision.heads))
+            let current = local[id].map(NoteState.init)
+            if decision.state.deleted {
+                if current != nil {
+                    write.trash.append(id)
+                    if !decision.deletedHere { trashed += 1 }
+                }
+            } else if current.map({ !$0.sameContent(as: decision.state) }) ?? true {
+                write.put.append(decision.state.note(id: id))
+                if decision.isCopy || decision.restored {
+                    report.conflicts += 1
+                } else if current == nil {
+                    report.added += decision.createdHere ? 0 : 1
+                } else {
+                    report.changed += 1
+                }
+            } else if decision.restored {
+                report.conflicts += 1
+            }
+        }
+        report.deleted += trashed
+        let live = ledger.notes.count
+        if !allowDeletions, trashed >= deletionFloor, Double(trashed) > deletionShare * Double(live) {
+            throw SyncError(
+                .massDeletion,
+                "This sync would move \(trashed) of your \(live) notes to the trash (deleted on other machines); nothing was applied. "
+                    + "If that is what you want, run `fingerlock sync --allow-deletions`.")
+        }
+        state.marks = applied
+        if !changes.isEmpty {
+            var seen = applied
+            seen[state.device] = state.sequence
+            let record = ChangeRecord(
+                device: state.device, sequence: newVersion.sequence, deviceName: state.deviceName, seen: seen, written: now(),
+                changes: changes)
+            state.sequence = newVersion.sequence
+            state.marks[state.device] = newVersion.sequence
+            state.outbox.append(OutgoingRecord(sequence: newVersion.sequence, sealed: try sealing.seal(record)))
+            report.sent += changes.count
+        }
+        progress?("Writing \(write.entries.count) \(write.entries.count == 1 ? "note" : "notes")")
+        try self.write(write, state)
+    }
+
+    private func write(_ write: SyncWrite, _ state: SyncDeviceState) throws {
+        var write = write
+        write.state = try Self.encode(state)
+        try vault.applySync(write)
+    }
+
+    /// Every device's records must run 1, 2, 3… with no gap, and reach at least what this machine
+    /// applied of them: a gap is a record removed; a shorter run is a remote gone back.
+    static func checkSequences(_ sequences: [UUID: [UInt64]], state: SyncDeviceState) throws {
+        for (device, present) in sequences {
+            for (index, sequence) in present.enumerated() where sequence != UInt64(index + 1) {
+                throw SyncError(
+                    .missing,
+                    "Record \(index + 1) of device \(short(device)) is missing from the remote (it has record \(sequence)): "
+                        + "a record was removed. Nothing was applied.")
+            }
+        }
+        for (device, mark) in state.marks where device != state.device {
+            let last = sequences[device]?.last ?? 0
+            if last < mark {
+                throw SyncError(
+                    .rewound,
+                    "The remote went back: it has \(last) records of device \(short(device)), and this machine applied \(mark). "
+                        + "Was an older history force-pushed? Nothing was applied.")
+            }
+        }
+        let own = sequences[state.device]?.last ?? 0
+        if own < state.pushedSequence {
+            throw SyncError(
+                .rewound,
+                "The remote went back: it has \(own) of the \(state.pushedSequence) records this machine pushed. "
+                    + "Was an older history force-pushed? Nothing was applied.")
+        }
+    }
+
+    static func short(_ device: UUID) -> String { String(device.uuidString.lowercased().prefix(8)) }
+
+    /// Records of this device on the remote past what it knows it pushed: its own outbox, pushed by
+    /// a sync that stopped before it could say so (dropped from the outbox), or records another copy
+    /// of this data directory wrote (a clone or a restored backup). Then this machine continues as
+    /// a new device; what it had not pushed is sent again as that device's.
+    private func settleOwnRecords(
+        _ listing: RemoteListing, _ sequences: [UUID: [UInt64]], _ state: inout SyncDeviceState, _ sealing: RecordSealing
+    ) throws -> Fork? {
+        let own = sequences[state.device]?.last ?? 0
+        let pushed = state.pushedSequence
+        guard own > pushed else { return nil }
+        let paths = (pushed + 1...own).map { RemoteLayout.recordPath(VersionID(device: state.device, sequence: $0)) }
+        let theirs = try remote.read(paths, from: listing)
+        var ours = true
+        for outgoing in state.outbox where outgoing.sequence <= own {
+            if theirs[RemoteLayout.recordPath(VersionID(device: state.device, sequence: outgoing.sequence))] != outgoing.sealed {
+                ours = false
+            }
+        }
+        if ours && own <= state.sequence {
+            state.outbox.removeAll { $0.sequence <= own }
+            return nil
+        }
+        let unpushed = try state.outbox.map { try sealing.open($0.sealed, as: VersionID(device: state.device, sequence: $0.sequence)) }
+        let old = state.device
+        state.marks[old] = pushed
+        state.device = UUID()
+        state.sequence = 0
+        state.outbox = []
+        return Fork(oldDevice: old, unpushed: unpushed)
+    }
+
+    /// Orders records so each comes after everything it was based on (its device's earlier records
+    /// and what its `seen` names); ties go by device and sequence, the same on every machine.
+    static func causalOrder(_ records: [ChangeRecord], applied: inout [UUID: UInt64], ownDevice: UUID) throws -> [ChangeRecord] {
+        var pending = records.sorted { $0.version < $1.version }
+        var ordered: [ChangeRecord] = []
+        while !pending.isEmpty {
+            guard
+                let index = pending.firstIndex(where: { record in
+                    (applied[record.device] ?? 0) == record.sequence - 1
+                        && record.seen.allSatisfy { device, mark in device == record.device || (applied[device] ?? 0) >= mark }
+                })
+            else {
+                let stuck = pending[0]
+                let lacking = stuck.seen.first { device, mark in device != stuck.device && (applied[device] ?? 0) < mark }
+                let what = lacking.map { "record \($0.value) of device \(short($0.key))" } ?? "an earlier record of its own device"
+                throw SyncError(
+                    .missing,
+                    "Record \(stuck.sequence) of device \(short(stuck.device)) was based on \(what), which the remote does not have. Nothing was applied."
+                )
+            }
+            let record = pending.remove(at: index)
+            applied[record.device] = record.sequence
+            ordered.append(record)
+        }
+        return ordered
+    }
+}
+
+/// A data directory found to be a copy: the device it was, and the records it wrote as that
+/// device and never pushed (their versions are replaced by what they were based on).
+struct Fork {
+    var oldDevice: UUID
+    var unpushed: [ChangeRecord]
+
+    func replaceUnpushed(in heads: inout [UUID: [VersionID]]) {
+        for record in unpushed.reversed() {
+            for change in record.changes {
+                guard var current = heads[change.id], let at = current.firstIndex(of: record.version) else { continue }
+                current.remove(at: at)
+                current = Array(Set(current).union(change.parents)).sorted()
+                heads[change.id] = current
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+public import Foundation
+
+/// This machine's side of sync, sealed in its vault: who it is, where the remote is, what it has
+/// applied from each device, and the records it wrote and has not yet seen on the remote.
+public struct SyncDeviceState: Codable, Sendable, Equatable {
+    public var device: UUID
+    public var deviceName: String
+    public var remote: String
+    /// The last sequence this device wrote.
+    public var sequence: UInt64 = 0
+    /// Per device, the highest sequence applied here (this device's own included).
+    public var marks: [UUID: UInt64] = [:]
+    /// Records written (and applied here) but not yet on the remote, oldest first: pushed by the
+    /// next sync, whatever stopped this one.
+    public var outbox: [OutgoingRecord] = []
+    public var lastSync: Date?
+    /// Sync after every change (`sync auto on`).
+    public var automatic = false
+    /// Devices removed with `sync remove-device`: their records past the mark are refused.
+    public var removed: [UUID: UInt64] = [:]
+
+    public init(device: UUID, deviceName: String, remote: String) {
+        self.device = device
+        self.deviceName = deviceName
+        self.remote = remote
+    }
+
+    /// The last sequence of this device known to be on the remote.
+    public var pushedSequence: UInt64 { sequence - UInt64(outbox.count) }
+}
+
+/// A sealed record waiting to be pushed.
+public struct OutgoingRecord: Codable, Sendable, Equatable {
+    public var sequence: UInt64
+    public var sealed: Data
+}
