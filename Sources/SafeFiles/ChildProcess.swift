@@ -52,6 +52,22 @@ public enum ChildProcess {
         return pid
     }
 
+    /// Descriptors this process inherited (a `--passcode-fd`, whatever the shell left open) must
+    /// not reach a helper, least of all the clearer that outlives us and would hold them open. No
+    /// `closefrom` action is visible to Swift, so they are marked close-on-exec before spawning;
+    /// fingerlock itself never hands a descriptor to a program through exec.
+    public static func closeInheritedDescriptorsOnExec() {
+        guard let directory = opendir("/proc/self/fd") else { return }
+        defer { closedir(directory) }
+        let own = dirfd(directory)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let fd = Int32(name), fd > STDERR_FILENO, fd != own else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
+
     /// glibc's `POSIX_SPAWN_SETSID` (spawn.h, since 2.26); not visible to Swift without _GNU_SOURCE.
     private static let spawnSetSID: Int32 = 0x80
 }

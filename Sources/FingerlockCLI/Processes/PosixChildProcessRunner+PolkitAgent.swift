@@ -22,7 +22,7 @@ extension PosixChildProcessRunner {
             close(notify.1)
             return nil
         }
-        Self.closeInheritedDescriptorsOnExec()
+        ChildProcess.closeInheritedDescriptorsOnExec()
         // The agent closes descriptor 3 once it is registered (or exits, when it cannot be). It
         // reads the password from the controlling terminal itself, and writes its prompts there.
         let started = try? ChildProcess.spawn(

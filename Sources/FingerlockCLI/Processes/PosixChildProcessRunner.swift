@@ -193,7 +193,7 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
         _ executable: String, _ arguments: [String], _ environment: [String: String], stdin: Int32?, stdout: Int32?, stderr: Int32?,
         newSession: Bool
     ) -> Started {
-        closeInheritedDescriptorsOnExec()
+        ChildProcess.closeInheritedDescriptorsOnExec()
         do {
             return .running(
                 try ChildProcess.spawn(
@@ -201,22 +201,6 @@ public struct PosixChildProcessRunner: ChildProcessRunner {
                     redirections: [(stdin, STDIN_FILENO), (stdout, STDOUT_FILENO), (stderr, STDERR_FILENO)], newSession: newSession))
         } catch {
             return .failed(error.code)
-        }
-    }
-
-    /// Descriptors this process inherited (a `--passcode-fd`, whatever the shell left open) must
-    /// not reach a helper, least of all the clearer that outlives us and would hold them open. No
-    /// `closefrom` action is visible to Swift, so they are marked close-on-exec before spawning;
-    /// fingerlock itself never hands a descriptor to a program through exec.
-    static func closeInheritedDescriptorsOnExec() {
-        guard let directory = opendir("/proc/self/fd") else { return }
-        defer { closedir(directory) }
-        let own = dirfd(directory)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let fd = Int32(name), fd > STDERR_FILENO, fd != own else { continue }
-            let flags = fcntl(fd, F_GETFD)
-            if flags >= 0 && flags & FD_CLOEXEC == 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
         }
     }
 

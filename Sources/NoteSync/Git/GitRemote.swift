@@ -1,0 +1,167 @@
+public import Foundation
+import SafeFiles
+
+/// The remote as a git repository, through the user's own `git` (it knows their ssh keys and
+/// credential helpers; no Swift git library offers credential callbacks). Everything goes through
+/// a bare repository in the data directory with plumbing commands only: no work tree is ever
+/// checked out, so nothing in the remote (`.gitattributes`, filters, textconv) applies; hooks,
+/// the system configuration, prompts and `ext::` URLs are off; a time limit holds each command.
+public struct GitRemote: SyncRemote {
+    public let url: String
+    let repository: String
+    let git: GitProcess
+    static let branch = "main"
+    static let fetched = "refs/remotes/sync/main"
+    static let outgoing = "refs/fingerlock/outgoing"
+    /// The neutral identity every commit carries: no user name, e-mail or host name.
+    static let identity = "fingerlock <fingerlock@invalid>"
+
+    /// - Parameters:
+    ///   - repository: the bare repository this machine keeps (created on first use, 0700).
+    ///   - environment: the user's environment; only what git needs to reach the remote is kept.
+    public init(
+        url: String, repository: String, gitExecutable: String = "/usr/bin/git", environment: [String: String],
+        timeout: Duration = .seconds(120)
+    ) {
+        self.url = url
+        self.repository = repository
+        var kept: [String: String] = [:]
+        let passed = [
+            "HOME", "PATH", "USER", "LOGNAME", "SSH_AUTH_SOCK", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT", "XDG_CONFIG_HOME",
+            "http_proxy", "https_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY",
+            "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO",
+        ]
+        for name in passed { kept[name] = environment[name] }
+        kept["PATH"] = kept["PATH"] ?? "/usr/bin:/bin"
+        kept["LC_ALL"] = "C"
+        kept["GIT_TERMINAL_PROMPT"] = "0"
+        kept["GIT_CONFIG_NOSYSTEM"] = "1"
+        kept["GIT_ATTR_NOSYSTEM"] = "1"
+        kept["GIT_NO_REPLACE_OBJECTS"] = "1"
+        kept["SSH_ASKPASS_REQUIRE"] = "never"
+        self.git = GitProcess(executable: gitExecutable, environment: kept, timeout: timeout)
+    }
+
+    /// What every command runs with: the repository, and the settings that keep the remote's
+    /// content and the user's configuration from running anything or asking anything.
+    private var common: [String] {
+        [
+            "--git-dir=" + repository, "-c", "core.hooksPath=/dev/null", "-c", "core.attributesFile=/dev/null", "-c",
+            "core.fsmonitor=false", "-c", "core.askPass=/bin/false", "-c", "protocol.ext.allow=never", "-c", "transfer.fsckObjects=true",
+            "-c", "gc.autoDetach=false", "-c", "maintenance.auto=false", "-c", "credential.interactive=never",
+        ]
+    }
+
+    private func run(_ arguments: [String], input: [UInt8] = [], what: String) throws(SyncError) -> GitProcess.Output {
+        let output = try git.run(common + arguments, input: input)
+        guard output.status == 0 else { throw SyncError(.git, "git could not \(what): \(output.complaint)") }
+        return output
+    }
+
+    private func prepare() throws(SyncError) {
+        guard !FileManager.default.fileExists(atPath: repository + "/HEAD") else { return }
+        do {
+            _ = try PrivateDirectory(creating: repository)
+        } catch {
+            throw SyncError(.io, "Cannot create \(repository): \(error)")
+        }
+        // No template: nothing (hooks, info files) is copied from the system's.
+        let output = try git.run(["init", "--quiet", "--bare", "--template=", repository])
+        guard output.status == 0 else { throw SyncError(.git, "git could not set up \(repository): \(output.complaint)") }
+    }
+
+    /// Whether the remote is a repository on this machine (a path, or file://). git then runs the
+    /// remote's side itself, as this user, and would run the hooks that repository holds: a
+    /// repository on a USB stick must not run code on push.
+    var isLocal: Bool {
+        if url.hasPrefix("file://") { return true }
+        if url.contains("://") { return false }
+        // scp-like "host:path" is ssh, unless a slash comes before the colon.
+        guard let colon = url.firstIndex(of: ":") else { return true }
+        return url[..<colon].contains("/")
+    }
+
+    private func localPackCommand(_ option: String, _ command: String) -> [String] {
+        isLocal ? ["\(option)=git -c core.hooksPath=/dev/null \(command)"] : []
+    }
+
+    public func fetch() throws(SyncError) -> RemoteListing {
+        try prepare()
+        _ = try run(
+            // A wildcard: an empty remote has no branch yet, and fetching a named one would fail.
+            ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune"] + localPackCommand("--upload-pack", "upload-pack")
+                + ["--", url, "+refs/heads/\(Self.branch)*:refs/remotes/sync/\(Self.branch)*"],
+            what: "fetch from \(url)")
+        let tip = try git.run(common + ["rev-parse", "--quiet", "--verify", Self.fetched + "^{commit}"])
+        guard tip.status == 0 else { return RemoteListing(revision: nil, sizes: [:]) }
+        let revision = String(decoding: tip.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let tree = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", revision], what: "list the remote's files")
+        var sizes: [String: Int] = [:]
+        for entry in tree.stdout.split(separator: 0) {
+            // "<mode> SP <type> SP <object> SP+ <size> TAB <path>"
+            guard let tab = entry.firstIndex(of: 9) else { continue }
+            let fields = entry[..<tab].split(separator: 32)
+            guard fields.count == 4, fields[1].elementsEqual("blob".utf8), let size = Int(String(decoding: fields[3], as: UTF8.self))
+            else { continue }
+            sizes[String(decoding: entry[(tab + 1)...], as: UTF8.self)] = size
+        }
+        return RemoteListing(revision: revision, sizes: sizes)
+    }
+
+    public func read(_ paths: [String], from listing: RemoteListing) throws(SyncError) -> [String: Data] {
+        guard let revision = listing.revision else { return [:] }
+        let wanted = paths.filter { listing.sizes[$0] != nil && !$0.contains("\n") }
+        guard !wanted.isEmpty else { return [:] }
+        let input = wanted.map { "\(revision):\($0)\n" }.joined()
+        let output = try run(["cat-file", "--batch"], input: Array(input.utf8), what: "read the remote's records")
+        var found: [String: Data] = [:]
+        var index = output.stdout.startIndex
+        for path in wanted {
+            guard let newline = output.stdout[index...].firstIndex(of: 10) else { break }
+            let header = String(decoding: output.stdout[index..<newline], as: UTF8.self).split(separator: " ")
+            index = newline + 1
+            guard header.count == 3, header[1] == "blob", let size = Int(header[2]) else { continue }
+            guard index + size <= output.stdout.endIndex else {
+                throw SyncError(.git, "git gave a short answer reading \(path).")
+            }
+            found[path] = Data(output.stdout[index..<(index + size)])
+            index += size + 1
+        }
+        return found
+    }
+
+    public func publish(_ publication: RemotePublication, onto listing: RemoteListing) throws(SyncError) -> Bool {
+        var stream: [UInt8] = []
+        func line(_ text: String) { stream += Array((text + "\n").utf8) }
+        func data(_ bytes: some Collection<UInt8>) {
+            line("data \(bytes.count)")
+            stream += bytes
+            stream.append(10)
+        }
+        let seconds = Int(Date().timeIntervalSince1970)
+        line("commit \(Self.outgoing)")
+        line("author \(Self.identity) \(seconds) +0000")
+        line("committer \(Self.identity) \(seconds) +0000")
+        data(Array(publication.message.utf8))
+        if let revision = listing.revision { line("from \(revision)") }
+        for path in publication.removed.sorted() { line("D \(path)") }
+        for (path, bytes) in publication.added.sorted(by: { $0.key < $1.key }) {
+            line("M 100644 inline \(path)")
+            data(bytes)
+        }
+        line("done")
+        _ = try run(["fast-import", "--quiet", "--force", "--done", "--date-format=raw"], input: stream, what: "record the changes")
+        let pushed = try git.run(
+            common + ["push", "--porcelain", "--quiet"] + localPackCommand("--receive-pack", "receive-pack")
+                + ["--", url, "\(Self.outgoing):refs/heads/\(Self.branch)"])
+        if pushed.status == 0 { return true }
+        let report = String(decoding: pushed.stdout, as: UTF8.self)
+        if report.contains("[rejected]") && (report.contains("fetch first") || report.contains("non-fast-forward")) { return false }
+        let said = String(decoding: pushed.stdout + pushed.stderr, as: UTF8.self)
+        if said.contains("[remote rejected]") {
+            let reason = said.split(whereSeparator: \.isNewline).first { $0.contains("[remote rejected]") }.map(String.init) ?? ""
+            throw SyncError(.git, "The remote refused the push: \(reason.trimmingCharacters(in: .whitespaces)).")
+        }
+        throw SyncError(.git, "git could not push to \(url): \(pushed.complaint)")
+    }
+}
