@@ -178,7 +178,7 @@ let package = Package(
             name: "FingerlockCLI",
             dependencies: [
                 "Fingerprint", "Vault", "AuthCore", "Auth", "SafeFiles", "FingerlockProtocol", "FingerlockServiceClient",
-                "OneTimePassword", "TrustedPlatform", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OneTimePassword", "TrustedPlatform", "NoteSync", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

@@ -20,7 +20,7 @@ struct Fingerlock: ParsableCommand {
             NotesCommand.Remove.self,
             ReadersCommand.self, EnrollCommand.self, FingersCommand.self, VerifyCommand.self, ForgetCommand.self, StorageCommand.self,
             PasscodeCommand.self, NotesCommand.self, PickCommand.self, GenerateCommand.self, OTPCommand.self, BackupCommand.self, RestoreCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, SyncCommand.self,
             RekeyCommand.self, ConfigCommand.self, LockCommand.self, UnlockCommand.self, StatusCommand.self, DoctorCommand.self,
             SystemCommand.self, TPMCommand.self,
         ]

@@ -221,6 +221,9 @@ public struct SyncWrite: Sendable {
 public struct VaultJoinKey: Sendable {
     public let storeID: UUID
     let master: SymmetricKey
+    /// The remote's recovery slot, which the joined vault keeps as its own: one recovery key opens
+    /// every machine's copy (also one that joined with a pairing code and never saw the key).
+    let recoverySlot: KeySlot
 }
 
 extension Vault {
@@ -240,12 +243,16 @@ extension Vault {
 
     /// Opens a shared recovery slot with the recovery key the user typed.
     public static func joinKey(recoverySlot: Data, storeID: UUID, recoveryKey: RecoveryKey) throws(VaultError) -> VaultJoinKey {
-        var reader = ByteReader(Array(recoverySlot))
+        let slot = try sharedSlot(recoverySlot)
+        return VaultJoinKey(storeID: storeID, master: try slot.unwrap(recoveryKey: recoveryKey, storeID: storeID), recoverySlot: slot)
+    }
+
+    private static func sharedSlot(_ data: Data) throws(VaultError) -> KeySlot {
+        var reader = ByteReader(Array(data))
         guard let parameters = reader.field(), let wrapped = reader.field() else {
             throw VaultError(.corrupt, "The remote's recovery slot is damaged.")
         }
-        let slot = KeySlot(name: KeySlot.recovery, parameters: Array(parameters), wrapped: Data(wrapped))
-        return VaultJoinKey(storeID: storeID, master: try slot.unwrap(recoveryKey: recoveryKey, storeID: storeID))
+        return KeySlot(name: KeySlot.recovery, parameters: Array(parameters), wrapped: Data(wrapped))
     }
 
     /// The master key sealed under a pairing secret (high entropy: HKDF, no stretching), for a
@@ -260,15 +267,15 @@ extension Vault {
         }
     }
 
-    /// Opens a pairing envelope; `.wrongRecoveryKey`'s sibling: `.invalidInput` for a code that does not open it.
-    public static func joinKey(pairingEnvelope: Data, storeID: UUID, secret: [UInt8], label: String) throws(VaultError)
-        -> VaultJoinKey
+    /// Opens a pairing envelope: `.wrongRecoveryKey` for a code that does not open it.
+    public static func joinKey(pairingEnvelope: Data, storeID: UUID, secret: [UInt8], label: String, recoverySlot: Data)
+        throws(VaultError) -> VaultJoinKey
     {
         let ad = KeyHierarchy.associatedData("pairing", storeID: storeID, [Array(label.utf8)])
         guard let plain = Sealer.open(pairingEnvelope, key: pairingKey(secret, storeID: storeID), ad: ad), plain.count == 32 else {
-            throw VaultError(.invalidInput, "That pairing code does not open the pairing on the remote.")
+            throw VaultError(.wrongRecoveryKey, "That pairing code does not open the pairing on the remote.")
         }
-        return VaultJoinKey(storeID: storeID, master: SymmetricKey(data: plain))
+        return VaultJoinKey(storeID: storeID, master: SymmetricKey(data: plain), recoverySlot: try sharedSlot(recoverySlot))
     }
 
     private static func pairingKey(_ secret: [UInt8], storeID: UUID) -> SymmetricKey {

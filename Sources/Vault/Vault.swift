@@ -143,7 +143,13 @@ public final class Vault: Sendable {
         // A user-mode sealer only (a vault is created in user mode), possibly binding the slot to a TPM.
         guard sealer.mode == .user else { throw VaultError(.invalidInput, "A vault is created in user mode.") }
         let passcodeSlot = try KeySlot.makePasscode(passcode, cost: cost, keys: keys, sealer: sealer).slot
-        let slots = [passcodeSlot, try guarded { try KeySlot.makeRecovery(recoveryKey, keys: keys) }]
+        let recoverySlot: KeySlot
+        if let joining {
+            recoverySlot = joining.recoverySlot
+        } else {
+            recoverySlot = try guarded { try KeySlot.makeRecovery(recoveryKey, keys: keys) }
+        }
+        let slots = [passcodeSlot, recoverySlot]
         let lock = try files.acquireLock(timeout: configuration.lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         if !files.databaseExists { try VaultFiles.createPrivateFile(files.database) }

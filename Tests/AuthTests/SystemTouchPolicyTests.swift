@@ -26,10 +26,10 @@ final class SystemModeRepository: PasscodeRepository {
     }
 
     var hasPasscode: Bool { base.hasPasscode }
-    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer, joining: VaultJoinKey?)
         throws(VaultError) -> Vault
     {
-        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer)
+        try base.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer, joining: joining)
     }
     func claimedPasscodeSlot() -> Data? { base.claimedPasscodeSlot() }
     func open(with credential: VaultCredential, sealers: PasscodeSealers) throws(VaultError) -> Vault {

@@ -10,7 +10,8 @@ public protocol PasscodeRepository: Sendable {
     /// Creates the vault protected by `passcode` (in user mode) and `recoveryKey` (already shown to
     /// the user); returns it open.
     /// `sealer` seals the first passcode slot (user mode's own, possibly bound to a TPM).
-    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
+    /// With `joining`, it is this machine's copy of a synced vault (its store id, key and recovery slot).
+    func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer, joining: VaultJoinKey?)
         throws(VaultError) -> Vault
     /// The passcode slot's sealed bytes as the file claims them, read without a key (for `status`).
     func claimedPasscodeSlot() -> Data?
@@ -85,12 +86,12 @@ public struct VaultPasscodeRepository: PasscodeRepository {
 
     public var hasPasscode: Bool { Vault.exists(in: dataDirectory) }
 
-    public func create(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer)
-        throws(VaultError) -> Vault
-    {
+    public func create(
+        passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, sealer: any PasscodeSlotSealer, joining: VaultJoinKey?
+    ) throws(VaultError) -> Vault {
         try Vault.create(
             in: dataDirectory, passcode: passcode, kind: kind, cost: cost, recoveryKey: recoveryKey,
-            configuration: configuration, sealer: sealer
+            configuration: configuration, sealer: sealer, joining: joining
         ).vault
     }
 

@@ -19,6 +19,15 @@ enum UTCDay {
 }
 
 extension UTCDay {
+    /// `YYYY-MM-DD HH:MM` in UTC.
+    static func time(_ date: Date) -> String {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return string(date) + " " + two(parts.tm_hour) + ":" + two(parts.tm_min)
+    }
+
     /// The first moment (00:00 UTC) of a day written `YYYY-MM-DD`, as listings show days; a
     /// usage error naming `option` for anything else, including days that do not exist.
     static func start(_ text: String, option: String, now: Date = Date()) throws(ValidationError) -> Date {

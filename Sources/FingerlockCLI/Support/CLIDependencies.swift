@@ -2,6 +2,7 @@ public import Auth
 public import AuthCore
 public import Fingerprint
 public import Foundation
+public import NoteSync
 public import TrustedPlatform
 import Vault
 
@@ -39,6 +40,8 @@ public struct CLIDependencies: Sendable {
     /// fprintd on the system bus, for the user running the command (nil where it is not offered).
     /// Asked only by a vault that takes fprintd's fingers, or with `--reader fprintd`.
     public var fprintd: (any FprintdFingers)?
+    /// The sync remote at a URL, through a mirror repository in the data directory (the user's git).
+    public var syncRemote: @Sendable (_ url: String, _ mirror: String, _ environment: [String: String]) throws -> any SyncRemote
 
     public init(
         environment: [String: String], console: Console,
@@ -50,8 +53,11 @@ public struct CLIDependencies: Sendable {
         remoteSession: @escaping @Sendable () -> String?, childProcesses: any ChildProcessRunner,
         systemService: @escaping @Sendable (_ socketPath: String) -> any SystemService,
         tpm: @escaping @Sendable (_ location: String) -> any TrustedPlatformModule = { ESAPIModule(tcti: $0) },
-        fprintd: (any FprintdFingers)? = nil
+        fprintd: (any FprintdFingers)? = nil,
+        syncRemote: @escaping @Sendable (_ url: String, _ mirror: String, _ environment: [String: String]) throws -> any SyncRemote =
+            GitRemote.users
     ) {
+        self.syncRemote = syncRemote
         self.tpm = tpm
         self.fprintd = fprintd
         self.systemService = systemService

@@ -1,5 +1,6 @@
 import Auth
 import Fingerprint
+import NoteSync
 import SafeFiles
 import Vault
 
@@ -17,6 +18,8 @@ extension CLIError {
             return CLIError(status(for: error.code), advised(error.message, error.remedy))
         case let error as VaultError:
             return CLIError(status(for: error.code), advised(error.message, error.remedy))
+        case let error as SyncError:
+            return CLIError(status(for: error.code), error.message)
         case let error as SafeFilesError:
             // A file in the way of one that must be new is a choice of path to make again, as `backup`'s.
             return CLIError(error.code == .exists ? .usage : .dataError, error.message)
@@ -24,6 +27,16 @@ extension CLIError {
             return CLIError(.usage, error.description)
         default:
             return CLIError(.dataError, String(describing: error))
+        }
+    }
+
+    static func status(for code: SyncError.Code) -> ExitStatus {
+        switch code {
+        case .notSetUp: .notSetUp
+        // Nothing applied; run again with --allow-deletions (a terminal asks instead).
+        case .massDeletion: .cancelled
+        case .invalidInput: .usage
+        case .tampered, .rewound, .missing, .git, .busy, .io: .dataError
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import SafeFiles
 public import Vault
 
 /// Sync of one vault with one remote (issue 42): fetch, check the remote's records, merge what
@@ -36,15 +37,20 @@ public struct SyncEngine {
     /// `sync init` (first machine) and the first sync after a join: this vault becomes a device of
     /// the remote, then syncs. A remote holding another vault is refused.
     @discardableResult
-    public func start(remoteURL: String, deviceName: String, allowDeletions: Bool = false) throws -> SyncReport {
+    public func start(remoteURL: String, deviceName: String, allowDeletions: Bool = false, usedPairing: String? = nil) throws
+        -> SyncReport
+    {
+        let lock = try syncLock()
+        defer { withExtendedLifetime(lock) {} }
         guard try vault.syncState() == nil else {
             throw SyncError(.invalidInput, "Sync is already set up for this vault; run `fingerlock sync`.")
         }
         let listing = try remote.fetch()
         try Self.checkFormat(listing, storeID: try vault.storeID, remote: remote)
-        let state = SyncDeviceState(device: UUID(), deviceName: deviceName, remote: remoteURL)
+        var state = SyncDeviceState(device: UUID(), deviceName: deviceName, remote: remoteURL)
+        state.usedPairing = usedPairing.map(RemoteLayout.pairingPath)
         try vault.setSyncState(try Self.encode(state))
-        var report = try sync(allowDeletions: allowDeletions)
+        var report = try syncHoldingLock(allowDeletions: allowDeletions)
         report.initialized = listing.isEmpty
         return report
     }
@@ -70,6 +76,22 @@ public struct SyncEngine {
 
     /// One sync: rounds of fetch, merge, write and push until the push goes through.
     public func sync(allowDeletions: Bool = false) throws -> SyncReport {
+        let lock = try syncLock()
+        defer { withExtendedLifetime(lock) {} }
+        return try syncHoldingLock(allowDeletions: allowDeletions)
+    }
+
+    /// One sync at a time per vault: two would both write the next sequence. (The vault's own lock
+    /// keeps every other writer out of the transaction that applies a sync.)
+    func syncLock() throws -> FileLock {
+        do {
+            return try FileLock(path: vault.directory + "/sync.lock", timeout: .zero)
+        } catch where error.code == .lockTimeout {
+            throw SyncError(.busy, "Another `fingerlock sync` is running for this vault; try again when it has finished.")
+        }
+    }
+
+    private func syncHoldingLock(allowDeletions: Bool) throws -> SyncReport {
         var report = SyncReport()
         for _ in 0..<attempts {
             var state = try loadState()
@@ -85,13 +107,15 @@ public struct SyncEngine {
             if listing.sizes[RemoteLayout.recoverySlot] == nil {
                 added[RemoteLayout.recoverySlot] = try vault.sharedRecoverySlot()
             }
-            if !added.isEmpty {
+            let removed = try pairingsToRemove(listing, used: state.usedPairing)
+            if !added.isEmpty || !removed.isEmpty {
                 if !state.outbox.isEmpty { progress?("Pushing \(state.outbox.count) \(state.outbox.count == 1 ? "record" : "records")") }
                 let published = try remote.publish(
-                    RemotePublication(added: added, message: "fingerlock sync"), onto: listing)
+                    RemotePublication(added: added, removed: removed, message: "fingerlock sync"), onto: listing)
                 guard published else { continue }
             }
             state.outbox = []
+            state.usedPairing = nil
             state.lastSync = now()
             try vault.setSyncState(try Self.encode(state))
             return report
@@ -131,4 +155,51 @@ public struct SyncEngine {
             )
         }
     }
+}
+
+extension SyncEngine {
+    /// Where sync stands. With `fetch`, asks the remote what is new (git only; what the records say
+    /// needs the key, which the caller has opened the vault with).
+    public func status(fetch: Bool) throws -> SyncStatus {
+        let state = try loadState()
+        let ledger = try vault.syncLedger()
+        var changedHere = 0
+        for (id, revision) in ledger.notes where ledger.entries[id] != .some(revision) { changedHere += 1 }
+        for (id, revision) in ledger.entries where revision != nil && ledger.notes[id] == nil { changedHere += 1 }
+        var status = SyncStatus(
+            remote: state.remote, device: state.device.uuidString.lowercased(), deviceName: state.deviceName,
+            ahead: changedHere + state.outbox.count, behind: nil, conflicts: try vault.list(tag: NoteMerge.conflictTag).count,
+            lastSync: state.lastSync, devices: [])
+        guard fetch else { return status }
+        let listing = try remote.fetch()
+        try Self.checkFormat(listing, storeID: try vault.storeID, remote: remote)
+        let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: try vault.storeID)
+        let sequences = listing.recordSequences
+        var behind = 0
+        var lastPaths: [UUID: String] = [:]
+        for (device, present) in sequences {
+            if device != state.device { behind += present.filter { $0 > (state.marks[device] ?? 0) }.count }
+            if let last = present.last { lastPaths[device] = RemoteLayout.recordPath(VersionID(device: device, sequence: last)) }
+        }
+        status.behind = behind
+        let lastRecords = try remote.read(Array(lastPaths.values), from: listing)
+        for (device, path) in lastPaths.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+            let sequence = sequences[device]?.last ?? 0
+            let record = try lastRecords[path].map { try sealing.open($0, as: VersionID(device: device, sequence: sequence)) }
+            status.devices.append(
+                SyncDevice(
+                    id: device.uuidString.lowercased(), name: record?.deviceName ?? "?", records: sequence, lastRecord: record?.written,
+                    thisMachine: device == state.device))
+        }
+        return status
+    }
+
+    /// The remote this vault syncs with (nil before `sync init` or a join).
+    public static func remoteURL(of vault: Vault) throws -> String? {
+        guard let data = try vault.syncState() else { return nil }
+        return try? JSONDecoder().decode(SyncDeviceState.self, from: data).remote
+    }
+
+    /// The notes marked as conflicts (copies, and notes brought back over a deletion).
+    public static let conflictTag = NoteMerge.conflictTag
 }

@@ -44,7 +44,6 @@ public struct SyncStatus: Codable, Sendable, Equatable {
     /// Notes marked `sync-conflict`.
     public var conflicts: Int
     public var lastSync: Date?
-    public var automatic: Bool
     public var devices: [SyncDevice]
 }
 
@@ -55,5 +54,4 @@ public struct SyncDevice: Codable, Sendable, Equatable {
     public var records: UInt64
     public var lastRecord: Date?
     public var thisMachine: Bool
-    public var removed: Bool
 }

@@ -1,6 +1,10 @@
 public import Foundation
 import SafeFiles
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The remote as a git repository, through the user's own `git` (it knows their ssh keys and
 /// credential helpers; no Swift git library offers credential callbacks). Everything goes through
 /// a bare repository in the data directory with plumbing commands only: no work tree is ever
@@ -163,5 +167,19 @@ public struct GitRemote: SyncRemote {
             throw SyncError(.git, "The remote refused the push: \(reason.trimmingCharacters(in: .whitespaces)).")
         }
         throw SyncError(.git, "git could not push to \(url): \(pushed.complaint)")
+    }
+}
+
+extension GitRemote {
+    /// The user's git (the first `git` on their PATH) for a remote at `url`, mirrored in `mirror`.
+    public static func users(url: String, mirror: String, environment: [String: String]) throws -> any SyncRemote {
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") where directory.hasPrefix("/") {
+            let candidate = String(directory) + "/git"
+            if access(candidate, X_OK) == 0 {
+                return GitRemote(url: url, repository: mirror, gitExecutable: candidate, environment: environment)
+            }
+        }
+        throw SyncError(.git, "Sync needs git, and none is on your PATH: install it (apt-get install git).")
     }
 }

@@ -14,10 +14,8 @@ public struct SyncDeviceState: Codable, Sendable, Equatable {
     /// next sync, whatever stopped this one.
     public var outbox: [OutgoingRecord] = []
     public var lastSync: Date?
-    /// Sync after every change (`sync auto on`).
-    public var automatic = false
-    /// Devices removed with `sync remove-device`: their records past the mark are refused.
-    public var removed: [UUID: UInt64] = [:]
+    /// The pairing this machine joined with, which its next push removes from the remote.
+    public var usedPairing: String?
 
     public init(device: UUID, deviceName: String, remote: String) {
         self.device = device

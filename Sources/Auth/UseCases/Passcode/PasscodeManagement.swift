@@ -13,8 +13,8 @@ public struct PasscodeManagement: Sendable {
 
     public init(_ environment: AuthEnvironment) { self.environment = environment }
 
-    private var passcodes: any PasscodeRepository { environment.passcodes }
-    private var interaction: any AuthInteraction { environment.interaction }
+    var passcodes: any PasscodeRepository { environment.passcodes }
+    var interaction: any AuthInteraction { environment.interaction }
     private var unlock: PasscodeUnlock { PasscodeUnlock(environment) }
 
     /// `passcode set`: creates the vault. The reader in effect fixes its kind for good — a test
@@ -40,7 +40,7 @@ public struct PasscodeManagement: Sendable {
         try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
         let sealer = environment.custody(for: .user).passcodeSealer(binding: tpm)
         let created = try AuthError.mapped {
-            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer)
+            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer, joining: nil)
         }
         do {
             try AuthError.mapped { try environment.passcodeLedger.succeeded() }
@@ -159,7 +159,7 @@ public struct PasscodeManagement: Sendable {
     /// Drives a passcode flow through the interaction. From a script there is no second chance:
     /// a mismatch or a wrong current passcode ends the command. `refusal` is what the last refused
     /// credential check learnt (fingerlockd's count), said instead of the flow's own notice.
-    private func runFlow(
+    func runFlow(
         _ start: PasscodeFlow, refusal: () -> CountedAttempt.Refusal? = { nil },
         check: (PasscodeFlow.Step, String) throws -> Bool = { _, _ in false }
     ) async throws -> PasscodeFlow {
