@@ -42,8 +42,11 @@ final class MemoryRemote: SyncRemote, Sendable {
         return snapshot.withLock { snapshot in
             let current = snapshot.files.isEmpty ? nil : String(snapshot.revision)
             guard current == listing.revision else { return false }
+            if publication.replacingHistory { snapshot.files = [:] }
             for (path, data) in publication.added {
-                precondition(snapshot.files[path] == nil || snapshot.files[path] == data, "a record was replaced: \(path)")
+                precondition(
+                    path == RemoteLayout.snapshotFile || snapshot.files[path] == nil || snapshot.files[path] == data,
+                    "a record was replaced: \(path)")
                 snapshot.files[path] = data
             }
             for path in publication.removed { snapshot.files[path] = nil }

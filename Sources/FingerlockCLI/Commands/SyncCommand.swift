@@ -22,7 +22,7 @@ struct SyncCommand: ParsableCommand {
             touch or the passcode), as reading a note does. Conflicts are kept as notes tagged sync-conflict \
             (`fingerlock sync conflicts`).
             """,
-        subcommands: [Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Leave.self],
+        subcommands: [Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Compact.self, Leave.self],
         defaultSubcommand: Now.self)
 
     /// The engine for an open vault set up for sync, on its remote through the mirror in the data directory.
@@ -315,6 +315,31 @@ struct SyncCommand: ParsableCommand {
             for note in notes {
                 dependencies.console.print("\(NotesCommand.shortID(note.id))  \(TerminalSafeText.line(note.title))")
             }
+        }
+    }
+
+    // MARK: - sync compact
+
+    struct Compact: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "compact", abstract: "Replace the remote's history of records by one sealed snapshot.",
+            discussion: """
+                Syncs first, then pushes a new history holding one snapshot of every note (deleted ones included),                 so a new machine fetches one file. It rewrites the remote's branch (a forced push, refused if                 another machine pushed meanwhile). Machines that were offline take the snapshot on their next sync                 and lose nothing. --json prints {records, notes, tombstones, recordBytes, snapshotBytes}.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Flag(name: .long, help: "Print JSON.") var json = false
+        var jsonOutput: Bool { json }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
+            defer { vault.close() }
+            let report = try SyncCommand.engine(vault, dependencies).compact()
+            if json { return try dependencies.console.printJSON(report) }
+            dependencies.console.print(
+                "Compacted: \(SyncCommand.count(report.records, "record")) (\(report.recordBytes) bytes) became one snapshot of "
+                    + "\(SyncCommand.count(report.notes, "note")) (\(report.snapshotBytes) bytes, \(report.tombstones) deleted).")
         }
     }
 

@@ -10,9 +10,11 @@ extension SyncEngine {
         try Self.checkFormat(listing, storeID: storeID, remote: remote)
         let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: storeID)
         let store = VersionStore(remote: remote, listing: listing, sealing: sealing)
+        let snapshot = try Self.snapshot(listing, remote: remote, sealing: sealing)
+        if let snapshot { store.add(snapshot) }
         let sequences = listing.recordSequences
-        try Self.checkSequences(sequences, state: state)
-        let fork = try settleOwnRecords(listing, sequences, &state, sealing)
+        try Self.checkSequences(sequences, covered: snapshot?.marks ?? [:], state: state)
+        let fork = try settleOwnRecords(listing, sequences, covered: snapshot?.marks ?? [:], &state, sealing)
         if fork != nil { report.continuedAsNewDevice = true }
         // This machine's records not yet pushed are versions like any other (its notes' heads name them).
         for outgoing in state.outbox {
@@ -38,6 +40,12 @@ extension SyncEngine {
         }
         var applied = state.marks
         applied[state.device] = state.sequence
+        // A machine behind the snapshot (offline across a compaction) takes it first: the records it
+        // missed are gone, and the snapshot says what they came to, deletions included.
+        let adopted = snapshot.flatMap { snapshot in
+            snapshot.marks.contains { device, mark in (applied[device] ?? 0) < mark } ? snapshot : nil
+        }
+        if let adopted { for (device, mark) in adopted.marks { applied[device] = max(applied[device] ?? 0, mark) } }
         let ordered = try Self.causalOrder(incoming, applied: &applied, ownDevice: state.device)
         report.received += ordered.count
 
@@ -49,6 +57,7 @@ extension SyncEngine {
         if fork != nil { dirty.formUnion(ledger.notes.keys) }
         var touched = dirty
         for record in ordered { for change in record.changes { touched.insert(change.id) } }
+        if let adopted { for note in adopted.notes { touched.insert(note.id) } }
         guard !touched.isEmpty else {
             state.marks = applied
             if fork != nil { try write(SyncWrite(), state) }
@@ -62,6 +71,7 @@ extension SyncEngine {
         }
         if let fork { fork.replaceUnpushed(in: &initialHeads) }
         var heads = initialHeads
+        if let adopted { for note in adopted.notes { heads[note.id] = note.heads } }
         for record in ordered {
             for change in record.changes {
                 var set = Set(heads[change.id] ?? [])
@@ -139,33 +149,43 @@ extension SyncEngine {
         try vault.applySync(write)
     }
 
-    /// Every device's records must run 1, 2, 3… with no gap, and reach at least what this machine
-    /// applied of them: a gap is a record removed; a shorter run is a remote gone back.
-    static func checkSequences(_ sequences: [UUID: [UInt64]], state: SyncDeviceState) throws {
+    /// Every device's records must run on from what the snapshot covers (1, 2, 3… without one)
+    /// with no gap, and reach at least what this machine applied of them: a gap is a record
+    /// removed; a shorter run is a remote gone back. A snapshot counts as the records it covers.
+    static func checkSequences(_ sequences: [UUID: [UInt64]], covered: [UUID: UInt64], state: SyncDeviceState) throws {
         for (device, present) in sequences {
-            for (index, sequence) in present.enumerated() where sequence != UInt64(index + 1) {
+            let start = covered[device] ?? 0
+            for (index, sequence) in present.enumerated() where sequence != start + UInt64(index + 1) {
                 throw SyncError(
                     .missing,
-                    "Record \(index + 1) of device \(short(device)) is missing from the remote (it has record \(sequence)): "
+                    "Record \(start + UInt64(index + 1)) of device \(short(device)) is missing from the remote (it has record \(sequence)): "
                         + "a record was removed. Nothing was applied.")
             }
         }
+        func last(_ device: UUID) -> UInt64 { max(sequences[device]?.last ?? 0, covered[device] ?? 0) }
         for (device, mark) in state.marks where device != state.device {
-            let last = sequences[device]?.last ?? 0
-            if last < mark {
+            if last(device) < mark {
                 throw SyncError(
                     .rewound,
-                    "The remote went back: it has \(last) records of device \(short(device)), and this machine applied \(mark). "
+                    "The remote went back: it has \(last(device)) records of device \(short(device)), and this machine applied \(mark). "
                         + "Was an older history force-pushed? Nothing was applied.")
             }
         }
-        let own = sequences[state.device]?.last ?? 0
-        if own < state.pushedSequence {
+        if last(state.device) < state.pushedSequence {
             throw SyncError(
                 .rewound,
-                "The remote went back: it has \(own) of the \(state.pushedSequence) records this machine pushed. "
+                "The remote went back: it has \(last(state.device)) of the \(state.pushedSequence) records this machine pushed. "
                     + "Was an older history force-pushed? Nothing was applied.")
         }
+    }
+
+    /// The compaction snapshot on the remote, opened (nil when there is none).
+    static func snapshot(_ listing: RemoteListing, remote: any SyncRemote, sealing: RecordSealing) throws -> SyncSnapshot? {
+        guard listing.sizes[RemoteLayout.snapshotFile] != nil else { return nil }
+        guard let sealed = try remote.read([RemoteLayout.snapshotFile], from: listing)[RemoteLayout.snapshotFile] else {
+            throw SyncError(.missing, "The remote listed its snapshot but did not give it; run sync again.")
+        }
+        return try sealing.openSnapshot(sealed)
     }
 
     static func short(_ device: UUID) -> String { String(device.uuidString.lowercased().prefix(8)) }
@@ -175,18 +195,21 @@ extension SyncEngine {
     /// of this data directory wrote (a clone or a restored backup). Then this machine continues as
     /// a new device; what it had not pushed is sent again as that device's.
     private func settleOwnRecords(
-        _ listing: RemoteListing, _ sequences: [UUID: [UInt64]], _ state: inout SyncDeviceState, _ sealing: RecordSealing
+        _ listing: RemoteListing, _ sequences: [UUID: [UInt64]], covered: [UUID: UInt64], _ state: inout SyncDeviceState,
+        _ sealing: RecordSealing
     ) throws -> Fork? {
-        let own = sequences[state.device]?.last ?? 0
+        let own = max(sequences[state.device]?.last ?? 0, covered[state.device] ?? 0)
         let pushed = state.pushedSequence
         guard own > pushed else { return nil }
         let paths = (pushed + 1...own).map { RemoteLayout.recordPath(VersionID(device: state.device, sequence: $0)) }
         let theirs = try remote.read(paths, from: listing)
         var ours = true
+        // A record a compaction covered cannot be compared: the compaction took it from the remote,
+        // so it was pushed.
         for outgoing in state.outbox where outgoing.sequence <= own {
-            if theirs[RemoteLayout.recordPath(VersionID(device: state.device, sequence: outgoing.sequence))] != outgoing.sealed {
-                ours = false
-            }
+            let path = RemoteLayout.recordPath(VersionID(device: state.device, sequence: outgoing.sequence))
+            if let found = theirs[path], found != outgoing.sealed { ours = false }
+            if theirs[path] == nil && outgoing.sequence > (covered[state.device] ?? 0) { ours = false }
         }
         if ours && own <= state.sequence {
             state.outbox.removeAll { $0.sequence <= own }

@@ -91,7 +91,7 @@ public struct SyncEngine {
         }
     }
 
-    private func syncHoldingLock(allowDeletions: Bool) throws -> SyncReport {
+    func syncHoldingLock(allowDeletions: Bool) throws -> SyncReport {
         var report = SyncReport()
         for _ in 0..<attempts {
             var state = try loadState()

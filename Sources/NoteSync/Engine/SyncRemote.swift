@@ -39,10 +39,14 @@ public struct RemotePublication: Sendable, Equatable {
     public var added: [String: Data]
     public var removed: [String]
     public var message: String
+    /// A compaction: the remote's history is replaced by one state holding `added` alone, and
+    /// only if the remote is still at the listing's revision (a forced push with a lease).
+    public var replacingHistory: Bool
 
-    public init(added: [String: Data], removed: [String] = [], message: String) {
+    public init(added: [String: Data], removed: [String] = [], message: String, replacingHistory: Bool = false) {
         self.added = added
         self.removed = removed
         self.message = message
+        self.replacingHistory = replacingHistory
     }
 }

@@ -10,6 +10,8 @@ final class VersionStore {
     private var records: [VersionID: ChangeRecord] = [:]
     /// Versions whose record is not on the remote (or did not open): asked once.
     private var unavailable: Set<VersionID> = []
+    /// The compaction's snapshot: the states of the versions it kept as heads.
+    private var snapshotStates: [UUID: (heads: [VersionID], state: NoteState)] = [:]
 
     init(remote: any SyncRemote, listing: RemoteListing, sealing: RecordSealing) {
         self.remote = remote
@@ -18,6 +20,10 @@ final class VersionStore {
     }
 
     func add(_ record: ChangeRecord) { records[record.version] = record }
+
+    func add(_ snapshot: SyncSnapshot) {
+        for note in snapshot.notes { snapshotStates[note.id] = (note.heads, note.state) }
+    }
 
     /// Reads the records of `versions` not yet here, in one request.
     func load(_ versions: some Sequence<VersionID>) throws {
@@ -39,8 +45,12 @@ final class VersionStore {
         return records[version]?.changes.first { $0.id == note }
     }
 
+    /// What `version` said of `note`: from its record, or from the snapshot when the record was
+    /// compacted away (nil when neither has it).
     func state(_ version: VersionID, note: UUID) throws -> NoteState? {
-        try change(version, note: note)?.state
+        if let state = try change(version, note: note)?.state { return state }
+        if let kept = snapshotStates[note], kept.heads.contains(version) { return kept.state }
+        return nil
     }
 
     /// The nearest version both `a` and `b` descend from (or are), nil when they share none that

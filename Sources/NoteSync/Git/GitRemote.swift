@@ -147,20 +147,31 @@ public struct GitRemote: SyncRemote {
         line("author \(Self.identity) \(seconds) +0000")
         line("committer \(Self.identity) \(seconds) +0000")
         data(Array(publication.message.utf8))
-        if let revision = listing.revision { line("from \(revision)") }
-        for path in publication.removed.sorted() { line("D \(path)") }
+        if publication.replacingHistory {
+            // A new root: the old history stays out of what new clones fetch.
+            line("deleteall")
+        } else {
+            if let revision = listing.revision { line("from \(revision)") }
+            for path in publication.removed.sorted() { line("D \(path)") }
+        }
         for (path, bytes) in publication.added.sorted(by: { $0.key < $1.key }) {
             line("M 100644 inline \(path)")
             data(bytes)
         }
         line("done")
         _ = try run(["fast-import", "--quiet", "--force", "--done", "--date-format=raw"], input: stream, what: "record the changes")
+        let lease =
+            publication.replacingHistory ? ["--force-with-lease=refs/heads/\(Self.branch):\(listing.revision ?? "")"] : []
         let pushed = try git.run(
-            common + ["push", "--porcelain", "--quiet"] + localPackCommand("--receive-pack", "receive-pack")
+            common + ["push", "--porcelain", "--quiet"] + lease + localPackCommand("--receive-pack", "receive-pack")
                 + ["--", url, "\(Self.outgoing):refs/heads/\(Self.branch)"])
         if pushed.status == 0 { return true }
         let report = String(decoding: pushed.stdout, as: UTF8.self)
-        if report.contains("[rejected]") && (report.contains("fetch first") || report.contains("non-fast-forward")) { return false }
+        if report.contains("[rejected]")
+            && (report.contains("fetch first") || report.contains("non-fast-forward") || report.contains("stale info"))
+        {
+            return false
+        }
         let said = String(decoding: pushed.stdout + pushed.stderr, as: UTF8.self)
         if said.contains("[remote rejected]") {
             let reason = said.split(whereSeparator: \.isNewline).first { $0.contains("[remote rejected]") }.map(String.init) ?? ""

@@ -10,6 +10,8 @@ public enum RemoteLayout {
     public static let recoverySlot = "join/recovery"
     public static let pairingFolder = "join/pairing/"
     public static let devicesFolder = "devices/"
+    /// The sealed snapshot a compaction leaves (see `SyncSnapshot`).
+    public static let snapshotFile = "snapshot"
 
     public static func formatText(storeID: UUID) -> String {
         "fingerlock sync 1\nstore \(storeID.uuidString.lowercased())\n"
