@@ -29,8 +29,12 @@ final class MemoryRemote: SyncRemote, Sendable {
         }
     }
 
+    /// Called before each read (a test runs a local command in the middle of a sync).
+    let beforeRead = Mutex<(@Sendable ([String]) -> Void)?>(nil)
+
     func read(_ paths: [String], from listing: RemoteListing) throws(SyncError) -> [String: Data] {
-        snapshot.withLock { snapshot in
+        if let hook = beforeRead.withLock({ $0 }) { hook(paths) }
+        return snapshot.withLock { snapshot in
             var found: [String: Data] = [:]
             for path in paths { found[path] = snapshot.files[path] }
             return found

@@ -28,7 +28,8 @@ struct SyncCommand: ParsableCommand {
     /// The engine for an open vault set up for sync, on its remote through the mirror in the data directory.
     static func engine(_ vault: Vault, _ dependencies: CLIDependencies, url: String? = nil) throws -> SyncEngine {
         guard let remoteURL = try url ?? SyncEngine.remoteURL(of: vault) else {
-            throw CLIError(.notSetUp, "Sync is not set up here: run `fingerlock sync init REMOTE`, or `fingerlock sync join REMOTE` on a new machine.")
+            throw CLIError(
+                .notSetUp, "Sync is not set up here: run `fingerlock sync init REMOTE`, or `fingerlock sync join REMOTE` on a new machine.")
         }
         let remote = try dependencies.syncRemote(remoteURL, mirror(vault.directory), dependencies.environment)
         var engine = SyncEngine(vault: vault, remote: remote, now: dependencies.now)
@@ -191,7 +192,8 @@ struct SyncCommand: ParsableCommand {
             let directory = try global.dataDirectory(dependencies.environment)
             if Vault.exists(in: directory) {
                 throw CLIError(
-                    .usage, "\(directory) already has a vault: join from a new data directory (--data-dir DIR), or run `fingerlock sync init REMOTE` here.")
+                    .usage,
+                    "\(directory) already has a vault: join from a new data directory (--data-dir DIR), or run `fingerlock sync init REMOTE` here.")
             }
             let gitRemote = try dependencies.syncRemote(remote, SyncCommand.mirror(directory), dependencies.environment)
             let info = try SyncEngine.joinInformation(from: gitRemote)

@@ -35,7 +35,8 @@ extension SyncEngine {
             // Only what this machine has applied can be summed up by it: something arrived since the sync.
             guard marks.allSatisfy({ device, mark in (state.marks[device] ?? 0) >= mark }), state.outbox.isEmpty else { continue }
             let ledger = try vault.syncLedger()
-            let changedHere = ledger.notes.contains { ledger.entries[$0.key] != .some($0.value) }
+            let changedHere =
+                ledger.notes.contains { ledger.entries[$0.key] != .some($0.value) }
                 || ledger.entries.contains { $0.value != nil && ledger.notes[$0.key] == nil }
             if changedHere { continue }
             let store = VersionStore(remote: remote, listing: listing, sealing: sealing)

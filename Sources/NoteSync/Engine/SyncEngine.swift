@@ -86,7 +86,7 @@ public struct SyncEngine {
     func syncLock() throws -> FileLock {
         do {
             return try FileLock(path: vault.directory + "/sync.lock", timeout: .zero)
-        } catch where error.code == .lockTimeout {
+        } catch  where error.code == .lockTimeout {
             throw SyncError(.busy, "Another `fingerlock sync` is running for this vault; try again when it has finished.")
         }
     }

@@ -12,13 +12,15 @@ extension PasscodeManagement {
     public func joinWithRecoveryKey(recoverySlot: Data, storeID: UUID) async throws -> Vault {
         try refuseExistingVault()
         let opened = Mutex<(VaultJoinKey, RecoveryKey)?>(nil)
-        let finished = try await runFlow(PasscodeFlow(.reset), check: { step, input in
-            guard step == .enterRecoveryKey else { return false }
-            guard let key = RecoveryKey(parsing: input) else { return false }
-            guard let joined = try? Vault.joinKey(recoverySlot: recoverySlot, storeID: storeID, recoveryKey: key) else { return false }
-            opened.withLock { $0 = (joined, key) }
-            return true
-        })
+        let finished = try await runFlow(
+            PasscodeFlow(.reset),
+            check: { step, input in
+                guard step == .enterRecoveryKey else { return false }
+                guard let key = RecoveryKey(parsing: input) else { return false }
+                guard let joined = try? Vault.joinKey(recoverySlot: recoverySlot, storeID: storeID, recoveryKey: key) else { return false }
+                opened.withLock { $0 = (joined, key) }
+                return true
+            })
         guard let (joined, key) = opened.withLock({ $0 }), let passcode = finished.newPasscode else {
             throw AuthError(.authenticationFailed, "That recovery key does not open the remote's vault; nothing was joined.")
         }
