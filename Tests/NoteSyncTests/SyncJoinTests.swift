@@ -97,3 +97,37 @@ struct SyncJoinTests {
         #expect(try a.contents() == b.contents())
     }
 }
+
+@Suite("Removing a device", .timed)
+struct SyncRemoveDeviceTests {
+    @Test func aRemovedDeviceStopsAndItsLaterRecordsAreAppliedNowhere() throws {
+        let remote = MemoryRemote()
+        let network = Network(remote: remote)
+        let a = try network.first("a", notes: [("n", "1")])
+        let b = try network.join("b")
+        let c = try network.join("c")
+        let cDevice = try c.engine.status(fetch: true).device
+        try a.sync()
+        // c pushes a change just as a removes it: a's push goes second.
+        try c.edit("n") { $0.body = "from c, after the removal" }
+        remote.beforePublish.withLock { hook in
+            hook = {
+                remote.beforePublish.withLock { $0 = nil }
+                _ = try? c.sync()
+            }
+        }
+        let (removed, report) = try a.engine.removeDevice(String(cDevice.prefix(8)))
+        #expect(removed.uuidString.lowercased() == cDevice)
+        #expect(report.ignored == 1)
+        try b.sync()
+        #expect(try a.note(titled: "n")?.body == "1")
+        #expect(try b.note(titled: "n")?.body == "1")
+        let refused = expectSyncError(.notSetUp) { try c.sync() }
+        #expect(refused?.message.contains("removed this one") == true)
+        #expect(try a.engine.status(fetch: true).devices.first { $0.id == cDevice }?.removed == true)
+        expectSyncError(.invalidInput) { try a.engine.removeDevice(String(cDevice.prefix(8))) }
+        // A machine cannot remove itself, nor a device nobody has heard of.
+        expectSyncError(.invalidInput) { try b.engine.removeDevice(try b.engine.status(fetch: false).device) }
+        expectSyncError(.invalidInput) { try b.engine.removeDevice("ffffffff") }
+    }
+}

@@ -22,7 +22,9 @@ struct SyncCommand: ParsableCommand {
             touch or the passcode), as reading a note does. Conflicts are kept as notes tagged sync-conflict \
             (`fingerlock sync conflicts`).
             """,
-        subcommands: [Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Compact.self, Leave.self],
+        subcommands: [
+            Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Compact.self, RemoveDevice.self, Leave.self,
+        ],
         defaultSubcommand: Now.self)
 
     /// The engine for an open vault set up for sync, on its remote through the mirror in the data directory.
@@ -282,7 +284,8 @@ struct SyncCommand: ParsableCommand {
             console.print("Last sync:  " + (status.lastSync.map { UTCDay.time($0) + " UTC" } ?? "never"))
             for device in status.devices {
                 console.print(
-                    "  \(device.id.prefix(8))  \(TerminalSafeText.line(device.name))\(device.thisMachine ? " (this machine)" : "")  "
+                    "  \(device.id.prefix(8))  \(TerminalSafeText.line(device.name))\(device.thisMachine ? " (this machine)" : "")"
+                        + "\(device.removed ? " (removed)" : "")  "
                         + "\(SyncCommand.count(Int(device.records), "record"))"
                         + (device.lastRecord.map { ", last \(UTCDay.time($0)) UTC" } ?? ""))
             }
@@ -342,6 +345,34 @@ struct SyncCommand: ParsableCommand {
             dependencies.console.print(
                 "Compacted: \(SyncCommand.count(report.records, "record")) (\(report.recordBytes) bytes) became one snapshot of "
                     + "\(SyncCommand.count(report.notes, "note")) (\(report.snapshotBytes) bytes, \(report.tombstones) deleted).")
+        }
+    }
+
+    // MARK: - sync remove-device
+
+    struct RemoveDevice: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-device", abstract: "Remove a lost or retired machine from sync.",
+            discussion: """
+                Every machine stops applying that device's records after this point, and the device itself stops                 syncing when it next tries. What it already has stays readable to whoever holds it (it has the vault                 key): to shut it out of future changes too, leave sync everywhere, `fingerlock rekey`, and start a new                 remote with `sync init` (see docs/sync.md). Ids are in `fingerlock sync status`.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("The device's id, or a unique start of it.", valueName: "device")) var device: String
+
+        func validate() throws {
+            guard !device.isEmpty, device.count <= 36, device.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+                throw ValidationError("\"\(device)\" is not a device id: `fingerlock sync status` lists them.")
+            }
+        }
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies)
+            defer { vault.close() }
+            let (removed, _) = try SyncCommand.engine(vault, dependencies).removeDevice(device)
+            dependencies.console.print(
+                "Removed device \(removed.uuidString.lowercased().prefix(8)) from sync: its later records are applied nowhere.")
         }
     }
 

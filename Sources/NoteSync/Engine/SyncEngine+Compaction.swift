@@ -67,7 +67,8 @@ extension SyncEngine {
                     names[device] = try sealing.open(sealed, as: VersionID(device: device, sequence: sequences[device]!.last!)).deviceName
                 }
             }
-            let snapshot = SyncSnapshot(device: state.device, written: now(), marks: marks, deviceNames: names, notes: notes)
+            let snapshot = SyncSnapshot(
+                device: state.device, written: now(), marks: marks, deviceNames: names, notes: notes, removed: state.removedDevices)
             let sealed = try sealing.seal(snapshot)
             var kept = try remote.read(
                 listing.sizes.keys.filter { RemoteLayout.version(inPath: $0) == nil && $0 != RemoteLayout.snapshotFile }, from: listing)

@@ -38,16 +38,41 @@ extension SyncEngine {
             store.add(record)
             incoming.append(record)
         }
+        // Devices removed from sync: this one stops; another's records after its mark are not applied.
+        var removed = state.removedDevices ?? [:]
+        for (device, mark) in snapshot?.removed ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
+        // A removal decided here counts here at once, as it will everywhere once its record arrives.
+        for (device, mark) in state.pendingRemovals ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
+        for record in incoming {
+            for (device, mark) in record.removed ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
+        }
+        if removed[state.device] != nil {
+            throw SyncError(
+                .notSetUp,
+                "Another machine removed this one from sync; its notes stay here. Run `fingerlock sync leave`, then join again if that was a mistake."
+            )
+        }
+        state.removedDevices = removed.filter { state.pendingRemovals?[$0.key] == nil }.nilIfEmpty
+        var ignored = 0
+        incoming.removeAll { record in
+            guard let mark = removed[record.device], record.sequence > mark else { return false }
+            ignored += 1
+            return true
+        }
         var applied = state.marks
         applied[state.device] = state.sequence
+
         // A machine behind the snapshot (offline across a compaction) takes it first: the records it
         // missed are gone, and the snapshot says what they came to, deletions included.
         let adopted = snapshot.flatMap { snapshot in
             snapshot.marks.contains { device, mark in (applied[device] ?? 0) < mark } ? snapshot : nil
         }
         if let adopted { for (device, mark) in adopted.marks { applied[device] = max(applied[device] ?? 0, mark) } }
-        let ordered = try Self.causalOrder(incoming, applied: &applied, ownDevice: state.device)
+        let ordered = try Self.causalOrder(incoming, applied: &applied, removed: removed)
+        // A removed device's later records are never asked for again.
+        for (device, _) in removed { applied[device] = max(applied[device] ?? 0, sequences[device]?.last ?? 0) }
         report.received += ordered.count
+        report.ignored += ignored
 
         // What changed here since the last sync: revisions that differ from the entries'.
         let ledger = try vault.syncLedger()
@@ -58,9 +83,9 @@ extension SyncEngine {
         var touched = dirty
         for record in ordered { for change in record.changes { touched.insert(change.id) } }
         if let adopted { for note in adopted.notes { touched.insert(note.id) } }
-        guard !touched.isEmpty else {
+        guard !touched.isEmpty || state.pendingRemovals != nil || state.sequence == 0 else {
             state.marks = applied
-            if fork != nil { try write(SyncWrite(), state) }
+            if fork != nil || ignored > 0 { try write(SyncWrite(), state) }
             return
         }
 
@@ -128,12 +153,17 @@ extension SyncEngine {
                     + "If that is what you want, run `fingerlock sync --allow-deletions`.")
         }
         state.marks = applied
-        if !changes.isEmpty {
+        // A device's first record announces it (its name, for `sync status`), changes or not.
+        if !changes.isEmpty || state.pendingRemovals != nil || state.sequence == 0 {
             var seen = applied
             seen[state.device] = state.sequence
             let record = ChangeRecord(
                 device: state.device, sequence: newVersion.sequence, deviceName: state.deviceName, seen: seen, written: now(),
-                changes: changes)
+                changes: changes, removed: state.pendingRemovals)
+            for (device, mark) in state.pendingRemovals ?? [:] {
+                state.removedDevices = (state.removedDevices ?? [:]).merging([device: mark]) { min($0, $1) }
+            }
+            state.pendingRemovals = nil
             state.sequence = newVersion.sequence
             state.marks[state.device] = newVersion.sequence
             state.outbox.append(OutgoingRecord(sequence: newVersion.sequence, sealed: try sealing.seal(record)))
@@ -226,18 +256,22 @@ extension SyncEngine {
 
     /// Orders records so each comes after everything it was based on (its device's earlier records
     /// and what its `seen` names); ties go by device and sequence, the same on every machine.
-    static func causalOrder(_ records: [ChangeRecord], applied: inout [UUID: UInt64], ownDevice: UUID) throws -> [ChangeRecord] {
+    static func causalOrder(_ records: [ChangeRecord], applied: inout [UUID: UInt64], removed: [UUID: UInt64]) throws
+        -> [ChangeRecord]
+    {
+        // What a record saw of a removed device counts only up to the removal: the rest is applied nowhere.
+        func needed(_ device: UUID, _ mark: UInt64) -> UInt64 { removed[device].map { min($0, mark) } ?? mark }
         var pending = records.sorted { $0.version < $1.version }
         var ordered: [ChangeRecord] = []
         while !pending.isEmpty {
             guard
                 let index = pending.firstIndex(where: { record in
                     (applied[record.device] ?? 0) == record.sequence - 1
-                        && record.seen.allSatisfy { device, mark in device == record.device || (applied[device] ?? 0) >= mark }
+                        && record.seen.allSatisfy { device, mark in device == record.device || (applied[device] ?? 0) >= needed(device, mark) }
                 })
             else {
                 let stuck = pending[0]
-                let lacking = stuck.seen.first { device, mark in device != stuck.device && (applied[device] ?? 0) < mark }
+                let lacking = stuck.seen.first { device, mark in device != stuck.device && (applied[device] ?? 0) < needed(device, mark) }
                 let what = lacking.map { "record \($0.value) of device \(short($0.key))" } ?? "an earlier record of its own device"
                 throw SyncError(
                     .missing,

@@ -189,9 +189,39 @@ extension SyncEngine {
             status.devices.append(
                 SyncDevice(
                     id: device.uuidString.lowercased(), name: record?.deviceName ?? "?", records: sequence, lastRecord: record?.written,
-                    thisMachine: device == state.device))
+                    thisMachine: device == state.device, removed: state.removedDevices?[device] != nil))
         }
         return status
+    }
+
+    /// `sync remove-device`: the device whose id starts with `prefix` is removed from sync on every
+    /// machine at their next sync: its records after this point are not applied anywhere, and it
+    /// stops syncing itself. What it already has stays readable to it (it holds the vault key):
+    /// only a rekey and a new remote shut it out of future changes.
+    public func removeDevice(_ prefix: String) throws -> (device: UUID, report: SyncReport) {
+        let lock = try syncLock()
+        defer { withExtendedLifetime(lock) {} }
+        var state = try loadState()
+        let listing = try remote.fetch()
+        let lowered = prefix.lowercased()
+        let known = Set(listing.recordSequences.keys).union(state.marks.keys)
+        let matches = known.filter { $0.uuidString.lowercased().hasPrefix(lowered) }
+        guard !lowered.isEmpty, matches.count == 1, let device = matches.first else {
+            throw SyncError(
+                .invalidInput,
+                matches.isEmpty
+                    ? "No device's id starts with \"\(prefix)\" (see `fingerlock sync status`)."
+                    : "\"\(prefix)\" fits more than one device; type more of its id.")
+        }
+        guard device != state.device else {
+            throw SyncError(.invalidInput, "That is this machine: run `fingerlock sync leave` here instead.")
+        }
+        guard state.removedDevices?[device] == nil else {
+            throw SyncError(.invalidInput, "Device \(Self.short(device)) is already removed.")
+        }
+        state.pendingRemovals = (state.pendingRemovals ?? [:]).merging([device: state.marks[device] ?? 0]) { min($0, $1) }
+        try vault.setSyncState(try Self.encode(state))
+        return (device, try syncHoldingLock(allowDeletions: false))
     }
 
     /// The remote this vault syncs with (nil before `sync init` or a join).

@@ -13,6 +13,8 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var sent = 0
     /// Records of other machines applied.
     public var received = 0
+    /// Records of removed devices that were not applied.
+    public var ignored = 0
     /// Set when this data directory turned out to be a copy of another machine's (a clone or a
     /// restore) and continues as a new device.
     public var continuedAsNewDevice = false
@@ -28,6 +30,7 @@ public struct SyncReport: Codable, Sendable, Equatable {
         conflicts += other.conflicts
         sent += other.sent
         received += other.received
+        ignored += other.ignored
         continuedAsNewDevice = continuedAsNewDevice || other.continuedAsNewDevice
     }
 }
@@ -54,4 +57,6 @@ public struct SyncDevice: Codable, Sendable, Equatable {
     public var records: UInt64
     public var lastRecord: Date?
     public var thisMachine: Bool
+    /// Removed with `sync remove-device`.
+    public var removed: Bool
 }

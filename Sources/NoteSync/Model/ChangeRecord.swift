@@ -14,14 +14,21 @@ public struct ChangeRecord: Codable, Sendable, Equatable {
     public var seen: [UUID: UInt64]
     public var written: Date
     public var changes: [NoteChange]
+    /// Devices this one removed from sync (`sync remove-device`), each with the last of its
+    /// records that still counts: later ones are not applied anywhere.
+    public var removed: [UUID: UInt64]?
 
-    public init(device: UUID, sequence: UInt64, deviceName: String, seen: [UUID: UInt64], written: Date, changes: [NoteChange]) {
+    public init(
+        device: UUID, sequence: UInt64, deviceName: String, seen: [UUID: UInt64], written: Date, changes: [NoteChange],
+        removed: [UUID: UInt64]? = nil
+    ) {
         self.device = device
         self.sequence = sequence
         self.deviceName = deviceName
         self.seen = seen
         self.written = written
         self.changes = changes
+        self.removed = removed
     }
 
     public var version: VersionID { VersionID(device: device, sequence: sequence) }

@@ -14,6 +14,10 @@ public struct SyncDeviceState: Codable, Sendable, Equatable {
     /// next sync, whatever stopped this one.
     public var outbox: [OutgoingRecord] = []
     public var lastSync: Date?
+    /// Devices removed from sync, each with the last of its records that counts.
+    public var removedDevices: [UUID: UInt64]?
+    /// Removals this machine decided and has not yet put in a record.
+    public var pendingRemovals: [UUID: UInt64]?
     /// The pairing this machine joined with, which its next push removes from the remote.
     public var usedPairing: String?
 
@@ -31,4 +35,9 @@ public struct SyncDeviceState: Codable, Sendable, Equatable {
 public struct OutgoingRecord: Codable, Sendable, Equatable {
     public var sequence: UInt64
     public var sealed: Data
+}
+
+extension Dictionary {
+    /// nil for an empty dictionary (optional state fields are left out of the encoding then).
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

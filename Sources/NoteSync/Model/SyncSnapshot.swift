@@ -14,6 +14,8 @@ struct SyncSnapshot: Codable, Sendable, Equatable {
     /// Device names as their last covered records gave them.
     var deviceNames: [UUID: String]
     var notes: [SnapshotNote]
+    /// Devices removed from sync (see `ChangeRecord.removed`).
+    var removed: [UUID: UInt64]?
 
     struct SnapshotNote: Codable, Sendable, Equatable {
         var id: UUID

@@ -207,6 +207,14 @@ public struct PasscodeManagement: Sendable {
         try unlock.requirePasscodeSource()
         let (vault, passcode) = try await unlock.promptForPasscode(reason: "rotate the vault key", typedAhead: "")
         defer { vault.close() }
+        // The other machines hold the old key and read records sealed under it: a rekey here alone
+        // would cut this machine off from them, not shut anyone out.
+        if try AuthError.mapped({ try vault.syncState() }) != nil {
+            throw AuthError(
+                .invalidInput,
+                "This vault syncs with other machines: run `fingerlock sync leave` on every machine, rekey here, start "
+                    + "again with `fingerlock sync init` on a new empty repository, and join the others with the new recovery key.")
+        }
         let custody = environment.custody(of: vault)
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "Nothing was changed; the old recovery key is still valid.")
