@@ -77,7 +77,11 @@ public enum FingerlockMain {
         guard let runnable = command as? any FingerlockCommand else {
             return help(for: command, console: console)
         }
-        return await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+        let status = await execute(json: runnable.jsonOutput, console: console) { try await runnable.run(with: dependencies) }
+        if status == 0, let changing = runnable as? any ChangesNotes, changing.changesNotes {
+            await AutomaticSync.afterChange(changing.global, dependencies)
+        }
+        return status
     }
 
     /// ArgumentParser's message on one line, pointing to the help unless it already suggests

@@ -90,6 +90,27 @@ import Testing
         #expect(authors == ["fingerlock fingerlock@invalid fingerlock fingerlock@invalid"])
     }
 
+    @Test func withAutoOnEveryChangeIsFollowedByASync() async throws {
+        _ = try await setUpBoth()
+        let on = try await run(a, ["sync", "auto", "on"])
+        #expect(on.status == 0, "\(on.stderr)")
+        let file = a.home + "/passcode"
+        try (BinaryRunner.passcode + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let added = try await a.run(
+            ["notes", "add", "--title", "auto", "--passcode-fd", "3"], stdin: "synced at once\n", descriptorsFromFiles: [3: file])
+        #expect(added.status == 0)
+        #expect(added.stderr.contains("Synced with"), "\(added.stderr)")
+        #expect(added.stderr.contains("sent 1 change"), "\(added.stderr)")
+        // A listing is no change: nothing follows it.
+        let listed = try await a.run(["notes", "trash", "--passcode-fd", "3"], descriptorsFromFiles: [3: file])
+        #expect(!listed.stderr.contains("Synced"), "\(listed.stderr)")
+        #expect(try await run(b, ["sync"]).status == 0)
+        #expect(try await bodies(b).contains("synced at once"))
+        #expect(try await run(a, ["sync", "auto", "off"]).status == 0)
+        let quiet = try await a.run(["notes", "add", "--title", "later", "--passcode-fd", "3"], stdin: "x\n", descriptorsFromFiles: [3: file])
+        #expect(!quiet.stderr.contains("Synced"), "\(quiet.stderr)")
+    }
+
     @Test func syncSaysWhatIsMissingInOneLine() async throws {
         _ = try await a.setPasscode()
         let notSetUp = try await run(a, ["sync"])

@@ -73,6 +73,12 @@ public final class AuthContext: Sendable {
         return try await openNotes(reason: reason)
     }
 
+    /// Opens the vault with a key already cached (user mode), never asking anything: nil when there
+    /// is none. For work that follows a command the user already authorised (the automatic sync).
+    public func openIfCached() throws -> Vault? {
+        try custody.openIfCached()
+    }
+
     /// Always asks for the passcode, then caches the key for fingerprint unlocks (what `evaluate`
     /// falls back to, and what tests and scripts use to open the vault without a touch).
     public func unlockWithPasscode(reason: String, typedAhead: String = "", why: AuthError? = nil) async throws -> Vault {

@@ -23,7 +23,8 @@ struct SyncCommand: ParsableCommand {
             (`fingerlock sync conflicts`).
             """,
         subcommands: [
-            Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Compact.self, RemoveDevice.self, Leave.self,
+            Now.self, Init.self, Join.self, Pair.self, Status.self, Conflicts.self, Auto.self, Compact.self, RemoveDevice.self,
+            Leave.self,
         ],
         defaultSubcommand: Now.self)
 
@@ -320,6 +321,30 @@ struct SyncCommand: ParsableCommand {
             for note in notes {
                 dependencies.console.print("\(NotesCommand.shortID(note.id))  \(TerminalSafeText.line(note.title))")
             }
+        }
+    }
+
+    // MARK: - sync auto
+
+    struct Auto: FingerlockCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "auto", abstract: "Sync after every command that changes notes (on), or only when asked (off).",
+            discussion: """
+                With on, `notes add`, `edit`, `rm`, `import`, `generate`, `otp`, the trash and history actions each                 end with a sync, using the key the change left cached (no second touch). It says in one line on                 stderr what it did, or why it did not; the change is saved either way.
+                """)
+
+        enum Setting: String, ExpressibleByArgument, CaseIterable { case on, off }
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var passcode: PasscodeOptions
+        @Argument(help: ArgumentHelp("on or off.", valueName: "on|off")) var setting: Setting
+
+        func run(with dependencies: CLIDependencies) async throws {
+            let vault = try await NotesCommand.unlock(global, passcode, dependencies, titlesOnly: true)
+            defer { vault.close() }
+            try SyncCommand.engine(vault, dependencies).setAutomatic(setting == .on)
+            dependencies.console.print(
+                setting == .on ? "Every change is now followed by a sync." : "Changes now sync when you run `fingerlock sync`.")
         }
     }
 

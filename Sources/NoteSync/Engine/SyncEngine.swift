@@ -169,7 +169,7 @@ extension SyncEngine {
         var status = SyncStatus(
             remote: state.remote, device: state.device.uuidString.lowercased(), deviceName: state.deviceName,
             ahead: changedHere + state.outbox.count, behind: nil, conflicts: try vault.list(tag: NoteMerge.conflictTag).count,
-            lastSync: state.lastSync, devices: [])
+            lastSync: state.lastSync, automatic: state.automatic == true, devices: [])
         guard fetch else { return status }
         let listing = try remote.fetch()
         try Self.checkFormat(listing, storeID: try vault.storeID, remote: remote)
@@ -222,6 +222,19 @@ extension SyncEngine {
         state.pendingRemovals = (state.pendingRemovals ?? [:]).merging([device: state.marks[device] ?? 0]) { min($0, $1) }
         try vault.setSyncState(try Self.encode(state))
         return (device, try syncHoldingLock(allowDeletions: false))
+    }
+
+    /// Whether every command that changes notes is followed by a sync (`sync auto on|off`).
+    public func setAutomatic(_ on: Bool) throws {
+        var state = try loadState()
+        state.automatic = on ? true : nil
+        try vault.setSyncState(try Self.encode(state))
+    }
+
+    /// Whether this vault syncs after every change (false when sync is not set up).
+    public static func isAutomatic(_ vault: Vault) throws -> Bool {
+        guard let data = try vault.syncState() else { return false }
+        return (try? JSONDecoder().decode(SyncDeviceState.self, from: data).automatic) == true
     }
 
     /// The remote this vault syncs with (nil before `sync init` or a join).

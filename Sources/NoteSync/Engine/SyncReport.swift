@@ -47,6 +47,8 @@ public struct SyncStatus: Codable, Sendable, Equatable {
     /// Notes marked `sync-conflict`.
     public var conflicts: Int
     public var lastSync: Date?
+    /// A sync follows every change (`sync auto on`).
+    public var automatic: Bool
     public var devices: [SyncDevice]
 }
 

@@ -14,6 +14,8 @@ public struct SyncDeviceState: Codable, Sendable, Equatable {
     /// next sync, whatever stopped this one.
     public var outbox: [OutgoingRecord] = []
     public var lastSync: Date?
+    /// Sync after every command that changes notes (`sync auto on`).
+    public var automatic: Bool?
     /// Devices removed from sync, each with the last of its records that counts.
     public var removedDevices: [UUID: UInt64]?
     /// Removals this machine decided and has not yet put in a record.
