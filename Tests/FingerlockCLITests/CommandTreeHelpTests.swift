@@ -19,7 +19,8 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
 
     private static func walk(_ command: any ParsableCommand.Type, words: [String]) -> [CommandPath] {
         let subcommands = command.configuration.subcommands
-        return [CommandPath(words: words, isGroup: !subcommands.isEmpty)]
+        // A group with a default subcommand (`sync`, like `git stash`) runs it when named alone.
+        return [CommandPath(words: words, isGroup: !subcommands.isEmpty && command.configuration.defaultSubcommand == nil)]
             + subcommands.flatMap { walk($0, words: words + [$0.configuration.commandName ?? ""]) }
     }
 
@@ -65,6 +66,14 @@ struct CommandPath: Sendable, CustomTestStringConvertible {
         let usage = try #require(command.usageLine(in: result.stderr), "\(result.stderr)")
         #expect(command.isUsageLine(usage), "printed \(usage)")
         #expect(result.stderr.contains("SUBCOMMANDS:"))
+    }
+
+    @Test func syncNamedAloneSyncsAsSyncNowDoes() async throws {
+        let alone = try await runner.run(["sync"])
+        let now = try await runner.run(["sync", "now"])
+        #expect(alone.status == 7)
+        #expect(alone.status == now.status)
+        #expect(alone.stderr == now.stderr)
     }
 
     @Test func globalOptionsBeforeTheCommandKeepItsHelp() async throws {

@@ -340,8 +340,20 @@ struct SyncCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("on or off.", valueName: "on|off")) var setting: Setting
 
         func run(with dependencies: CLIDependencies) async throws {
-            let vault = try await NotesCommand.unlock(global, passcode, dependencies, titlesOnly: true)
+            let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)
+            let vault = try await session.context.openTitles(reason: "change how this machine syncs")
             defer { vault.close() }
+            // The sync after a change reuses the key the change left cached: where none stays cached
+            // (system mode keeps it in the service), it could never run.
+            if setting == .on {
+                guard let cached = try session.context.openIfCached() else {
+                    throw CLIError(
+                        .usage,
+                        "No key stays cached here for a sync after each change to use (system mode keeps it in fingerlockd): run `fingerlock sync` when you want."
+                    )
+                }
+                cached.close()
+            }
             try SyncCommand.engine(vault, dependencies).setAutomatic(setting == .on)
             dependencies.console.print(
                 setting == .on ? "Every change is now followed by a sync." : "Changes now sync when you run `fingerlock sync`.")
