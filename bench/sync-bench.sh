@@ -26,6 +26,7 @@ PASSCODE="bench secret 1"
 TOUCH=right-index-finger
 cleanup() {
     for side in a b; do [ -d "$WORK/$side" ] && FINGERLOCK_DATA_DIR="$WORK/$side" setsid -w "$BIN" lock </dev/null >/dev/null 2>&1; done
+    [ -n "${SYNC_BENCH_KEEP:-}" ] && { echo "kept $WORK" >&2; return; }
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -45,7 +46,7 @@ timed() { # row side args...
 }
 clone_size() { # bytes a new clone of the remote fetches
     rm -rf "$WORK/fresh.git"
-    git clone --quiet --bare --single-branch --branch main "$REMOTE" "$WORK/fresh.git"
+    git clone --quiet --no-local --bare --single-branch --branch main "$REMOTE" "$WORK/fresh.git"
     du -sb "$WORK/fresh.git/objects" | cut -f1
 }
 

@@ -145,4 +145,50 @@ import Testing
         for round in 0..<8 { #expect(shown.stdout.contains("\"t\(round)\""), "t\(round) lost: \(shown.stdout)") }
         #expect(try await bodies(a) == bodies(b))
     }
+
+    @Test func aFullDiskStopsASyncInOneLineAndTheNextOneCompletes() async throws {
+        // b's data directory on a small tmpfs of its own (root only: mount).
+        let small = b.home + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=12m,mode=0700", "tmpfs", small]
+        try mount.run()
+        mount.waitUntilExit()
+        try #require(mount.terminationStatus == 0, "this test mounts a tmpfs: run it as root")
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = ["-l", small]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        let onSmall = BinaryRunner(extraEnvironment: ["FINGERLOCK_READER": "simulated", "FINGERLOCK_DATA_DIR": small + "/data"])
+        let recoveryKey = try await a.setPasscode()
+        try await add(a, "small", "s\n")
+        #expect(try await run(a, ["sync", "init", bare]).status == 0)
+        let joined = try await onSmall.run(
+            ["sync", "join", bare, "--passcode-stdin"], stdin: "\(recoveryKey)\n\(passcodeB)\n\(passcodeB)\n", timeout: .seconds(120))
+        #expect(joined.status == 0, "\(joined.stderr)")
+        // A large note arrives while b's disk is all but full.
+        let large = (0..<40_000).map { "line \($0) of a large note, \(UUID().uuidString)" }.joined(separator: "\n")
+        try await add(a, "large", large)
+        #expect(try await run(a, ["sync"]).status == 0)
+        let filler = small + "/filler"
+        let fill = Process()
+        fill.executableURL = URL(fileURLWithPath: "/bin/sh")
+        fill.arguments = ["-c", "dd if=/dev/zero of='\(filler)' bs=64k 2>/dev/null; rm -f '\(filler).x'; truncate -s -256k '\(filler)'"]
+        try fill.run()
+        fill.waitUntilExit()
+        let full = try await onSmall.run(["sync", "--passcode-stdin"], stdin: passcodeB + "\n", timeout: .seconds(120))
+        #expect(full.status == 6, "\(full.stdout) \(full.stderr)")
+        #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")
+        let listed = try await onSmall.run(["ls", "--passcode-stdin"], stdin: passcodeB + "\n")
+        #expect(listed.stdout.contains("small") && !listed.stdout.contains("large"), "\(listed.stdout) \(listed.stderr)")
+        try FileManager.default.removeItem(atPath: filler)
+        let again = try await onSmall.run(["sync", "--passcode-stdin"], stdin: passcodeB + "\n", timeout: .seconds(120))
+        #expect(again.status == 0, "\(again.stderr)")
+        let exported = try await onSmall.run(["export", "--yes-plaintext", "--passcode-stdin"], stdin: passcodeB + "\n")
+        #expect(exported.stdout.contains("line 39999 of a large note"))
+    }
 }

@@ -7,7 +7,8 @@ final class VersionStore {
     private let remote: any SyncRemote
     private let listing: RemoteListing
     private let sealing: RecordSealing
-    private var records: [VersionID: ChangeRecord] = [:]
+    /// Each record's changes by note id (a join's first record holds every note: no linear search).
+    private var records: [VersionID: [UUID: NoteChange]] = [:]
     /// Versions whose record is not on the remote (or did not open): asked once.
     private var unavailable: Set<VersionID> = []
     /// The compaction's snapshot: the states of the versions it kept as heads.
@@ -19,7 +20,9 @@ final class VersionStore {
         self.sealing = sealing
     }
 
-    func add(_ record: ChangeRecord) { records[record.version] = record }
+    func add(_ record: ChangeRecord) {
+        records[record.version] = Dictionary(record.changes.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 
     func add(_ snapshot: SyncSnapshot) {
         for note in snapshot.notes { snapshotStates[note.id] = (note.heads, note.state) }
@@ -36,13 +39,13 @@ final class VersionStore {
                 unavailable.insert(version)
                 continue
             }
-            records[version] = try sealing.open(sealed, as: version)
+            add(try sealing.open(sealed, as: version))
         }
     }
 
     func change(_ version: VersionID, note: UUID) throws -> NoteChange? {
         try load([version])
-        return records[version]?.changes.first { $0.id == note }
+        return records[version]?[note]
     }
 
     /// What `version` said of `note`: from its record, or from the snapshot when the record was
