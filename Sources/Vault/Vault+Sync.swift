@@ -28,6 +28,44 @@ extension Vault {
         }
     }
 
+    /// Only the notes that changed since sync last settled them, found by SQLite joining the note
+    /// table with the entries on their ids (a sync of one change in 10,000 notes reads no more):
+    /// each with its revision now, nil when it is gone (deleted or in the trash); and how many notes
+    /// are live.
+    public func syncChanges() throws(VaultError) -> (changed: [UUID: UInt64?], liveNotes: Int) {
+        try read { db, _, manifest in
+            var changed: [UUID: UInt64?] = [:]
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT n.id, n.revision FROM notes n LEFT JOIN sync_notes s ON s.id = n.id
+                    WHERE s.id IS NULL OR s.revision IS NULL OR s.revision != n.revision
+                    UNION ALL
+                    SELECT s.id, NULL FROM sync_notes s LEFT JOIN notes n ON n.id = s.id
+                    WHERE n.id IS NULL AND s.revision IS NOT NULL
+                    """)
+            for row in rows {
+                guard let id = row.text(0).flatMap(UUID.init(storageKey:)) else { throw VaultError.tampered("note table") }
+                let value: DatabaseValue = row[1]
+                changed[id] = value.isNull ? .some(nil) : try Self.revision(value, part: "note \(id.storageKey)")
+            }
+            return (changed, Int(manifest.notes.count))
+        }
+    }
+
+    /// The revision of each of `ids` that is a live note now (absent ones are left out).
+    public func noteRevisions(_ ids: some Collection<UUID>) throws(VaultError) -> [UUID: UInt64] {
+        try read { db, _, _ in
+            var revisions: [UUID: UInt64] = [:]
+            let statement = try db.makeStatement(sql: "SELECT revision FROM notes WHERE id = ?")
+            for id in ids {
+                guard let value = try DatabaseValue.fetchOne(statement, arguments: [id.storageKey]) else { continue }
+                revisions[id] = try Self.revision(value, part: "note \(id.storageKey)")
+            }
+            return revisions
+        }
+    }
+
     /// The sealed entries of `ids` (those that have one), opened.
     public func syncEntries(_ ids: some Collection<UUID>) throws(VaultError) -> [UUID: Data] {
         try read { db, keys, _ in

@@ -74,4 +74,26 @@ struct SyncCompactionTests {
         remote.files = older
         expectSyncError(.rewound) { try b.sync() }
     }
+
+    @Test func aSnapshotSwappedUnderItsMarksIsRefused() throws {
+        let remote = MemoryRemote()
+        let network = Network(remote: remote)
+        let a = try network.first("a", notes: [("n", "1")])
+        let b = try network.join("b")
+        try a.engine.compact()
+        let older = try #require(remote.files["snapshot"])
+        try a.edit("n") { $0.body = "2" }
+        try a.sync()
+        try a.engine.compact()
+        // b is behind the new snapshot and must open it: it gets the old one under the new marks.
+        var files = remote.files
+        files["snapshot"] = older
+        remote.files = files
+        let error = expectSyncError(.tampered) { try b.sync() }
+        #expect(error?.message.contains("not the one its marks name") == true)
+        files["snapshot.marks"] = nil
+        remote.files = files
+        expectSyncError(.tampered) { try b.sync() }
+        #expect(try b.note(titled: "n")?.body == "1")
+    }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Vault
 
@@ -29,21 +30,18 @@ extension SyncEngine {
             let storeID = try vault.storeID
             let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: storeID)
             let sequences = listing.recordSequences
-            let previous = try Self.snapshot(listing, remote: remote, sealing: sealing)
+            let previousMarks = try Self.snapshotMarks(listing, remote: remote, sealing: sealing)
+            let previous = try SnapshotReader(listing: listing, remote: remote, sealing: sealing, marks: previousMarks).open()
             var marks = previous?.marks ?? [:]
             for (device, present) in sequences { marks[device] = max(marks[device] ?? 0, present.last ?? 0) }
             // Only what this machine has applied can be summed up by it: something arrived since the sync.
             guard marks.allSatisfy({ device, mark in (state.marks[device] ?? 0) >= mark }), state.outbox.isEmpty else { continue }
-            let ledger = try vault.syncLedger()
-            let changedHere =
-                ledger.notes.contains { ledger.entries[$0.key] != .some($0.value) }
-                || ledger.entries.contains { $0.value != nil && ledger.notes[$0.key] == nil }
-            if changedHere { continue }
+            if try !vault.syncChanges().changed.isEmpty { continue }
             let store = VersionStore(remote: remote, listing: listing, sealing: sealing)
             if let previous { store.add(previous) }
             let decoder = JSONDecoder()
             let entries = try vault.allSyncEntries()
-            let live = try vault.notes(ids: entries.keys.filter { ledger.notes[$0] != nil })
+            let live = try vault.notes(ids: entries.keys)
             var notes: [SyncSnapshot.SnapshotNote] = []
             var tombstones = 0
             for (id, data) in entries.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
@@ -71,8 +69,12 @@ extension SyncEngine {
                 device: state.device, written: now(), marks: marks, deviceNames: names, notes: notes, removed: state.removedDevices)
             let sealed = try sealing.seal(snapshot)
             var kept = try remote.read(
-                listing.sizes.keys.filter { RemoteLayout.version(inPath: $0) == nil && $0 != RemoteLayout.snapshotFile }, from: listing)
+                listing.sizes.keys.filter {
+                    RemoteLayout.version(inPath: $0) == nil && $0 != RemoteLayout.snapshotFile && $0 != RemoteLayout.snapshotMarksFile
+                }, from: listing)
             kept[RemoteLayout.snapshotFile] = sealed
+            kept[RemoteLayout.snapshotMarksFile] = try sealing.seal(
+                SnapshotMarks(marks: marks, removed: state.removedDevices, digest: Data(SHA256.hash(data: sealed)), deviceNames: names))
             let recordPaths = listing.sizes.keys.filter { RemoteLayout.version(inPath: $0) != nil }
             progress?("Replacing \(recordPaths.count) records by one snapshot")
             let published = try remote.publish(

@@ -9,12 +9,12 @@ extension SyncEngine {
         let storeID = try vault.storeID
         try Self.checkFormat(listing, storeID: storeID, remote: remote)
         let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: storeID)
-        let store = VersionStore(remote: remote, listing: listing, sealing: sealing)
-        let snapshot = try Self.snapshot(listing, remote: remote, sealing: sealing)
-        if let snapshot { store.add(snapshot) }
+        let marks = try Self.snapshotMarks(listing, remote: remote, sealing: sealing)
+        let snapshot = SnapshotReader(listing: listing, remote: remote, sealing: sealing, marks: marks)
+        let store = VersionStore(remote: remote, listing: listing, sealing: sealing, snapshot: snapshot.open)
         let sequences = listing.recordSequences
-        try Self.checkSequences(sequences, covered: snapshot?.marks ?? [:], state: state)
-        let fork = try settleOwnRecords(listing, sequences, covered: snapshot?.marks ?? [:], &state, sealing)
+        try Self.checkSequences(sequences, covered: marks?.marks ?? [:], state: state)
+        let fork = try settleOwnRecords(listing, sequences, covered: marks?.marks ?? [:], &state, sealing)
         if fork != nil { report.continuedAsNewDevice = true }
         // This machine's records not yet pushed are versions like any other (its notes' heads name them).
         for outgoing in state.outbox {
@@ -40,7 +40,7 @@ extension SyncEngine {
         }
         // Devices removed from sync: this one stops; another's records after its mark are not applied.
         var removed = state.removedDevices ?? [:]
-        for (device, mark) in snapshot?.removed ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
+        for (device, mark) in marks?.removed ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
         // A removal decided here counts here at once, as it will everywhere once its record arrives.
         for (device, mark) in state.pendingRemovals ?? [:] { removed[device] = min(removed[device] ?? mark, mark) }
         for record in incoming {
@@ -64,9 +64,8 @@ extension SyncEngine {
 
         // A machine behind the snapshot (offline across a compaction) takes it first: the records it
         // missed are gone, and the snapshot says what they came to, deletions included.
-        let adopted = snapshot.flatMap { snapshot in
-            snapshot.marks.contains { device, mark in (applied[device] ?? 0) < mark } ? snapshot : nil
-        }
+        let behind = marks.map { $0.marks.contains { device, mark in (applied[device] ?? 0) < mark } } ?? false
+        let adopted = behind ? try snapshot.open() : nil
         if let adopted { for (device, mark) in adopted.marks { applied[device] = max(applied[device] ?? 0, mark) } }
         let ordered = try Self.causalOrder(incoming, applied: &applied, removed: removed)
         // A removed device's later records are never asked for again.
@@ -74,12 +73,10 @@ extension SyncEngine {
         report.received += ordered.count
         report.ignored += ignored
 
-        // What changed here since the last sync: revisions that differ from the entries'.
-        let ledger = try vault.syncLedger()
-        var dirty = Set<UUID>()
-        for (id, revision) in ledger.notes where ledger.entries[id] != .some(revision) { dirty.insert(id) }
-        for (id, revision) in ledger.entries where revision != nil && ledger.notes[id] == nil { dirty.insert(id) }
-        if fork != nil { dirty.formUnion(ledger.notes.keys) }
+        // What changed here since the last sync: revisions that differ from the entries' (SQLite finds them).
+        let (changed, liveNotes) = try vault.syncChanges()
+        var dirty = Set(changed.keys)
+        if fork != nil { dirty.formUnion(try vault.syncLedger().notes.keys) }
         var touched = dirty
         for record in ordered { for change in record.changes { touched.insert(change.id) } }
         if let adopted { for note in adopted.notes { touched.insert(note.id) } }
@@ -105,14 +102,15 @@ extension SyncEngine {
                 heads[change.id] = set.sorted()
             }
         }
-        let local = try vault.notes(ids: touched.filter { ledger.notes[$0] != nil })
+        let revisions = try vault.noteRevisions(touched)
+        let local = try vault.notes(ids: revisions.keys)
 
         // Decide each note.
         let newVersion = VersionID(device: state.device, sequence: state.sequence + 1)
         var resolver = NoteResolver(store: store, newVersion: newVersion, now: now())
         for id in touched.sorted(by: { $0.uuidString < $1.uuidString }) {
             try resolver.resolve(
-                id, initial: initialHeads[id] ?? [], heads: heads[id] ?? [], local: local[id], isLive: ledger.notes[id] != nil,
+                id, initial: initialHeads[id] ?? [], heads: heads[id] ?? [], local: local[id], isLive: revisions[id] != nil,
                 dirty: dirty.contains(id), keepOverDeletion: fork != nil)
         }
 
@@ -122,7 +120,7 @@ extension SyncEngine {
         var trashed = 0
         for decision in resolver.decisions {
             let id = decision.id
-            write.expected[id] = ledger.notes[id]
+            write.expected[id] = revisions[id]
             if let emit = decision.emit { changes.append(NoteChange(id: id, parents: emit, state: decision.state)) }
             write.entries[id] = try JSONEncoder().encode(SyncEntry(heads: decision.emit != nil ? [newVersion] : decision.heads))
             let current = local[id].map(NoteState.init)
@@ -145,7 +143,7 @@ extension SyncEngine {
             }
         }
         report.deleted += trashed
-        let live = ledger.notes.count
+        let live = liveNotes
         if !allowDeletions, trashed >= deletionFloor, Double(trashed) > deletionShare * Double(live) {
             throw SyncError(
                 .massDeletion,
@@ -209,13 +207,18 @@ extension SyncEngine {
         }
     }
 
-    /// The compaction snapshot on the remote, opened (nil when there is none).
-    static func snapshot(_ listing: RemoteListing, remote: any SyncRemote, sealing: RecordSealing) throws -> SyncSnapshot? {
-        guard listing.sizes[RemoteLayout.snapshotFile] != nil else { return nil }
-        guard let sealed = try remote.read([RemoteLayout.snapshotFile], from: listing)[RemoteLayout.snapshotFile] else {
-            throw SyncError(.missing, "The remote listed its snapshot but did not give it; run sync again.")
+    /// The marks of the compaction snapshot on the remote, opened (nil when there is none).
+    static func snapshotMarks(_ listing: RemoteListing, remote: any SyncRemote, sealing: RecordSealing) throws -> SnapshotMarks? {
+        let hasSnapshot = listing.sizes[RemoteLayout.snapshotFile] != nil
+        guard listing.sizes[RemoteLayout.snapshotMarksFile] != nil else {
+            if hasSnapshot { throw SyncError(.tampered, "The remote's snapshot has lost its marks; it was changed outside fingerlock.") }
+            return nil
         }
-        return try sealing.openSnapshot(sealed)
+        guard hasSnapshot, let sealed = try remote.read([RemoteLayout.snapshotMarksFile], from: listing)[RemoteLayout.snapshotMarksFile]
+        else {
+            throw SyncError(.tampered, "The remote's snapshot marks have no snapshot; it was changed outside fingerlock.")
+        }
+        return try sealing.openMarks(sealed)
     }
 
     static func short(_ device: UUID) -> String { String(device.uuidString.lowercased().prefix(8)) }
@@ -301,5 +304,41 @@ struct Fork {
                 heads[change.id] = current
             }
         }
+    }
+}
+
+/// Opens the remote's snapshot once, on first need, checked against the digest its marks state.
+final class SnapshotReader {
+    let listing: RemoteListing
+    let remote: any SyncRemote
+    let sealing: RecordSealing
+    let marks: SnapshotMarks?
+    private var opened: SyncSnapshot??
+
+    init(listing: RemoteListing, remote: any SyncRemote, sealing: RecordSealing, marks: SnapshotMarks?) {
+        self.listing = listing
+        self.remote = remote
+        self.sealing = sealing
+        self.marks = marks
+    }
+
+    func open() throws -> SyncSnapshot? {
+        if let opened { return opened }
+        guard let marks else {
+            opened = .some(nil)
+            return nil
+        }
+        guard let sealed = try remote.read([RemoteLayout.snapshotFile], from: listing)[RemoteLayout.snapshotFile] else {
+            throw SyncError(.missing, "The remote listed its snapshot but did not give it; run sync again.")
+        }
+        guard Data(SHA256.hash(data: sealed)) == marks.digest else {
+            throw SyncError(.tampered, "The remote's snapshot is not the one its marks name; it was changed outside fingerlock.")
+        }
+        let snapshot = try sealing.openSnapshot(sealed)
+        guard snapshot.marks == marks.marks else {
+            throw SyncError(.tampered, "The remote's snapshot is not the one its marks name; it was changed outside fingerlock.")
+        }
+        opened = .some(snapshot)
+        return snapshot
     }
 }

@@ -138,6 +138,10 @@ public struct SyncEngine {
 
     static func checkFormat(_ listing: RemoteListing, storeID: UUID, remote: any SyncRemote) throws {
         guard !listing.isEmpty else { return }
+        // git names a file by its content's hash: the one expected here need not be read.
+        if let object = listing.objects[RemoteLayout.formatFile], object == gitBlobID(Data(RemoteLayout.formatText(storeID: storeID).utf8)) {
+            return
+        }
         let format = try remote.read([RemoteLayout.formatFile], from: listing)[RemoteLayout.formatFile]
         guard let format else {
             if listing.sizes.keys.contains(where: { $0.hasPrefix(RemoteLayout.devicesFolder) }) {
@@ -157,15 +161,20 @@ public struct SyncEngine {
     }
 }
 
+/// git's id of a blob with these bytes (SHA-1 of its header and content, as git computes it).
+func gitBlobID(_ content: Data) -> String {
+    var hash = Insecure.SHA1()
+    hash.update(data: Data("blob \(content.count)\0".utf8))
+    hash.update(data: content)
+    return hash.finalize().map { String(format: "%02x", $0) }.joined()
+}
+
 extension SyncEngine {
     /// Where sync stands. With `fetch`, asks the remote what is new (git only; what the records say
     /// needs the key, which the caller has opened the vault with).
     public func status(fetch: Bool) throws -> SyncStatus {
         let state = try loadState()
-        let ledger = try vault.syncLedger()
-        var changedHere = 0
-        for (id, revision) in ledger.notes where ledger.entries[id] != .some(revision) { changedHere += 1 }
-        for (id, revision) in ledger.entries where revision != nil && ledger.notes[id] == nil { changedHere += 1 }
+        let changedHere = try vault.syncChanges().changed.count
         var status = SyncStatus(
             remote: state.remote, device: state.device.uuidString.lowercased(), deviceName: state.deviceName,
             ahead: changedHere + state.outbox.count, behind: nil, conflicts: try vault.list(tag: NoteMerge.conflictTag).count,
@@ -175,6 +184,8 @@ extension SyncEngine {
         try Self.checkFormat(listing, storeID: try vault.storeID, remote: remote)
         let sealing = RecordSealing(key: try vault.syncRecordKey(), storeID: try vault.storeID)
         let sequences = listing.recordSequences
+        // After a compaction, devices whose records it covers are known from its marks.
+        let covered = try Self.snapshotMarks(listing, remote: remote, sealing: sealing)
         var behind = 0
         var lastPaths: [UUID: String] = [:]
         for (device, present) in sequences {
@@ -183,13 +194,17 @@ extension SyncEngine {
         }
         status.behind = behind
         let lastRecords = try remote.read(Array(lastPaths.values), from: listing)
-        for (device, path) in lastPaths.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            let sequence = sequences[device]?.last ?? 0
-            let record = try lastRecords[path].map { try sealing.open($0, as: VersionID(device: device, sequence: sequence)) }
+        let devices = Set(sequences.keys).union(covered?.marks.keys ?? [:].keys)
+        for device in devices.sorted(by: { $0.uuidString < $1.uuidString }) {
+            let sequence = max(sequences[device]?.last ?? 0, covered?.marks[device] ?? 0)
+            let record = try lastPaths[device].flatMap { lastRecords[$0] }.map {
+                try sealing.open($0, as: VersionID(device: device, sequence: sequences[device]?.last ?? 0))
+            }
             status.devices.append(
                 SyncDevice(
-                    id: device.uuidString.lowercased(), name: record?.deviceName ?? "?", records: sequence, lastRecord: record?.written,
-                    thisMachine: device == state.device, removed: state.removedDevices?[device] != nil))
+                    id: device.uuidString.lowercased(), name: record?.deviceName ?? covered?.deviceNames?[device] ?? "?",
+                    records: sequence, lastRecord: record?.written, thisMachine: device == state.device,
+                    removed: state.removedDevices?[device] != nil))
         }
         return status
     }

@@ -16,10 +16,14 @@ public protocol SyncRemote: Sendable {
 public struct RemoteListing: Sendable, Equatable {
     public var revision: String?
     public var sizes: [String: Int]
+    /// git's object id of each file, where the transport knows it: a file whose id is that of the
+    /// content expected need not be read.
+    public var objects: [String: String]
 
-    public init(revision: String?, sizes: [String: Int]) {
+    public init(revision: String?, sizes: [String: Int], objects: [String: String] = [:]) {
         self.revision = revision
         self.sizes = sizes
+        self.objects = objects
     }
 
     public var isEmpty: Bool { sizes.isEmpty }

@@ -11,13 +11,15 @@ final class VersionStore {
     private var records: [VersionID: [UUID: NoteChange]] = [:]
     /// Versions whose record is not on the remote (or did not open): asked once.
     private var unavailable: Set<VersionID> = []
-    /// The compaction's snapshot: the states of the versions it kept as heads.
-    private var snapshotStates: [UUID: (heads: [VersionID], state: NoteState)] = [:]
+    /// The compaction's snapshot: the states of the versions it kept as heads, opened on first need.
+    private var snapshotStates: [UUID: (heads: [VersionID], state: NoteState)]?
+    private let openSnapshot: (() throws -> SyncSnapshot?)?
 
-    init(remote: any SyncRemote, listing: RemoteListing, sealing: RecordSealing) {
+    init(remote: any SyncRemote, listing: RemoteListing, sealing: RecordSealing, snapshot: (() throws -> SyncSnapshot?)? = nil) {
         self.remote = remote
         self.listing = listing
         self.sealing = sealing
+        self.openSnapshot = snapshot
     }
 
     func add(_ record: ChangeRecord) {
@@ -25,7 +27,9 @@ final class VersionStore {
     }
 
     func add(_ snapshot: SyncSnapshot) {
-        for note in snapshot.notes { snapshotStates[note.id] = (note.heads, note.state) }
+        var states: [UUID: (heads: [VersionID], state: NoteState)] = [:]
+        for note in snapshot.notes { states[note.id] = (note.heads, note.state) }
+        snapshotStates = states
     }
 
     /// Reads the records of `versions` not yet here, in one request.
@@ -52,7 +56,11 @@ final class VersionStore {
     /// compacted away (nil when neither has it).
     func state(_ version: VersionID, note: UUID) throws -> NoteState? {
         if let state = try change(version, note: note)?.state { return state }
-        if let kept = snapshotStates[note], kept.heads.contains(version) { return kept.state }
+        if snapshotStates == nil, let openSnapshot {
+            snapshotStates = [:]
+            if let snapshot = try openSnapshot() { add(snapshot) }
+        }
+        if let kept = snapshotStates?[note], kept.heads.contains(version) { return kept.state }
         return nil
     }
 

@@ -96,20 +96,33 @@ public struct GitRemote: SyncRemote {
             ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune"] + localPackCommand("--upload-pack", "upload-pack")
                 + ["--", url, "+refs/heads/\(Self.branch)*:refs/remotes/sync/\(Self.branch)*"],
             what: "fetch from \(url)")
-        let tip = try git.run(common + ["rev-parse", "--quiet", "--verify", Self.fetched + "^{commit}"])
-        guard tip.status == 0 else { return RemoteListing(revision: nil, sizes: [:]) }
-        let revision = String(decoding: tip.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let revision = try fetchedRevision() else { return RemoteListing(revision: nil, sizes: [:]) }
         let tree = try run(["ls-tree", "-r", "-l", "-z", "--full-tree", revision], what: "list the remote's files")
         var sizes: [String: Int] = [:]
+        var objects: [String: String] = [:]
         for entry in tree.stdout.split(separator: 0) {
             // "<mode> SP <type> SP <object> SP+ <size> TAB <path>"
             guard let tab = entry.firstIndex(of: 9) else { continue }
             let fields = entry[..<tab].split(separator: 32)
             guard fields.count == 4, fields[1].elementsEqual("blob".utf8), let size = Int(String(decoding: fields[3], as: UTF8.self))
             else { continue }
-            sizes[String(decoding: entry[(tab + 1)...], as: UTF8.self)] = size
+            let path = String(decoding: entry[(tab + 1)...], as: UTF8.self)
+            sizes[path] = size
+            objects[path] = String(decoding: fields[2], as: UTF8.self)
         }
-        return RemoteListing(revision: revision, sizes: sizes)
+        return RemoteListing(revision: revision, sizes: sizes, objects: objects)
+    }
+
+    /// The commit the fetch brought, read from the mirror's own ref file (a process less per sync)
+    /// or, where git packed its refs, from git.
+    private func fetchedRevision() throws(SyncError) -> String? {
+        if let bytes = FileManager.default.contents(atPath: repository + "/" + Self.fetched) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.count == 40 || text.count == 64, text.allSatisfy(\.isHexDigit) { return text }
+        }
+        let tip = try git.run(common + ["rev-parse", "--quiet", "--verify", Self.fetched + "^{commit}"])
+        guard tip.status == 0 else { return nil }
+        return String(decoding: tip.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     public func read(_ paths: [String], from listing: RemoteListing) throws(SyncError) -> [String: Data] {

@@ -12,6 +12,8 @@ public enum RemoteLayout {
     public static let devicesFolder = "devices/"
     /// The sealed snapshot a compaction leaves (see `SyncSnapshot`).
     public static let snapshotFile = "snapshot"
+    /// The snapshot's marks and digest (see `SnapshotMarks`).
+    public static let snapshotMarksFile = "snapshot.marks"
 
     public static func formatText(storeID: UUID) -> String {
         "fingerlock sync 1\nstore \(storeID.uuidString.lowercased())\n"

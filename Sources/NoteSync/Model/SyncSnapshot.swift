@@ -114,3 +114,43 @@ extension RecordSealing {
         return snapshot
     }
 }
+
+/// What every sync needs of a snapshot, apart from it: per device what it covers, the devices
+/// removed, and the digest of the sealed snapshot it goes with. Small, so a sync reads this and
+/// opens the snapshot itself only when it must (a machine behind it, a merge base it holds).
+struct SnapshotMarks: Codable, Sendable, Equatable {
+    var marks: [UUID: UInt64]
+    var removed: [UUID: UInt64]?
+    /// SHA-256 of the sealed snapshot.
+    var digest: Data
+    /// Device names as the covered records gave them (for `sync status`).
+    var deviceNames: [UUID: String]?
+}
+
+extension RecordSealing {
+    private var marksAD: Data {
+        var data = Data("fingerlock/sync-snapshot-marks/1".utf8)
+        withUnsafeBytes(of: storeID.uuid) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    func seal(_ marks: SnapshotMarks) throws -> Data {
+        guard let combined = try AES.GCM.seal(try JSONEncoder().encode(marks), using: key, authenticating: marksAD).combined else {
+            throw SyncError(.io, "Could not seal a snapshot's marks.")
+        }
+        return combined
+    }
+
+    func openMarks(_ sealed: Data) throws(SyncError) -> SnapshotMarks {
+        guard let box = try? AES.GCM.SealedBox(combined: sealed),
+            let plain = try? AES.GCM.open(box, using: key, authenticating: marksAD),
+            let marks = try? JSONDecoder().decode(SnapshotMarks.self, from: plain)
+        else {
+            throw SyncError(
+                .tampered,
+                "The remote's \(RemoteLayout.snapshotMarksFile) does not open with this vault's key: it was changed, or comes from another vault. Nothing was applied."
+            )
+        }
+        return marks
+    }
+}
