@@ -107,7 +107,7 @@ Architecture: $arch
 Maintainer: fingerlock maintainers <maintainers@fingerlock.invalid>
 Installed-Size: $installed_size
 Depends: $shlibs, libfprint-2-2, libtss2-esys-3.0.2-0, libtss2-tctildr0, libtss2-mu0, libtss2-rc0
-Recommends: keyutils
+Recommends: keyutils, git
 Suggests: pass, xclip | wl-clipboard
 Section: utils
 Priority: optional
