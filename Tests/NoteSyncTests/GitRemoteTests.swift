@@ -13,13 +13,14 @@ import Vault
 func shell(_ command: String) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", command]
+    // stderr joins stdout in the shell: one Pipe given to Foundation's Process as both has its write end
+    // closed twice, and the second close can hit a descriptor another test just opened.
+    process.arguments = ["-c", "exec 2>&1; " + command]
     var environment = ProcessInfo.processInfo.environment
     environment["GIT_CONFIG_NOSYSTEM"] = "1"
     process.environment = environment
     let pipe = Pipe()
     process.standardOutput = pipe
-    process.standardError = pipe
     try process.run()
     let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()

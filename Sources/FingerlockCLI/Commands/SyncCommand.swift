@@ -2,6 +2,7 @@ import ArgumentParser
 import Auth
 import Foundation
 import NoteSync
+import SafeFiles
 import Synchronization
 import Vault
 
@@ -34,6 +35,8 @@ struct SyncCommand: ParsableCommand {
             throw CLIError(
                 .notSetUp, "Sync is not set up here: run `fingerlock sync init REMOTE`, or `fingerlock sync join REMOTE` on a new machine.")
         }
+        // git and what it starts (ssh) get none of this process's inherited descriptors (a --passcode-fd).
+        ChildProcess.closeInheritedDescriptorsOnExec()
         let remote = try dependencies.syncRemote(remoteURL, mirror(vault.directory), dependencies.environment)
         var engine = SyncEngine(vault: vault, remote: remote, now: dependencies.now)
         if dependencies.console.err.isTerminal {
@@ -198,6 +201,7 @@ struct SyncCommand: ParsableCommand {
                     .usage,
                     "\(directory) already has a vault: join from a new data directory (--data-dir DIR), or run `fingerlock sync init REMOTE` here.")
             }
+            ChildProcess.closeInheritedDescriptorsOnExec()
             let gitRemote = try dependencies.syncRemote(remote, SyncCommand.mirror(directory), dependencies.environment)
             let info = try SyncEngine.joinInformation(from: gitRemote)
             let session = try await AuthSession(global: global, passcode: passcode, dependencies: dependencies)

@@ -38,7 +38,8 @@ struct GitProcess: Sendable {
                 throw SyncError(.io, "Cannot start git: \(String(cString: strerror(errno))).")
             }
         }
-        ChildProcess.closeInheritedDescriptorsOnExec()
+        // Descriptors this process inherited are the executable's to mark close-on-exec before it
+        // syncs (the CLI does): marking them here would change a whole test runner's descriptors.
         let started: pid_t
         do {
             started = try ChildProcess.spawn(
