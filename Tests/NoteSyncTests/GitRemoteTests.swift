@@ -176,6 +176,25 @@ struct GitRemoteTests {
     }
 }
 
+extension GitRemoteTests {
+    @Test func aPushTheRemoteRefusesSaysWhatGitSaid() throws {
+        let rig = try GitRig()
+        let (a, _, network) = try twoMachines(rig, notes: [("n", "1")])
+        defer { withExtendedLifetime(network) {} }
+        // The remote takes no pack larger than 100 bytes (a server's quota, as a forge may set).
+        try shell("git --git-dir='\(rig.bare)' config receive.maxInputSize 100")
+        try a.edit("n") { $0.body = String(repeating: "a long body ", count: 500) }
+        let error = expectSyncError(.git) { try a.sync() }
+        #expect(
+            error?.message.contains("git could not push") == true || error?.message.contains("refused") == true,
+            "\(String(describing: error?.message))")
+        #expect(error.map { !$0.message.contains("\n") } ?? false)
+        try shell("git --git-dir='\(rig.bare)' config --unset receive.maxInputSize")
+        let report = try a.sync()
+        #expect(report.sent == 0)
+    }
+}
+
 /// A remote that lets another machine push between this one's fetch and its push, once.
 final class RacingRemote: SyncRemote, @unchecked Sendable {
     // Unchecked: used by one test on one thread.

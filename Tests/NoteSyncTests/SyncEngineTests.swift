@@ -158,4 +158,23 @@ struct SyncEngineTests {
         try b.sync()
         #expect(try b.note(titled: "n")?.body == "2")
     }
+
+    @Test func aSyncThatDiesAfterItsPushLandedSendsNothingTwice() throws {
+        let remote = MemoryRemote()
+        let network = Network(remote: remote)
+        let a = try network.first("a", notes: [("n", "1")])
+        let b = try network.join("b")
+        try a.edit("n") { $0.body = "2" }
+        remote.afterPublish.withLock { $0 = { () throws(SyncError) in throw SyncError(.git, "the connection dropped") } }
+        expectSyncError(.git) { try a.sync() }
+        remote.afterPublish.withLock { $0 = nil }
+        let recordsBefore = remote.recordPaths.count
+        let report = try a.sync()
+        #expect(report.sent == 0)
+        #expect(!report.continuedAsNewDevice)
+        #expect(remote.recordPaths.count == recordsBefore)
+        try b.sync()
+        #expect(try b.note(titled: "n")?.body == "2")
+        #expect(try a.engine.status(fetch: true).ahead == 0)
+    }
 }

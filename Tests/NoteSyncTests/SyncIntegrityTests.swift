@@ -110,8 +110,8 @@ struct SyncIntegrityTests {
 
 @Suite("Sync converges", .timed)
 struct SyncConvergenceTests {
-    /// Random edits, creations, deletions and tag changes on three machines with clocks a day apart,
-    /// synced in random order: every machine ends with the same notes. Without deletions, every
+    /// 1,000 random edits, creations, deletions, tag changes and syncs on three machines with clocks a
+    /// day apart, synced in random order: every machine ends with the same notes. Without deletions, every
     /// line any machine wrote is in the notes of every machine (none lost to a merge).
     @Test(arguments: [(1, true), (2, true), (3, false), (4, false)])
     func randomOperationsOnThreeMachinesConverge(seed: UInt64, deletions: Bool) throws {
@@ -123,7 +123,7 @@ struct SyncConvergenceTests {
         let c = try network.join("c", clock: TestClock(Date(timeIntervalSince1970: 1_800_000_000 - day), advancingEachReadingBy: 1))
         let machines = [a, b, c]
         var written: Set<String> = []
-        for step in 0..<340 {
+        for step in 0..<1000 {
             let machine = machines[Int(random.next() % 3)]
             let notes = try machine.vault.allNotes()
             switch random.next() % 10 {

@@ -41,9 +41,12 @@ final class MemoryRemote: SyncRemote, Sendable {
         }
     }
 
+    /// Called after a publish landed (a test makes the machine die before it hears so).
+    let afterPublish = Mutex<(@Sendable () throws(SyncError) -> Void)?>(nil)
+
     func publish(_ publication: RemotePublication, onto listing: RemoteListing) throws(SyncError) -> Bool {
         if let hook = beforePublish.withLock({ $0 }) { try hook() }
-        return snapshot.withLock { snapshot in
+        let landed = snapshot.withLock { snapshot in
             let current = snapshot.files.isEmpty ? nil : String(snapshot.revision)
             guard current == listing.revision else { return false }
             if publication.replacingHistory { snapshot.files = [:] }
@@ -57,6 +60,8 @@ final class MemoryRemote: SyncRemote, Sendable {
             snapshot.revision += 1
             return true
         }
+        if landed, let hook = afterPublish.withLock({ $0 }) { try hook() }
+        return landed
     }
 
     var files: [String: Data] {
