@@ -195,6 +195,33 @@ extension GitRemoteTests {
     }
 }
 
+extension GitRemoteTests {
+    @Test func aRepositoryOnThisMachineWhoseSettingsWouldRunACommandIsRefused() throws {
+        let rig = try GitRig()
+        let (a, _, network) = try twoMachines(rig, notes: [("n", "1")])
+        defer { withExtendedLifetime(network) {} }
+        let marker = rig.directory + "/ran"
+        try shell("git --git-dir='\(rig.bare)' config core.alternateRefsCommand 'touch \(marker); true'")
+        try a.edit("n") { $0.body = "2" }
+        let error = expectSyncError(.invalidInput) { try a.sync() }
+        #expect(error?.message.lowercased().contains("core.alternaterefscommand") == true, "\(String(describing: error?.message))")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+        try shell("git --git-dir='\(rig.bare)' config --unset core.alternateRefsCommand")
+        try a.sync()
+    }
+
+    @Test func remotesAreKeptAbsoluteAndGitsHelperFormsAreRefused() {
+        #expect(GitRemote.canonical("notes.git", currentDirectory: "/home/u/x") == "/home/u/x/notes.git")
+        #expect(GitRemote.canonical("../n.git", currentDirectory: "/home/u/x") == "/home/u/n.git")
+        #expect(GitRemote.canonical("/srv/n.git", currentDirectory: "/x") == "/srv/n.git")
+        #expect(GitRemote.canonical("git@host:notes.git", currentDirectory: "/x") == "git@host:notes.git")
+        #expect(GitRemote.canonical("ssh://host/notes.git", currentDirectory: "/x") == "ssh://host/notes.git")
+        for refused in ["ext::sh -c touch% /tmp/x", "fd::3", "-uhttp", "a\nb", ""] {
+            #expect(GitRemote.canonical(refused, currentDirectory: "/x") == nil, "\(refused)")
+        }
+    }
+}
+
 /// A remote that lets another machine push between this one's fetch and its push, once.
 final class RacingRemote: SyncRemote, @unchecked Sendable {
     // Unchecked: used by one test on one thread.

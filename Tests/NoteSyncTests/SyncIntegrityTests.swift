@@ -95,6 +95,20 @@ struct SyncIntegrityTests {
         #expect(try b.note(titled: "n")?.body == "2")
     }
 
+    @Test func aRemoteHoldingSomeoneElsesFilesIsNotTakenOver() throws {
+        let remote = MemoryRemote()
+        remote.files = ["src/main.c": Data("int main() {}".utf8)]
+        let network = Network(remote: remote)
+        do {
+            _ = try network.first("a", notes: [("n", "1")])
+            Issue.record("sync started in a repository holding other files")
+        } catch let error as SyncError {
+            #expect(error.code == .invalidInput)
+            #expect(error.message.contains("empty repository"))
+        }
+        #expect(remote.files.keys.sorted() == ["src/main.c"])
+    }
+
     @Test func aHostileFileBesideTheRecordsIsIgnored() throws {
         let (remote, network, a, b, _) = try setUp()
         defer { withExtendedLifetime(network) {} }

@@ -58,15 +58,23 @@ struct SyncCommand: ParsableCommand {
 
     static func checkName(_ name: String?) throws {
         guard let name else { return }
-        guard !name.isEmpty, name.count <= 64, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw ValidationError("A device name has 1 to 64 characters and no control characters.")
+        guard !name.allSatisfy(\.isWhitespace), name.count <= 64,
+            !name.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) })
+        else {
+            throw ValidationError("A device name has 1 to 64 characters, not all spaces, and no control or format characters.")
         }
     }
 
     static func checkRemote(_ remote: String) throws {
-        guard !remote.isEmpty, !remote.hasPrefix("-"), !remote.contains("\n"), !remote.hasPrefix("ext::") else {
-            throw ValidationError("\"\(remote)\" is not a git remote: give a path, ssh://host/repo, git@host:repo or https://….")
+        guard canonicalRemote(remote) != nil else {
+            throw ValidationError(
+                "\(TerminalSafeText.line(remote)) is not a git remote sync takes: give a path, ssh://host/repo, git@host:repo or https://….")
         }
+    }
+
+    /// The remote as kept: a path made absolute (see `GitRemote.canonical`).
+    static func canonicalRemote(_ remote: String) -> String? {
+        GitRemote.canonical(remote, currentDirectory: FileManager.default.currentDirectoryPath)
     }
 
     /// One line saying what a sync did.
@@ -81,6 +89,12 @@ struct SyncCommand: ParsableCommand {
         if report.conflicts > 0 { parts.append("\(count(report.conflicts, "conflict")) kept as notes tagged sync-conflict") }
         let what = parts.isEmpty ? "up to date" : parts.joined(separator: ", ")
         return "Synced with \(TerminalSafeText.line(remote)): \(what)."
+    }
+
+    /// A word a shell reads back as it is (single quotes where needed), for hints to copy.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-:@+=,".contains($0)) }
+        return plain ? text : "'" + TerminalSafeText.line(text).replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     static func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
@@ -158,12 +172,13 @@ struct SyncCommand: ParsableCommand {
         func run(with dependencies: CLIDependencies) async throws {
             let vault = try await NotesCommand.unlock(global, passcode, dependencies, json: json)
             defer { vault.close() }
+            let remote = SyncCommand.canonicalRemote(remote) ?? remote
             let engine = try SyncCommand.engine(vault, dependencies, url: remote)
             var report = try engine.start(remoteURL: remote, deviceName: name ?? SyncCommand.hostName())
             report.initialized = true
             if json { return try dependencies.console.printJSON(report) }
             dependencies.console.print(SyncCommand.summary(report, remote: remote))
-            dependencies.console.print("On another machine: fingerlock sync join \(TerminalSafeText.line(remote))")
+            dependencies.console.print("On another machine: fingerlock sync join \(SyncCommand.shellQuoted(remote))")
         }
     }
 
@@ -195,6 +210,7 @@ struct SyncCommand: ParsableCommand {
         }
 
         func run(with dependencies: CLIDependencies) async throws {
+            let remote = SyncCommand.canonicalRemote(remote) ?? remote
             let directory = try global.dataDirectory(dependencies.environment)
             if Vault.exists(in: directory) {
                 throw CLIError(
@@ -225,7 +241,17 @@ struct SyncCommand: ParsableCommand {
             }
             defer { vault.close() }
             let engine = try SyncCommand.engine(vault, dependencies, url: remote)
-            let report = try engine.start(remoteURL: remote, deviceName: name ?? SyncCommand.hostName(), usedPairing: pairing?.label)
+            let report: SyncReport
+            do {
+                report = try engine.start(remoteURL: remote, deviceName: name ?? SyncCommand.hostName(), usedPairing: pairing?.label)
+            } catch {
+                // The vault exists now: what is left of the join is a sync.
+                let failed = CLIError.from(error)
+                let next =
+                    (try? SyncEngine.remoteURL(of: vault)) != nil
+                    ? "`fingerlock sync`" : "`fingerlock sync init \(SyncCommand.shellQuoted(remote))`"
+                throw CLIError(failed.status, failed.message + " The vault is set up here; \(next) finishes the join.")
+            }
             if json { return try dependencies.console.printJSON(report) }
             dependencies.console.print(
                 "Joined: \(SyncCommand.count(report.added, "note")) arrived. Enroll a finger on this machine with `fingerlock enroll`.")
@@ -334,7 +360,9 @@ struct SyncCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "auto", abstract: "Sync after every command that changes notes (on), or only when asked (off).",
             discussion: """
-                With on, `notes add`, `edit`, `rm`, `import`, `generate`, `otp`, the trash and history actions each                 end with a sync, using the key the change left cached (no second touch). It says in one line on                 stderr what it did, or why it did not; the change is saved either way.
+                With on, `notes add`, `edit`, `rm`, `import`, `generate`, `restore`, the trash and history actions each \
+                end with a sync, using the key the change left cached (no second touch). It says in one line on \
+                stderr what it did, or why it did not; the change is saved either way.
                 """)
 
         enum Setting: String, ExpressibleByArgument, CaseIterable { case on, off }
@@ -370,7 +398,10 @@ struct SyncCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "compact", abstract: "Replace the remote's history of records by one sealed snapshot.",
             discussion: """
-                Syncs first, then pushes a new history holding one snapshot of every note (deleted ones included),                 so a new machine fetches one file. It rewrites the remote's branch (a forced push, refused if                 another machine pushed meanwhile). Machines that were offline take the snapshot on their next sync                 and lose nothing. --json prints {records, notes, tombstones, recordBytes, snapshotBytes}.
+                Syncs first, then pushes a new history holding one snapshot of every note (deleted ones included), \
+                so a new machine fetches one file. It rewrites the remote's branch (a forced push, refused if \
+                another machine pushed meanwhile). Machines that were offline take the snapshot on their next sync \
+                and lose nothing. --json prints {records, notes, tombstones, recordBytes, snapshotBytes}.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -395,7 +426,10 @@ struct SyncCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remove-device", abstract: "Remove a lost or retired machine from sync.",
             discussion: """
-                Every machine stops applying that device's records after this point, and the device itself stops                 syncing when it next tries. What it already has stays readable to whoever holds it (it has the vault                 key): to shut it out of future changes too, leave sync everywhere, `fingerlock rekey`, and start a new                 remote with `sync init` (see docs/sync.md). Ids are in `fingerlock sync status`.
+                Every machine stops applying that device's records after this point, and the device itself stops \
+                syncing when it next tries. What it already has stays readable to whoever holds it (it has the vault \
+                key): to shut it out of future changes too, leave sync everywhere, `fingerlock rekey`, and start a new \
+                remote with `sync init` (see docs/sync.md). Ids are in `fingerlock sync status`.
                 """)
 
         @OptionGroup var global: GlobalOptions

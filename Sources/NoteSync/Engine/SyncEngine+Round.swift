@@ -196,16 +196,20 @@ extension SyncEngine {
                 throw SyncError(
                     .rewound,
                     "The remote went back: it has \(last(device)) records of device \(short(device)), and this machine applied \(mark). "
-                        + "Was an older history force-pushed? Nothing was applied.")
+                        + "Was an older history force-pushed? Nothing was applied; " + rewindRemedy)
             }
         }
         if last(state.device) < state.pushedSequence {
             throw SyncError(
                 .rewound,
                 "The remote went back: it has \(last(state.device)) of the \(state.pushedSequence) records this machine pushed. "
-                    + "Was an older history force-pushed? Nothing was applied.")
+                    + "Was an older history force-pushed? Nothing was applied; " + rewindRemedy)
         }
     }
+
+    /// What gets a machine past a remote that went back.
+    static let rewindRemedy =
+        "put the newer history back (another machine's sync.git mirror has it), or start again: `fingerlock sync leave`, then `fingerlock sync init` on a new empty repository."
 
     /// The marks of the compaction snapshot on the remote, opened (nil when there is none).
     static func snapshotMarks(_ listing: RemoteListing, remote: any SyncRemote, sealing: RecordSealing) throws -> SnapshotMarks? {

@@ -147,9 +147,15 @@ public struct SyncEngine {
             if listing.sizes.keys.contains(where: { $0.hasPrefix(RemoteLayout.devicesFolder) }) {
                 throw SyncError(.tampered, "The remote has records but no \(RemoteLayout.formatFile) file; it was changed outside fingerlock.")
             }
-            return
+            // Someone's project: sync adds commits to it, and a compaction would replace its history.
+            throw SyncError(
+                .invalidInput,
+                "The remote already holds other files and no fingerlock vault; sync needs an empty repository of its own (git init --bare).")
         }
         guard let theirs = RemoteLayout.storeID(inFormat: format) else {
+            if String(decoding: format, as: UTF8.self).hasPrefix("fingerlock sync ") {
+                throw SyncError(.invalidInput, "The remote was set up by a newer fingerlock; upgrade fingerlock on this machine.")
+            }
             throw SyncError(.tampered, "The remote's \(RemoteLayout.formatFile) file is not one fingerlock wrote.")
         }
         guard theirs == storeID else {

@@ -18,7 +18,11 @@ struct GitProcess: Sendable {
         var complaint: String {
             let lines = String(decoding: stderr, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("hint:") }
-            let line = lines.first(where: { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") }) ?? lines.last ?? "exit status \(status)"
+            // ssh's own reason ("ssh: Could not resolve hostname …", a forge's "ERROR: …") says more than
+            // git's "fatal: Could not read from remote repository." that follows it.
+            let line =
+                lines.first(where: { $0.hasPrefix("ssh:") || $0.hasPrefix("ERROR:") || $0.contains("Permission denied") })
+                ?? lines.first(where: { $0.hasPrefix("fatal:") || $0.hasPrefix("error:") }) ?? lines.last ?? "exit status \(status)"
             return String(line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.prefix(300).map(Character.init))
         }
     }

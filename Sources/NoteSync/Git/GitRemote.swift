@@ -89,8 +89,46 @@ public struct GitRemote: SyncRemote {
         isLocal ? ["\(option)=git -c core.hooksPath=/dev/null \(command)"] : []
     }
 
+    /// Settings a repository on this machine may hold. git runs the remote's side of a fetch or
+    /// push on such a repository itself, as this user, reading its configuration: some settings
+    /// run commands (`core.alternateRefsCommand`, `receive.procReceiveRefs`, an `include`), so any
+    /// other setting is refused rather than obeyed. Hooks are turned off by the command line.
+    static let localSettingsAllowed: Set<String> = [
+        "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase",
+        "core.precomposeunicode", "core.symlinks", "core.sharedrepository", "core.compression", "core.bigfilethreshold",
+        "core.hookspath", "extensions.objectformat", "init.defaultbranch", "receive.denynonfastforwards", "receive.denydeletes",
+        "receive.denycurrentbranch", "receive.maxinputsize", "receive.fsckobjects", "transfer.fsckobjects", "fetch.fsckobjects",
+        "gc.auto", "pack.compression",
+    ]
+
+    /// Refuses a repository on this machine whose configuration holds a setting outside
+    /// `localSettingsAllowed` (read with `--no-includes`: an include is itself refused).
+    private func checkLocalRepository() throws(SyncError) {
+        guard isLocal else { return }
+        var path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
+        if path.hasSuffix("/") { path.removeLast() }
+        let config = [path + "/config", path + "/.git/config"].first { FileManager.default.fileExists(atPath: $0) }
+        guard let config else { return }
+        let listed = try git.run(["config", "--file", config, "--no-includes", "--name-only", "--list"])
+        guard listed.status == 0 else {
+            throw SyncError(.git, "git could not read the configuration of \(url): \(listed.complaint)")
+        }
+        for name in String(decoding: listed.stdout, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let key = name.lowercased()
+            let isFilterOrDiff = key.hasPrefix("filter.") || key.hasPrefix("diff.")  // never run without a checkout
+            if !Self.localSettingsAllowed.contains(key) && !isFilterOrDiff {
+                let shown = String(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.prefix(80).map(Character.init))
+                throw SyncError(
+                    .invalidInput,
+                    "The repository \(url) sets \(shown), which git would obey as you when it works there: remove that setting, or reach the repository over ssh."
+                )
+            }
+        }
+    }
+
     public func fetch() throws(SyncError) -> RemoteListing {
         try prepare()
+        try checkLocalRepository()
         _ = try run(
             // A wildcard: an empty remote has no branch yet, and fetching a named one would fail.
             ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--prune"] + localPackCommand("--upload-pack", "upload-pack")
@@ -173,6 +211,7 @@ public struct GitRemote: SyncRemote {
         }
         line("done")
         _ = try run(["fast-import", "--quiet", "--force", "--done", "--date-format=raw"], input: stream, what: "record the changes")
+        try checkLocalRepository()
         let lease =
             publication.replacingHistory ? ["--force-with-lease=refs/heads/\(Self.branch):\(listing.revision ?? "")"] : []
         let pushed = try git.run(
@@ -185,16 +224,35 @@ public struct GitRemote: SyncRemote {
         {
             return false
         }
+        // Another machine's push updated the branch at the same moment: the same as moving first.
+        if report.contains("[remote rejected]") && report.contains("failed to update ref") { return false }
         let said = String(decoding: pushed.stdout + pushed.stderr, as: UTF8.self)
         if said.contains("[remote rejected]") {
-            let reason = said.split(whereSeparator: \.isNewline).first { $0.contains("[remote rejected]") }.map(String.init) ?? ""
-            throw SyncError(.git, "The remote refused the push: \(reason.trimmingCharacters(in: .whitespaces)).")
+            let line = said.split(whereSeparator: \.isNewline).first { $0.contains("[remote rejected]") }.map(String.init) ?? ""
+            // Porcelain: "!<TAB>from:to<TAB>[remote rejected] (reason)": only the reason is git's sentence.
+            let reason = line.range(of: "[remote rejected]").map { String(line[$0.upperBound...]) } ?? line
+            throw SyncError(
+                .git,
+                "The remote refused the push: \(reason.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "()")))."
+            )
         }
         throw SyncError(.git, "git could not push to \(url): \(pushed.complaint)")
     }
 }
 
 extension GitRemote {
+    /// A remote as sync keeps it: a path on this machine made absolute (a sync from another working
+    /// directory must find it). nil for a form sync refuses: options, newlines, and git's
+    /// `helper::address` forms (`ext::` runs a command, `fd::` reads descriptors).
+    public static func canonical(_ url: String, currentDirectory: String) -> String? {
+        guard !url.isEmpty, !url.hasPrefix("-"), !url.contains(where: \.isNewline) else { return nil }
+        if let helper = url.range(of: "::"), !url[..<helper.lowerBound].contains("/") { return nil }
+        let remote = GitRemote(url: url, repository: "", environment: [:])
+        guard remote.isLocal, !url.hasPrefix("file://"), !url.hasPrefix("/") else { return url }
+        let joined = URL(fileURLWithPath: currentDirectory).appendingPathComponent(url).standardizedFileURL.path
+        return joined
+    }
+
     /// The user's git (the first `git` on their PATH) for a remote at `url`, mirrored in `mirror`.
     public static func users(url: String, mirror: String, environment: [String: String]) throws -> any SyncRemote {
         let path = environment["PATH"] ?? "/usr/bin:/bin"
