@@ -28,6 +28,14 @@ extension SyncEngine {
             let mark = state.marks[device] ?? 0
             wanted += present.filter { $0 > mark }.map { VersionID(device: device, sequence: $0) }
         }
+        for version in wanted {
+            let path = RemoteLayout.recordPath(version)
+            if let size = listing.sizes[path], size > Self.fileSizeLimit {
+                throw SyncError(
+                    .tampered,
+                    "The remote's \(path) is \(size / 1_048_576) MB, more than any record fingerlock writes; nothing was read or applied.")
+            }
+        }
         if !wanted.isEmpty { progress?("Reading \(wanted.count) \(wanted.count == 1 ? "record" : "records")") }
         let contents = try remote.read(wanted.map(RemoteLayout.recordPath), from: listing)
         for version in wanted.sorted() {
@@ -207,6 +215,10 @@ extension SyncEngine {
         }
     }
 
+    /// The largest record or snapshot read (a hostile remote's 400 MB file would otherwise be read
+    /// into memory whole before it failed to open).
+    static let fileSizeLimit = 256 * 1_048_576
+
     /// What gets a machine past a remote that went back.
     static let rewindRemedy =
         "put the newer history back (another machine's sync.git mirror has it), or start again: `fingerlock sync leave`, then `fingerlock sync init` on a new empty repository."
@@ -331,6 +343,9 @@ final class SnapshotReader {
         guard let marks else {
             opened = .some(nil)
             return nil
+        }
+        if let size = listing.sizes[RemoteLayout.snapshotFile], size > SyncEngine.fileSizeLimit {
+            throw SyncError(.tampered, "The remote's snapshot is \(size / 1_048_576) MB, more than fingerlock writes; nothing was applied.")
         }
         guard let sealed = try remote.read([RemoteLayout.snapshotFile], from: listing)[RemoteLayout.snapshotFile] else {
             throw SyncError(.missing, "The remote listed its snapshot but did not give it; run sync again.")

@@ -37,7 +37,8 @@ final class VersionStore {
         let wanted = Set(versions).filter { records[$0] == nil && !unavailable.contains($0) }
         guard !wanted.isEmpty else { return }
         let paths = wanted.map(RemoteLayout.recordPath)
-        let contents = try remote.read(paths.filter { listing.sizes[$0] != nil }, from: listing)
+        let contents = try remote.read(
+            paths.filter { (listing.sizes[$0] ?? .max) <= SyncEngine.fileSizeLimit }, from: listing)
         for version in wanted {
             guard let sealed = contents[RemoteLayout.recordPath(version)] else {
                 unavailable.insert(version)
