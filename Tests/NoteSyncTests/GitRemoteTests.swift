@@ -155,10 +155,23 @@ struct GitRemoteTests {
         try "#!/bin/sh\nexec sleep 30\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
         let remote = rig.remote(for: "a", timeout: .seconds(1), git: script)
-        let started = ContinuousClock.now
-        let error = expectSyncError(.git) { try remote.fetch() }
-        #expect(error?.message.contains("did not finish within 1 s") == true)
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // A program another test's thread forked while this script was open for writing cannot be
+        // started for a moment (ETXTBSY): that is the test's race, not the behaviour tested.
+        var message = ""
+        var elapsed = Duration.zero
+        for _ in 0..<10 {
+            let started = ContinuousClock.now
+            do {
+                _ = try remote.fetch()
+            } catch {
+                message = error.message
+            }
+            elapsed = ContinuousClock.now - started
+            if !message.contains("Text file busy") { break }
+            usleep(200_000)
+        }
+        #expect(message.contains("did not finish within 1 s"), "\(message)")
+        #expect(elapsed < .seconds(10))
     }
 
     @Test func aPushRefusedBecauseTheOtherMachinePushedFirstIsRetried() throws {
