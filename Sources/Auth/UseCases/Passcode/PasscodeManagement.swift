@@ -38,9 +38,17 @@ public struct PasscodeManagement: Sendable {
         let kind: VaultKind = try await chosenVaultKind()
         let recoveryKey = RecoveryKey.generate()
         try await presentRecoveryKey(recoveryKey, notCommitted: "No vault was created.")
-        let sealer = environment.custody(for: .user).passcodeSealer(binding: tpm)
+        return try createVault(passcode: passcode, kind: kind, recoveryKey: recoveryKey, binding: tpm, joining: nil)
+    }
+
+    /// Creates the vault in user mode (a new one, or this machine's copy of a synced one), then
+    /// counts the passcode as proven and caches the key, as after any passcode.
+    func createVault(passcode: String, kind: VaultKind, recoveryKey: RecoveryKey, binding: TPMBinding?, joining: VaultJoinKey?)
+        throws -> Vault
+    {
+        let sealer = environment.custody(for: .user).passcodeSealer(binding: binding)
         let created = try AuthError.mapped {
-            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer, joining: nil)
+            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer, joining: joining)
         }
         do {
             try AuthError.mapped { try environment.passcodeLedger.succeeded() }

@@ -1,4 +1,3 @@
-import AuthCore
 public import Foundation
 import Synchronization
 public import Vault
@@ -51,19 +50,6 @@ extension PasscodeManagement {
     }
 
     private func create(passcode: String, recoveryKey: RecoveryKey, joining: VaultJoinKey) async throws -> Vault {
-        let kind = try await chosenVaultKind()
-        let sealer = environment.custody(for: .user).passcodeSealer(binding: nil)
-        let created = try AuthError.mapped {
-            try passcodes.create(passcode: passcode, kind: kind, recoveryKey: recoveryKey, sealer: sealer, joining: joining)
-        }
-        do {
-            try AuthError.mapped { try environment.passcodeLedger.succeeded() }
-            try environment.cacheKey(of: created)
-            environment.custody(of: created).passcodeProven(created)
-        } catch {
-            created.close()
-            throw error
-        }
-        return created
+        try createVault(passcode: passcode, kind: try await chosenVaultKind(), recoveryKey: recoveryKey, binding: nil, joining: joining)
     }
 }
