@@ -126,7 +126,6 @@ struct GitRemoteTests {
             chmod(path, 0o755)
         }
         try shell("git --git-dir='\(rig.bare)' config core.hooksPath '\(rig.bare)/hooks'")
-        try shell("git config --file '\(rig.bare)/config' filter.evil.smudge 'touch \(marker)'")
         // The trap works: a plain push to this repository runs its hooks.
         try shell("cd '\(work)' && git -c user.name=x -c user.email=x@x commit --quiet --allow-empty -m x && git push --quiet origin HEAD:main")
         #expect(FileManager.default.fileExists(atPath: marker))

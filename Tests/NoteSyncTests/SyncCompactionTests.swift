@@ -1,6 +1,7 @@
 import FingerlockTestSupport
 import Foundation
 import NoteSync
+import Synchronization
 import Testing
 import Vault
 
@@ -95,5 +96,32 @@ struct SyncCompactionTests {
         remote.files = files
         expectSyncError(.tampered) { try b.sync() }
         #expect(try b.note(titled: "n")?.body == "1")
+    }
+
+    @Test func aChangeStillInTheOutboxSurvivesTakingASnapshot() throws {
+        let remote = MemoryRemote()
+        let network = Network(remote: remote)
+        let a = try network.first("a", notes: [("x", "1"), ("y", "1")])
+        let b = try network.join("b")
+        let c = try network.join("c")
+        try a.sync()
+        // a's edit of x stays in its outbox: its push fails.
+        try a.edit("x") { $0.body = "2 from a" }
+        remote.beforePublish.withLock { $0 = { () throws(SyncError) in throw SyncError(.git, "offline") } }
+        expectSyncError(.git) { try a.sync() }
+        remote.beforePublish.withLock { $0 = nil }
+        // Meanwhile c changes y, and b compacts what it has.
+        try c.edit("y") { $0.body = "2 from c" }
+        try c.sync()
+        try b.sync()
+        try b.engine.compact()
+        // a is behind the snapshot (c's change): taking it must not undo a's own edit.
+        try a.sync()
+        #expect(try a.note(titled: "x")?.body == "2 from a")
+        #expect(try a.note(titled: "y")?.body == "2 from c")
+        try b.sync()
+        try c.sync()
+        #expect(try b.contents() == a.contents())
+        #expect(try c.contents() == a.contents())
     }
 }

@@ -101,7 +101,14 @@ extension SyncEngine {
         }
         if let fork { fork.replaceUnpushed(in: &initialHeads) }
         var heads = initialHeads
-        if let adopted { for note in adopted.notes { heads[note.id] = note.heads } }
+        if let adopted {
+            // The snapshot's heads, and any head here that it does not cover (a version of this machine's
+            // still in the outbox, one of a device the snapshot is older for): dropping those would undo them.
+            for note in adopted.notes {
+                let newer = (heads[note.id] ?? []).filter { $0.sequence > (adopted.marks[$0.device] ?? 0) }
+                heads[note.id] = Array(Set(note.heads).union(newer)).sorted()
+            }
+        }
         for record in ordered {
             for change in record.changes {
                 var set = Set(heads[change.id] ?? [])

@@ -57,8 +57,10 @@ public struct SyncPairing: Sendable, Equatable {
     /// The expiry a pairing file states (nil if it is not one).
     static func expiry(of file: Data) -> Date? {
         guard file.count > 8 else { return nil }
-        let seconds = file.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-        return Date(timeIntervalSince1970: TimeInterval(UInt64(littleEndian: seconds)))
+        let seconds = UInt64(littleEndian: file.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
+        // A remote's value beyond any real expiry (year 10000) is no pairing: nothing converts it back.
+        guard seconds < 253_402_300_800 else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
     /// Opens the pairing on the remote: the vault's key, or why not.
@@ -76,7 +78,7 @@ public struct SyncPairing: Sendable, Equatable {
             recoverySlot: info.recoverySlot)
     }
 
-    private static let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
+    static let alphabet = Array("abcdefghijkmnpqrstuvwxyz23456789")
 
     static func base32(_ bytes: [UInt8]) -> String {
         var bits = 0
@@ -132,7 +134,12 @@ extension SyncEngine {
 
     /// Pairing files that expired or were used by `used`, for the next push to remove.
     func pairingsToRemove(_ listing: RemoteListing, used: String?) throws -> [String] {
-        let paths = listing.sizes.keys.filter { $0.hasPrefix(RemoteLayout.pairingFolder) }
+        // Only names this code makes (the label alphabet): a path is written into git's command stream.
+        let paths = listing.sizes.keys.filter { path in
+            path.hasPrefix(RemoteLayout.pairingFolder)
+                && path.dropFirst(RemoteLayout.pairingFolder.count).allSatisfy { SyncPairing.alphabet.contains($0) }
+                && (listing.sizes[path] ?? .max) <= 4096
+        }
         guard !paths.isEmpty else { return [] }
         let files = try remote.read(paths, from: listing)
         return paths.filter { path in

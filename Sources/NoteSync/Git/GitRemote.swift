@@ -97,7 +97,7 @@ public struct GitRemote: SyncRemote {
         "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates", "core.ignorecase",
         "core.precomposeunicode", "core.symlinks", "core.sharedrepository", "core.compression", "core.bigfilethreshold",
         "core.hookspath", "extensions.objectformat", "init.defaultbranch", "receive.denynonfastforwards", "receive.denydeletes",
-        "receive.denycurrentbranch", "receive.maxinputsize", "receive.fsckobjects", "transfer.fsckobjects", "fetch.fsckobjects",
+        "receive.maxinputsize", "receive.fsckobjects", "transfer.fsckobjects", "fetch.fsckobjects",
         "gc.auto", "pack.compression",
     ]
 
@@ -107,16 +107,28 @@ public struct GitRemote: SyncRemote {
         guard isLocal else { return }
         var path = url.hasPrefix("file://") ? String(url.dropFirst(7)) : url
         if path.hasSuffix("/") { path.removeLast() }
-        let config = [path + "/config", path + "/.git/config"].first { FileManager.default.fileExists(atPath: $0) }
-        guard let config else { return }
+        // Only a bare repository at exactly this path: git would also try PATH/.git, a `.git` file
+        // pointing elsewhere, and PATH.git, whose settings this check would not have read.
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        let exists = manager.fileExists(atPath: path, isDirectory: &isDirectory)
+        if manager.fileExists(atPath: path + "/.git") || (!exists && manager.fileExists(atPath: path + ".git")) {
+            throw SyncError(.invalidInput, "\(url) is not a bare repository at that path; sync takes one made with `git init --bare`.")
+        }
+        guard exists, isDirectory.boolValue else { return }
+        let attributes = (try? Data(contentsOf: URL(fileURLWithPath: path + "/info/attributes"))) ?? Data()
+        if attributes.contains(where: { !$0.isASCIIWhitespace }) {
+            throw SyncError(.invalidInput, "The repository \(url) has attributes (info/attributes) git would apply as you; remove them.")
+        }
+        let config = path + "/config"
+        guard manager.fileExists(atPath: config) else { return }
         let listed = try git.run(["config", "--file", config, "--no-includes", "--name-only", "--list"])
         guard listed.status == 0 else {
             throw SyncError(.git, "git could not read the configuration of \(url): \(listed.complaint)")
         }
         for name in String(decoding: listed.stdout, as: UTF8.self).split(whereSeparator: \.isNewline) {
             let key = name.lowercased()
-            let isFilterOrDiff = key.hasPrefix("filter.") || key.hasPrefix("diff.")  // never run without a checkout
-            if !Self.localSettingsAllowed.contains(key) && !isFilterOrDiff {
+            if !Self.localSettingsAllowed.contains(key) {
                 let shown = String(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.prefix(80).map(Character.init))
                 throw SyncError(
                     .invalidInput,
@@ -264,4 +276,8 @@ extension GitRemote {
         }
         throw SyncError(.git, "Sync needs git, and none is on your PATH: install it (apt-get install git).")
     }
+}
+
+extension UInt8 {
+    fileprivate var isASCIIWhitespace: Bool { self == 32 || self == 9 || self == 10 || self == 13 }
 }
